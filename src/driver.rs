@@ -1,0 +1,126 @@
+//! The policy that makes kmerge safe to run inside `git merge`: never worse than git, never
+//! lose data.
+//!
+//! In `mark` mode git's line merge runs first; when it is clean (and adds no duplicate that no
+//! input had) its bytes are the answer, since git's text carries both sides' edits verbatim.
+//! Otherwise the structural merge decides. Anything the structural merge cannot handle — an
+//! error, a panic — ends in git's line merge with a one-line reason.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use anyhow::Result;
+
+use crate::line_merge::line_merge;
+use crate::merge::{self, MergeOptions, Policy};
+
+/// The merged bytes, whether conflicts remain in them, and the lines for stderr.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub bytes: Vec<u8>,
+    pub conflicted: bool,
+    /// One line each: why the line fallback was used, or a conflict and where it is.
+    pub messages: Vec<String>,
+}
+
+/// Merges three versions of a file. Fails only if git's own line merge fails.
+pub fn merge_bytes(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    opts: &MergeOptions,
+) -> Result<Outcome> {
+    let texts = (
+        std::str::from_utf8(base),
+        std::str::from_utf8(ours),
+        std::str::from_utf8(theirs),
+    );
+    let (base_text, ours_text, theirs_text) = match texts {
+        (Ok(b), Ok(o), Ok(t)) => (b, o, t),
+        _ => {
+            return fallback(
+                base,
+                ours,
+                theirs,
+                opts,
+                "a version is not valid UTF-8 text".into(),
+            )
+        }
+    };
+    if let Some(side) = side_with_markers(base_text, ours_text, theirs_text) {
+        return fallback(
+            base,
+            ours,
+            theirs,
+            opts,
+            format!("{side} already holds conflict markers"),
+        );
+    }
+    if opts.policy == Policy::Mark {
+        let line = line_merge(base, ours, theirs, opts)?;
+        if !line.conflicted {
+            if let Ok(text) = std::str::from_utf8(&line.bytes) {
+                if merge::line_result_is_sound(base_text, ours_text, theirs_text, text) {
+                    return Ok(Outcome {
+                        bytes: line.bytes,
+                        conflicted: false,
+                        messages: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+    let structural = catch_unwind(AssertUnwindSafe(|| {
+        merge::merge3(base_text, ours_text, theirs_text, opts)
+    }));
+    match structural {
+        Ok(Ok(merged)) => Ok(Outcome {
+            bytes: merged.text.into_bytes(),
+            conflicted: !merged.conflicts.is_empty(),
+            messages: merged
+                .conflicts
+                .iter()
+                .map(|c| format!("conflict in {} at {}: {}", c.resource, c.path, c.what))
+                .collect(),
+        }),
+        Ok(Err(e)) => fallback(base, ours, theirs, opts, format!("{e:#}")),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            fallback(base, ours, theirs, opts, format!("internal error: {what}"))
+        }
+    }
+}
+
+/// Git's line merge, with the reason the structural merge was not used.
+fn fallback(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    opts: &MergeOptions,
+    reason: String,
+) -> Result<Outcome> {
+    let line = line_merge(base, ours, theirs, opts)?;
+    Ok(Outcome {
+        bytes: line.bytes,
+        conflicted: line.conflicted,
+        messages: vec![format!("line merge used: {reason}")],
+    })
+}
+
+/// Names the first version holding a line that starts with a conflict marker. Git merges
+/// criss-cross ancestors with this same driver, so a base can carry markers; they can even
+/// parse as YAML inside a scalar, so they are looked for explicitly.
+fn side_with_markers(base: &str, ours: &str, theirs: &str) -> Option<&'static str> {
+    let has_markers = |text: &str| {
+        text.lines().any(|l| {
+            l.starts_with("<<<<<<<") || l.starts_with(">>>>>>>") || l.starts_with("|||||||")
+        })
+    };
+    [("base", base), ("ours", ours), ("theirs", theirs)]
+        .into_iter()
+        .find(|(_, t)| has_markers(t))
+        .map(|(side, _)| side)
+}

@@ -1,0 +1,68 @@
+//! Git's own line merge, through libgit2's `merge_file` (byte-identical to `git merge-file`).
+//!
+//! It is both the fallback for anything the structural merge cannot handle and the first
+//! attempt in `mark` mode: a merge git gets right must stay right, byte for byte.
+
+use anyhow::{anyhow, Context};
+
+use crate::merge::{ConflictStyle, MergeOptions};
+
+/// The result of git's line merge.
+#[derive(Clone, Debug)]
+pub struct LineMerge {
+    pub bytes: Vec<u8>,
+    /// Whether git left conflict markers in `bytes`.
+    pub conflicted: bool,
+}
+
+/// Runs git's 3-way line merge with the labels, marker size and conflict style of `opts`.
+pub fn line_merge(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    opts: &MergeOptions,
+) -> anyhow::Result<LineMerge> {
+    // git2's free `merge_file` does not initialise libgit2 itself; any other entry point does.
+    let _ = git2::Config::new();
+    let mut ancestor = git2::MergeFileInput::new();
+    ancestor.content(base);
+    let mut our = git2::MergeFileInput::new();
+    our.content(ours);
+    let mut their = git2::MergeFileInput::new();
+    their.content(theirs);
+    let mut o = git2::MergeFileOptions::new();
+    o.ancestor_label(&opts.labels.base)
+        .our_label(&opts.labels.ours)
+        .their_label(&opts.labels.theirs)
+        .marker_size(u16::try_from(opts.marker_size).unwrap_or(u16::MAX));
+    match opts.style {
+        ConflictStyle::Merge => {}
+        ConflictStyle::Diff3 => {
+            o.style_diff3(true);
+        }
+        ConflictStyle::ZDiff3 => {
+            o.style_zdiff3(true);
+        }
+    }
+    let result = git2::merge_file(&ancestor, &our, &their, Some(&mut o))
+        .map_err(|e| anyhow!("{e}"))
+        .context("git's line merge failed")?;
+    Ok(LineMerge {
+        bytes: result.content().to_vec(),
+        conflicted: !result.is_automergeable(),
+    })
+}
+
+/// Reads `merge.conflictStyle` the way git would for a merge in the current directory: the
+/// repository's own config first (git does not pass it to drivers), else the global config.
+pub fn configured_style() -> ConflictStyle {
+    let config = git2::Repository::open_from_env()
+        .and_then(|repo| repo.config())
+        .or_else(|_| git2::Config::open_default());
+    let style = config.and_then(|c| c.get_string("merge.conflictStyle"));
+    match style.as_deref() {
+        Ok("diff3") => ConflictStyle::Diff3,
+        Ok("zdiff3") => ConflictStyle::ZDiff3,
+        _ => ConflictStyle::Merge,
+    }
+}
