@@ -1,6 +1,334 @@
-//! The command line (placeholder until the CLI lands).
+//! The command line: `kmerge merge3` (three files in, the result out) and `kmerge driver`
+//! (git's merge-driver calling convention, the result written into ours).
+//!
+//! This is the only place that knows about arguments, files and exit codes; the merge itself
+//! is `driver::merge_bytes`. Errors are printed once, here, as `kmerge: error: ...`.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::atomic_write::write_atomically;
+use crate::driver::{merge_bytes, Outcome};
+use crate::line_merge::configured_style;
+use crate::merge::{ConflictStyle, Labels, MergeOptions, Policy};
+
+/// Exit code: merged cleanly.
+pub const EXIT_CLEAN: i32 = 0;
+/// Exit code: conflicts are left in the output, marked.
+pub const EXIT_CONFLICT: i32 = 1;
+/// Exit code: bad usage, or a file that could not be read or written.
+pub const EXIT_ERROR: i32 = 2;
+
+const ABOUT: &str =
+    "Merges Kubernetes YAML by structure: a git merge driver and a 3-way merge tool";
+
+const LONG_ABOUT: &str = "\
+Merges Kubernetes YAML by structure: a git merge driver and a 3-way merge tool.
+
+Resources are matched by identity (API group, kind, namespace, name) and merged field by
+field, so edits to different fields merge cleanly even on neighbouring lines, where git's
+line merge reports a conflict. Where git's line merge is already clean, its bytes are kept.
+
+Conflict policies (--on-conflict):
+  mark    (default) a field both sides changed differently is kept in conflict markers
+  theirs  upstream wins, as kyaml/kpt's merge3 does, including its flaw: a field deleted
+          locally that upstream changed comes back
+  ours    local wins
+
+Input that is not YAML (invalid UTF-8, a Helm/Go template with {{ }} as structure), that
+already holds conflict markers, or that the structural merge cannot handle is merged by
+git's line merge instead, with a one-line reason on stderr.";
+
+const AFTER_HELP: &str = "\
+Git setup:
+  git config merge.kmerge.name 'kmerge: structural Kubernetes YAML merge'
+  git config merge.kmerge.driver 'kmerge driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y'
+  echo '*.yaml merge=kmerge' >> .gitattributes
+
+Exit codes: 0 merged cleanly, 1 conflicts marked in the output, 2 usage or I/O error.";
+
+const MERGE3_ABOUT: &str = "Merges three files and writes the result to -o or stdout";
+
+const MERGE3_LONG_ABOUT: &str = "\
+Merges the changes from --base to --theirs into --ours and writes the result to -o
+(replaced atomically) or to stdout. Resources are matched by identity (API group, kind,
+namespace, name) and merged field by field; where git's line merge is clean its bytes are
+kept.
+
+--on-conflict mark (default) marks fields both sides changed differently; theirs lets the
+upstream version win as kyaml/kpt do, including their flaw that a locally deleted field
+which upstream changed comes back; ours keeps the local version. Non-YAML input, templates
+with {{ }} as structure, existing conflict markers and parse errors use git's line merge.
+
+Markers are labelled base/ours/theirs unless given; --diff3 adds the base section (git's
+merge.conflictStyle is not read here).";
+
+const DRIVER_ABOUT: &str = "Git merge driver: merges BASE and THEIRS into OURS in place";
+
+const DRIVER_LONG_ABOUT: &str = "\
+Git's merge-driver form: merges the changes from BASE (%O) to THEIRS (%B) into OURS (%A)
+and writes the result into OURS atomically, keeping its permissions. Resources are matched
+by identity (API group, kind, namespace, name) and merged field by field; where git's line
+merge is clean its bytes are kept.
+
+--on-conflict mark (default) marks fields both sides changed differently; theirs lets the
+upstream version win as kyaml/kpt do, including their flaw that a locally deleted field
+which upstream changed comes back; ours keeps the local version. Non-YAML input, templates
+with {{ }} as structure, existing conflict markers and parse errors use git's line merge.
+
+Markers carry git's labels (%S %X %Y; an older git passes them literally, which means the
+defaults base/ours/theirs), git's marker size (%L), and the repository's
+merge.conflictStyle unless --diff3 is given. Exit 2 only when a file cannot be read or
+written; OURS is then unchanged.";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "kmerge",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    #[command(about = MERGE3_ABOUT, long_about = MERGE3_LONG_ABOUT, after_help = AFTER_HELP)]
+    Merge3(Merge3Args),
+    #[command(about = DRIVER_ABOUT, long_about = DRIVER_LONG_ABOUT, after_help = AFTER_HELP)]
+    Driver(DriverArgs),
+}
+
+/// What to do where both sides changed the same thing differently.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum OnConflict {
+    /// Keep both versions in conflict markers.
+    Mark,
+    /// Take theirs (kyaml/kpt merge3).
+    Theirs,
+    /// Keep ours.
+    Ours,
+}
+
+impl From<OnConflict> for Policy {
+    fn from(o: OnConflict) -> Policy {
+        match o {
+            OnConflict::Mark => Policy::Mark,
+            OnConflict::Theirs => Policy::Theirs,
+            OnConflict::Ours => Policy::Ours,
+        }
+    }
+}
+
+/// The options both forms share.
+#[derive(Args, Debug)]
+struct Shared {
+    /// What to do where both sides changed the same thing differently.
+    #[arg(long, value_enum, default_value_t = OnConflict::Mark)]
+    on_conflict: OnConflict,
+    /// Length of the conflict markers.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    marker_size: Option<u16>,
+    /// Add the `|||||||` section with the base version to each conflict.
+    #[arg(long)]
+    diff3: bool,
+    /// Label after the `|||||||` marker.
+    #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
+    base_label: Option<String>,
+    /// Label after the `<<<<<<<` marker.
+    #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
+    ours_label: Option<String>,
+    /// Label after the `>>>>>>>` marker.
+    #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
+    theirs_label: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct Merge3Args {
+    /// The common ancestor.
+    #[arg(long, value_name = "FILE", visible_aliases = ["ancestor", "original"])]
+    base: PathBuf,
+    /// The local version, whose text the result keeps.
+    #[arg(long, value_name = "FILE", visible_aliases = ["dest", "local"])]
+    ours: PathBuf,
+    /// The other (upstream) version, whose changes are merged in.
+    #[arg(long, value_name = "FILE", visible_aliases = ["updated", "upstream"])]
+    theirs: PathBuf,
+    /// Write the result here (atomically) instead of to stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    shared: Shared,
+}
+
+#[derive(Args, Debug)]
+struct DriverArgs {
+    /// The common ancestor (git's %O).
+    #[arg(value_name = "BASE")]
+    base: PathBuf,
+    /// Our version (git's %A); the result is written here.
+    #[arg(value_name = "OURS")]
+    ours: PathBuf,
+    /// Their version (git's %B).
+    #[arg(value_name = "THEIRS")]
+    theirs: PathBuf,
+    /// Git's conflict marker size (%L); --marker-size, when given, wins.
+    #[arg(value_name = "MARKER_SIZE", value_parser = clap::value_parser!(u16).range(1..))]
+    marker_size: Option<u16>,
+    /// The path of the file in the repository (%P), used in messages.
+    #[arg(value_name = "PATH")]
+    path: Option<PathBuf>,
+    #[command(flatten)]
+    shared: Shared,
+}
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    2
+    run(std::env::args_os())
+}
+
+/// Runs the command line on `args` (the program name first) and returns the exit code.
+///
+/// A panic outside the merge (which catches its own) still ends in one error line and
+/// exit 2, so git never sees a half-finished driver without a reason.
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| match cli.command {
+        Command::Merge3(a) => merge3(a),
+        Command::Driver(a) => driver(a),
+    }));
+    match result {
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
+            eprintln!("kmerge: error: {e:#}");
+            EXIT_ERROR
+        }
+        Err(_) => {
+            eprintln!("kmerge: error: internal error");
+            EXIT_ERROR
+        }
+    }
+}
+
+fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
+    let base = read(&a.base, "base")?;
+    let ours = read(&a.ours, "ours")?;
+    let theirs = read(&a.theirs, "theirs")?;
+    let style = if a.shared.diff3 {
+        ConflictStyle::Diff3
+    } else {
+        ConflictStyle::Merge
+    };
+    let opts = options(&a.shared, a.shared.marker_size, style);
+    let outcome = merge_bytes(&base, &ours, &theirs, &opts).context("merging")?;
+    report(&outcome, &a.ours);
+    match &a.output {
+        Some(out) => write_atomically(out, &outcome.bytes)
+            .with_context(|| format!("writing output file {}", out.display()))?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(&outcome.bytes)
+                .and_then(|()| stdout.flush())
+                .context("writing the result to stdout")?;
+        }
+    }
+    Ok(exit_code(&outcome))
+}
+
+fn driver(a: DriverArgs) -> anyhow::Result<i32> {
+    let base = read(&a.base, "base")?;
+    let ours = read(&a.ours, "ours")?;
+    let theirs = read(&a.theirs, "theirs")?;
+    let style = if a.shared.diff3 {
+        ConflictStyle::Diff3
+    } else {
+        configured_style()
+    };
+    let opts = options(&a.shared, a.shared.marker_size.or(a.marker_size), style);
+    let outcome = merge_bytes(&base, &ours, &theirs, &opts).context("merging")?;
+    report(&outcome, a.path.as_deref().unwrap_or(&a.ours));
+    write_atomically(&a.ours, &outcome.bytes)
+        .with_context(|| format!("writing ours file {}", a.ours.display()))?;
+    Ok(exit_code(&outcome))
+}
+
+fn read(path: &Path, role: &str) -> anyhow::Result<Vec<u8>> {
+    fs::read(path).with_context(|| format!("reading {role} file {}", path.display()))
+}
+
+fn options(shared: &Shared, marker_size: Option<u16>, style: ConflictStyle) -> MergeOptions {
+    let defaults = Labels::default();
+    MergeOptions {
+        policy: shared.on_conflict.into(),
+        marker_size: marker_size.map_or(7, usize::from),
+        style,
+        labels: Labels {
+            base: label(&shared.base_label, defaults.base),
+            ours: label(&shared.ours_label, defaults.ours),
+            theirs: label(&shared.theirs_label, defaults.theirs),
+        },
+    }
+}
+
+/// A label as given, or the default when absent or when an older git passed its
+/// placeholder through unexpanded.
+fn label(given: &Option<String>, default: String) -> String {
+    match given.as_deref() {
+        None | Some("%S" | "%X" | "%Y") => default,
+        Some(l) => l.to_string(),
+    }
+}
+
+fn report(outcome: &Outcome, path: &Path) {
+    for message in &outcome.messages {
+        eprintln!("kmerge: {}: {message}", path.display());
+    }
+}
+
+fn exit_code(outcome: &Outcome) -> i32 {
+    if outcome.conflicted {
+        EXIT_CONFLICT
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn placeholder_labels_mean_defaults() {
+        assert_eq!(label(&Some("%S".into()), "base".into()), "base");
+        assert_eq!(label(&Some("%X".into()), "ours".into()), "ours");
+        assert_eq!(label(&Some("%Y".into()), "theirs".into()), "theirs");
+        assert_eq!(label(&Some("HEAD".into()), "ours".into()), "HEAD");
+        assert_eq!(label(&None, "ours".into()), "ours");
+    }
 }

@@ -13,6 +13,7 @@
 //! fallback, exit codes) with `cli` as the command-line surface. Anything the structural path
 //! cannot handle falls back to git's own line merge (`line_merge`), so no input loses data.
 
+pub mod atomic_write;
 pub mod cli;
 pub mod driver;
 pub mod line_merge;

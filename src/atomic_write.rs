@@ -1,0 +1,143 @@
+//! Writing a result file so that a crash or a full disk never leaves it half written.
+//!
+//! Git reads `%A` back after the driver exits, and `kmerge merge3 -o` may overwrite a file
+//! the user cares about: either must hold the old bytes or the new ones, never a prefix.
+//! So the bytes go to a temporary file in the same directory (a rename is atomic only
+//! within one file system), are flushed to disk, take the old file's permissions (a driver
+//! must not drop an executable bit git recorded), and are renamed over the destination.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+/// Replaces the contents of `path` with `bytes` atomically, keeping the file's permissions.
+///
+/// If `path` is a symbolic link, the file it points to is replaced and the link kept, as an
+/// in-place write would do. On error the destination is untouched and the temporary file is
+/// removed.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let target = resolve_link(path);
+    let dir = match target.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .with_context(|| format!("writing a temporary file in {}", dir.display()))?;
+    // The old file's mode wins over the temporary file's private 0600.
+    if let Ok(meta) = fs::metadata(&target) {
+        if meta.is_file() {
+            tmp.as_file()
+                .set_permissions(meta.permissions())
+                .with_context(|| format!("copying the permissions of {}", target.display()))?;
+        }
+    }
+    tmp.as_file()
+        .sync_all()
+        .with_context(|| format!("flushing a temporary file in {}", dir.display()))?;
+    tmp.persist(&target)
+        .map_err(|e| e.error)
+        .with_context(|| format!("replacing {}", target.display()))?;
+    sync_dir(&dir);
+    Ok(())
+}
+
+/// The file a symbolic link points to, so the rename replaces that file and not the link.
+/// A dangling or unreadable link is replaced itself.
+fn resolve_link(path: &Path) -> PathBuf {
+    let is_link = fs::symlink_metadata(path)
+        .map(|m| m.file_type().is_symlink())
+        .unwrap_or(false);
+    if is_link {
+        if let Ok(real) = fs::canonicalize(path) {
+            return real;
+        }
+    }
+    path.to_path_buf()
+}
+
+/// Makes the rename itself durable. Best effort: some file systems refuse to sync a
+/// directory, and the data is already safe in the file by then.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_contents() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.yaml");
+        fs::write(&path, b"old\n").unwrap();
+        write_atomically(&path, b"new\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new\n");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temp file left"
+        );
+    }
+
+    #[test]
+    fn creates_a_missing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fresh.yaml");
+        write_atomically(&path, b"a: 1\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"a: 1\n");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keeps_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("script.yaml");
+        fs::write(&path, b"old\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o751)).unwrap();
+        write_atomically(&path, b"new\n").unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o751);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_through_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.yaml");
+        let link = dir.path().join("link.yaml");
+        fs::write(&real, b"old\n").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomically(&link, b"new\n").unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read(&real).unwrap(), b"new\n");
+    }
+
+    #[test]
+    fn a_directory_target_fails_and_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("sub");
+        fs::create_dir(&target).unwrap();
+        fs::write(target.join("keep"), b"kept\n").unwrap();
+        let err = write_atomically(&target, b"new\n").unwrap_err();
+        assert!(format!("{err:#}").contains("replacing"), "{err:#}");
+        assert_eq!(fs::read(target.join("keep")).unwrap(), b"kept\n");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temp file left"
+        );
+    }
+}
