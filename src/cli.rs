@@ -183,7 +183,7 @@ struct DriverArgs {
     theirs: PathBuf,
     /// Git's conflict marker size (%L); --marker-size, when given, wins.
     #[arg(value_name = "MARKER_SIZE", value_parser = clap::value_parser!(u16).range(1..))]
-    marker_size: Option<u16>,
+    git_marker_size: Option<u16>,
     /// The path of the file in the repository (%P), used in messages.
     #[arg(value_name = "PATH")]
     path: Option<PathBuf>,
@@ -264,7 +264,7 @@ fn driver(a: DriverArgs) -> anyhow::Result<i32> {
     } else {
         configured_style()
     };
-    let opts = options(&a.shared, a.shared.marker_size.or(a.marker_size), style);
+    let opts = options(&a.shared, a.shared.marker_size.or(a.git_marker_size), style);
     let outcome = merge_bytes(&base, &ours, &theirs, &opts).context("merging")?;
     report(&outcome, a.path.as_deref().unwrap_or(&a.ours));
     write_atomically(&a.ours, &outcome.bytes)

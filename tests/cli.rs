@@ -1,0 +1,532 @@
+//! The command-line contract other tools rely on: exit codes, where the result goes, flag
+//! aliases, marker size, labels, conflict style, the driver form and `--help`.
+//!
+//! Conflicts here are single-line edits of one field, which git's line merge and the
+//! structural merge mark identically, so `git merge-file` is the reference for the bytes.
+
+mod common;
+
+use std::fs;
+
+use common::{code, stderr, stdout, Scratch};
+
+const BASE: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: web:1.0
+";
+
+/// Ours changes `replicas`; theirs changes the image, far below: a clean merge for git.
+fn clean_sides() -> (String, String) {
+    (
+        BASE.replace("replicas: 3", "replicas: 5"),
+        BASE.replace("image: web:1.0", "image: web:1.1"),
+    )
+}
+
+/// Both sides change `replicas` differently: a true conflict.
+fn conflicting_sides() -> (String, String) {
+    (
+        BASE.replace("replicas: 3", "replicas: 5"),
+        BASE.replace("replicas: 3", "replicas: 4"),
+    )
+}
+
+/// A scratch directory holding base.yaml, ours.yaml and theirs.yaml.
+fn scratch(ours: &str, theirs: &str) -> Scratch {
+    let s = Scratch::new();
+    s.write("base.yaml", BASE);
+    s.write("ours.yaml", ours);
+    s.write("theirs.yaml", theirs);
+    s
+}
+
+/// `git merge-file -p` on the scratch files with the given extra flags and labels
+/// (ours, base, theirs): the bytes kmerge must reproduce.
+fn git_merge_file(s: &Scratch, extra: &[&str], labels: [&str; 3]) -> (Vec<u8>, i32) {
+    let mut args = vec!["merge-file", "-p"];
+    args.extend_from_slice(extra);
+    for l in labels {
+        args.extend_from_slice(&["-L", l]);
+    }
+    args.extend_from_slice(&["ours.yaml", "base.yaml", "theirs.yaml"]);
+    let out = s.git(&args);
+    (out.stdout.clone(), code(&out))
+}
+
+const MERGE3: [&str; 7] = [
+    "merge3",
+    "--base",
+    "base.yaml",
+    "--ours",
+    "ours.yaml",
+    "--theirs",
+    "theirs.yaml",
+];
+
+fn merge3_with(s: &Scratch, extra: &[&str]) -> std::process::Output {
+    let mut args = MERGE3.to_vec();
+    args.extend_from_slice(extra);
+    s.kmerge(&args)
+}
+
+#[test]
+fn clean_merge_exits_0_with_gits_bytes_on_stdout() {
+    let (ours, theirs) = clean_sides();
+    let s = scratch(&ours, &theirs);
+    let out = merge3_with(&s, &[]);
+    assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
+    let expected = BASE
+        .replace("replicas: 3", "replicas: 5")
+        .replace("image: web:1.0", "image: web:1.1");
+    assert_eq!(stdout(&out), expected);
+    assert_eq!(stderr(&out), "", "a clean merge says nothing");
+    let (git, git_code) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+    assert_eq!(git_code, 0);
+    assert_eq!(out.stdout, git);
+}
+
+#[test]
+fn conflict_exits_1_with_gits_markers() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let out = merge3_with(&s, &[]);
+    assert_eq!(code(&out), 1, "stderr: {}", stderr(&out));
+    let expected = BASE.replace(
+        "  replicas: 3\n",
+        "<<<<<<< ours\n  replicas: 5\n=======\n  replicas: 4\n>>>>>>> theirs\n",
+    );
+    assert_eq!(stdout(&out), expected);
+    let (git, git_code) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+    assert_eq!(git_code, 1);
+    assert_eq!(out.stdout, git);
+}
+
+#[test]
+fn missing_file_exits_2_naming_it() {
+    let (ours, theirs) = clean_sides();
+    let s = scratch(&ours, &theirs);
+    let out = s.kmerge(&[
+        "merge3",
+        "--base",
+        "nowhere.yaml",
+        "--ours",
+        "ours.yaml",
+        "--theirs",
+        "theirs.yaml",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert_eq!(stdout(&out), "");
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("kmerge: error: reading base file nowhere.yaml: "),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "printed once: {err}");
+}
+
+#[test]
+fn bad_flag_exits_2() {
+    let s = scratch(BASE, BASE);
+    let out = merge3_with(&s, &["--frobnicate"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("--frobnicate"), "{}", stderr(&out));
+    let out = merge3_with(&s, &["--on-conflict", "maybe"]);
+    assert_eq!(code(&out), 2);
+    let out = merge3_with(&s, &["--marker-size", "0"]);
+    assert_eq!(code(&out), 2);
+    let out = s.kmerge(&["merge3", "--base", "base.yaml"]);
+    assert_eq!(code(&out), 2, "missing --ours/--theirs");
+    let out = s.kmerge(&[]);
+    assert_eq!(code(&out), 2, "no command");
+}
+
+#[test]
+fn output_flag_writes_the_file_and_not_stdout() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    s.write("out.yaml", "old contents\n");
+    let out = merge3_with(&s, &["-o", "out.yaml"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out), "");
+    let (git, _) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+    assert_eq!(s.read("out.yaml"), git);
+
+    let out = merge3_with(&s, &["--output", "fresh.yaml"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(s.read("fresh.yaml"), git);
+}
+
+#[test]
+fn aliases_name_the_same_files() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let canonical = merge3_with(&s, &[]);
+    for (b, o, t) in [
+        ("--ancestor", "--dest", "--updated"),
+        ("--original", "--local", "--upstream"),
+    ] {
+        let out = s.kmerge(&["merge3", t, "theirs.yaml", b, "base.yaml", o, "ours.yaml"]);
+        assert_eq!(code(&out), 1, "{b} {o} {t}: {}", stderr(&out));
+        assert_eq!(out.stdout, canonical.stdout, "{b} {o} {t}");
+    }
+}
+
+#[test]
+fn marker_size_sets_marker_length() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let out = merge3_with(&s, &["--marker-size", "10"]);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    assert!(text.contains("\n<<<<<<<<<< ours\n"), "{text}");
+    assert!(text.contains("\n==========\n"), "{text}");
+    assert!(text.contains("\n>>>>>>>>>> theirs\n"), "{text}");
+    let (git, _) = git_merge_file(&s, &["--marker-size", "10"], ["ours", "base", "theirs"]);
+    assert_eq!(out.stdout, git);
+}
+
+#[test]
+fn labels_and_diff3() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+
+    let out = merge3_with(&s, &["--diff3"]);
+    assert_eq!(code(&out), 1);
+    let expected = BASE.replace(
+        "  replicas: 3\n",
+        "<<<<<<< ours\n  replicas: 5\n||||||| base\n  replicas: 3\n=======\n  replicas: 4\n>>>>>>> theirs\n",
+    );
+    assert_eq!(stdout(&out), expected);
+    let (git, _) = git_merge_file(&s, &["--diff3"], ["ours", "base", "theirs"]);
+    assert_eq!(out.stdout, git);
+
+    let out = merge3_with(
+        &s,
+        &[
+            "--diff3",
+            "--base-label",
+            "a219dfc",
+            "--ours-label",
+            "HEAD",
+            "--theirs-label",
+            "feature",
+        ],
+    );
+    assert_eq!(code(&out), 1);
+    let (git, _) = git_merge_file(&s, &["--diff3"], ["HEAD", "a219dfc", "feature"]);
+    assert_eq!(stdout(&out), String::from_utf8_lossy(&git));
+    assert!(stdout(&out).contains("<<<<<<< HEAD\n"));
+    assert!(stdout(&out).contains("||||||| a219dfc\n"));
+
+    let out = merge3_with(&s, &[]);
+    assert!(
+        !stdout(&out).contains("|||||||"),
+        "merge3 ignores git config and defaults to the merge style"
+    );
+}
+
+#[test]
+fn merge3_ignores_the_repositorys_conflict_style() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    s.git_ok(&["init", "-q"]);
+    s.git_ok(&["config", "merge.conflictStyle", "diff3"]);
+    let out = merge3_with(&s, &[]);
+    assert_eq!(code(&out), 1);
+    assert!(!stdout(&out).contains("|||||||"), "{}", stdout(&out));
+}
+
+#[test]
+fn messages_name_the_ours_file() {
+    // Invalid UTF-8 never reaches the structural merge: git's line merge handles it and
+    // stderr says why, one line per message.
+    let s = Scratch::new();
+    s.write("base.yaml", b"a: 1\nb: \xff\nc: 3\n");
+    s.write("ours.yaml", b"a: 2\nb: \xff\nc: 3\n");
+    s.write("theirs.yaml", b"a: 1\nb: \xff\nc: 4\n");
+    let out = merge3_with(&s, &[]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(out.stdout, b"a: 2\nb: \xff\nc: 4\n");
+    assert_eq!(
+        stderr(&out),
+        "kmerge: ours.yaml: line merge used: a version is not valid UTF-8 text\n"
+    );
+}
+
+#[test]
+fn policies_are_accepted_and_templates_stay_line_merged() {
+    // A Helm template is not YAML data, so every policy ends in git's line merge.
+    let base = "{{- if .Values.enabled }}\nreplicas: 3\n{{- end }}\n";
+    let s = Scratch::new();
+    s.write("base.yaml", base);
+    s.write("ours.yaml", base.replace("3", "5"));
+    s.write("theirs.yaml", base.replace("3", "4"));
+    let (git, _) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+    for policy in ["mark", "theirs", "ours"] {
+        let out = merge3_with(&s, &["--on-conflict", policy]);
+        assert_eq!(code(&out), 1, "{policy}: {}", stderr(&out));
+        assert_eq!(out.stdout, git, "{policy}");
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("kmerge: ours.yaml: line merge used: "),
+            "{policy}: {err}"
+        );
+    }
+}
+
+#[test]
+fn output_to_a_directory_fails_and_leaves_it() {
+    let (ours, theirs) = clean_sides();
+    let s = scratch(&ours, &theirs);
+    s.write("out/keep.txt", "kept\n");
+    let out = merge3_with(&s, &["-o", "out"]);
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("kmerge: error: writing output file out"),
+        "{err}"
+    );
+    assert_eq!(s.read("out/keep.txt"), b"kept\n");
+    assert_eq!(fs::read_dir(s.join("out")).unwrap().count(), 1);
+    let leftovers: Vec<_> = fs::read_dir(s.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+// ---- driver form ----
+
+#[cfg(unix)]
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[cfg(unix)]
+#[test]
+fn driver_writes_into_ours_and_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    fs::set_permissions(s.join("ours.yaml"), fs::Permissions::from_mode(0o755)).unwrap();
+    let (git, _) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+    let out = s.kmerge(&[
+        "driver",
+        "base.yaml",
+        "ours.yaml",
+        "theirs.yaml",
+        "7",
+        "deploy/web.yaml",
+    ]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "the driver writes nothing to stdout");
+    assert_eq!(s.read("ours.yaml"), git);
+    assert_eq!(mode(&s.join("ours.yaml")), 0o755);
+    for line in stderr(&out).lines() {
+        assert!(line.starts_with("kmerge: deploy/web.yaml: "), "{line}");
+    }
+}
+
+#[test]
+fn driver_clean_merge_exits_0() {
+    let (ours, theirs) = clean_sides();
+    let s = scratch(&ours, &theirs);
+    let out = s.kmerge(&["driver", "base.yaml", "ours.yaml", "theirs.yaml"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let expected = BASE
+        .replace("replicas: 3", "replicas: 5")
+        .replace("image: web:1.0", "image: web:1.1");
+    assert_eq!(String::from_utf8_lossy(&s.read("ours.yaml")), expected);
+}
+
+#[test]
+fn driver_literal_placeholders_mean_default_labels() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let out = s.kmerge(&[
+        "driver",
+        "base.yaml",
+        "ours.yaml",
+        "theirs.yaml",
+        "7",
+        "web.yaml",
+        "--diff3",
+        "--base-label",
+        "%S",
+        "--ours-label",
+        "%X",
+        "--theirs-label",
+        "%Y",
+    ]);
+    assert_eq!(code(&out), 1);
+    let expected = BASE.replace(
+        "  replicas: 3\n",
+        "<<<<<<< ours\n  replicas: 5\n||||||| base\n  replicas: 3\n=======\n  replicas: 4\n>>>>>>> theirs\n",
+    );
+    assert_eq!(String::from_utf8_lossy(&s.read("ours.yaml")), expected);
+}
+
+#[test]
+fn driver_labels_and_positional_marker_size() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let (git, _) = git_merge_file(&s, &["--marker-size", "9"], ["HEAD", "a219dfc", "feature"]);
+    let out = s.kmerge(&[
+        "driver",
+        "base.yaml",
+        "ours.yaml",
+        "theirs.yaml",
+        "9",
+        "web.yaml",
+        "--base-label",
+        "a219dfc",
+        "--ours-label",
+        "HEAD",
+        "--theirs-label",
+        "feature",
+    ]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(s.read("ours.yaml"), git);
+    assert!(String::from_utf8_lossy(&git).contains("<<<<<<<<< HEAD\n"));
+}
+
+#[test]
+fn driver_marker_size_flag_wins_over_git_value() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let (git, _) = git_merge_file(&s, &["--marker-size", "12"], ["ours", "base", "theirs"]);
+    let out = s.kmerge(&[
+        "driver",
+        "--marker-size",
+        "12",
+        "base.yaml",
+        "ours.yaml",
+        "theirs.yaml",
+        "7",
+    ]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(s.read("ours.yaml"), git);
+}
+
+#[test]
+fn driver_reads_the_repositorys_conflict_style() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    s.git_ok(&["init", "-q"]);
+    s.git_ok(&["config", "merge.conflictStyle", "diff3"]);
+    let (git, _) = git_merge_file(&s, &["--diff3"], ["ours", "base", "theirs"]);
+    let out = s.kmerge(&["driver", "base.yaml", "ours.yaml", "theirs.yaml"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(s.read("ours.yaml"), git);
+    assert!(String::from_utf8_lossy(&git).contains("||||||| base\n"));
+}
+
+#[test]
+fn driver_missing_file_exits_2_and_leaves_ours() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let out = s.kmerge(&["driver", "base.yaml", "ours.yaml", "gone.yaml"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).starts_with("kmerge: error: reading theirs file gone.yaml: "),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(s.read("ours.yaml"), ours.as_bytes());
+}
+
+/// A write failure in the driver form: the folder holding ours is made unwritable, so the
+/// temporary file cannot be created. Root ignores mode bits, so as root the folder is made
+/// immutable instead; if neither takes effect the test fails rather than pass vacuously.
+#[cfg(unix)]
+#[test]
+fn driver_write_failure_exits_2_and_leaves_ours() {
+    use std::os::unix::fs::PermissionsExt;
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    s.write("locked/ours.yaml", &ours);
+    let locked = s.join("locked");
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
+    let mut immutable = false;
+    if fs::write(locked.join("probe"), "x").is_ok() {
+        let _ = fs::remove_file(locked.join("probe"));
+        let chattr = s.command("chattr").arg("+i").arg(&locked).output();
+        immutable = matches!(chattr, Ok(o) if o.status.success());
+        if !immutable || fs::write(locked.join("probe"), "x").is_ok() {
+            let _ = s.command("chattr").arg("-i").arg(&locked).output();
+            fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+            panic!(
+                "cannot make a folder unwritable here (running as root without a working \
+                 `chattr +i`); this test needs one of the two"
+            );
+        }
+    }
+    let out = s.kmerge(&["driver", "base.yaml", "locked/ours.yaml", "theirs.yaml"]);
+    if immutable {
+        let _ = s.command("chattr").arg("-i").arg(&locked).output();
+    }
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("kmerge: error: writing ours file locked/ours.yaml: "),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("kmerge: error:").count(),
+        1,
+        "printed once: {err}"
+    );
+    assert_eq!(s.read("locked/ours.yaml"), ours.as_bytes());
+    assert_eq!(fs::read_dir(&locked).unwrap().count(), 1);
+}
+
+#[test]
+fn help_explains_rules_and_git_setup() {
+    let s = Scratch::new();
+    for args in [
+        vec!["--help"],
+        vec!["merge3", "--help"],
+        vec!["driver", "--help"],
+        vec!["help", "driver"],
+    ] {
+        let out = s.kmerge(&args);
+        assert_eq!(code(&out), 0, "{args:?}");
+        let help = stdout(&out);
+        for needle in [
+            "git config merge.kmerge.driver 'kmerge driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y'",
+            "git config merge.kmerge.name",
+            "*.yaml merge=kmerge",
+            "identity",
+            "theirs",
+            "comes back",
+            "line merge",
+        ] {
+            assert!(help.contains(needle), "{args:?} lacks {needle:?}:\n{help}");
+        }
+    }
+    let out = s.kmerge(&["-h"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("merge.kmerge.driver"));
+}

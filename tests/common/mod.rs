@@ -1,0 +1,136 @@
+//! Helpers shared by the integration tests: the binary under test, a scratch directory of
+//! input files, and git run in isolation from the machine's own configuration.
+//!
+//! Each test file compiles this module separately and uses only part of it.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The kmerge binary cargo built for these tests.
+pub fn kmerge_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_kmerge"))
+}
+
+/// A scratch directory that holds the files of one test. Commands run inside it, with a
+/// private `HOME` so neither git nor kmerge sees the developer's global git config (a
+/// `merge.conflictStyle=diff3` there would change every expected marker).
+pub struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch {
+            dir: tempfile::tempdir().expect("creating a temporary directory"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Writes `name` (creating parent folders) and returns its path.
+    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.join(name);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).expect("creating a folder");
+        }
+        fs::write(&path, bytes).expect("writing a test file");
+        path
+    }
+
+    pub fn read(&self, name: &str) -> Vec<u8> {
+        fs::read(self.join(name)).unwrap_or_else(|e| panic!("reading {name}: {e}"))
+    }
+
+    /// A command run in this directory with the isolated environment.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(self.path());
+        isolate(&mut cmd, self.path());
+        cmd
+    }
+
+    /// Runs kmerge with `args` in this directory.
+    pub fn kmerge(&self, args: &[&str]) -> Output {
+        self.command(kmerge_bin())
+            .args(args)
+            .output()
+            .expect("running kmerge")
+    }
+
+    /// Runs git with `args` in this directory; panics with a clear message if git is missing.
+    pub fn git(&self, args: &[&str]) -> Output {
+        run_git(self.command("git").args(args))
+    }
+
+    /// Like `git`, but a non-zero exit fails the test with git's own output.
+    pub fn git_ok(&self, args: &[&str]) -> Output {
+        let out = self.git(args);
+        assert!(
+            out.status.success(),
+            "git {} failed:\n{}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+}
+
+/// Runs a prepared git command. These tests compare kmerge with git itself, so a missing git
+/// is a failure, never a silent skip.
+pub fn run_git(cmd: &mut Command) -> Output {
+    cmd.output().unwrap_or_else(|e| {
+        panic!("these tests need `git` on PATH (install git; it is required, not optional): {e}")
+    })
+}
+
+/// Keeps the machine's git configuration and any repository the test runner sits in (a hook
+/// running `cargo test` sets GIT_DIR) out of a command.
+pub fn isolate(cmd: &mut Command, home: &Path) {
+    for var in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_CONFIG",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_PREFIX",
+    ] {
+        cmd.env_remove(var);
+    }
+    let parent = home.parent().unwrap_or(home);
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", home.join(".gitconfig"))
+        .env("GIT_CEILING_DIRECTORIES", parent)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_EDITOR", "true")
+        .env("LC_ALL", "C")
+        .env("LANG", "C");
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The exit code, failing the test if the process died from a signal.
+pub fn code(out: &Output) -> i32 {
+    out.status
+        .code()
+        .unwrap_or_else(|| panic!("process killed by a signal; stderr:\n{}", stderr(out)))
+}
