@@ -18,3 +18,6 @@ pub mod cli;
 pub mod driver;
 pub mod line_merge;
 pub mod merge;
+pub mod parse;
+pub mod render;
+pub mod resource;

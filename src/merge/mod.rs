@@ -1,7 +1,20 @@
 //! The 3-way merge rules (seeds 000/004) applied to the parsed resources of base, ours and
 //! theirs, producing ours' text with the merged changes and a list of conflicts.
 
-use anyhow::bail;
+mod diff3;
+mod fields;
+mod lists;
+mod merger;
+mod path;
+mod resources;
+mod strings;
+
+use std::collections::HashSet;
+
+use anyhow::{bail, Context, Result};
+
+use crate::{parse, render, resource};
+use merger::Merger;
 
 /// What to do where ours and theirs both changed the same thing differently.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,20 +99,73 @@ pub struct Merged {
 
 /// Merges theirs' changes since base into ours, by structure.
 ///
-/// Errors mean "cannot merge this structurally" (a parse error, a template, duplicate
-/// identities); the driver then falls back to the line merge.
-pub fn merge3(
-    _base: &str,
-    _ours: &str,
-    _theirs: &str,
-    _opts: &MergeOptions,
-) -> anyhow::Result<Merged> {
-    bail!("the structural merge is not built yet")
+/// Errors mean "cannot merge this structurally" (a parse error, a template, duplicate keys
+/// or identities); the driver then falls back to the line merge.
+pub fn merge3(base: &str, ours: &str, theirs: &str, opts: &MergeOptions) -> Result<Merged> {
+    let parse = |name: &str, text| {
+        parse::parse(text).with_context(|| format!("{name} is not YAML kmerge can merge"))
+    };
+    let (b, o, t) = (
+        parse("base", base)?,
+        parse("ours", ours)?,
+        parse("theirs", theirs)?,
+    );
+    for (name, tree) in [("base", &b), ("ours", &o), ("theirs", &t)] {
+        if let Some(dup) = tree.duplicate_keys.first() {
+            bail!("{name} repeats a mapping key ({dup})");
+        }
+    }
+    let groups = resource::match_documents(&b, &o, &t)?;
+    let mut merger = Merger {
+        base: &b,
+        ours: &o,
+        theirs: &t,
+        opts,
+        edits: Vec::new(),
+        conflicts: Vec::new(),
+        resource: String::new(),
+        group_kind: None,
+    };
+    merger.merge_resources(&groups);
+    let Merger {
+        mut edits,
+        conflicts,
+        ..
+    } = merger;
+    let text = render::splice(ours, &mut edits)?;
+    if conflicts.is_empty() {
+        // A clean result must read back; if the splice broke it, the line merge is safer.
+        let merged =
+            parse::parse(&text).context("internal error: the merged text does not parse")?;
+        if let Some(dup) = merged.duplicate_keys.first() {
+            bail!("internal error: the merged text repeats a mapping key ({dup})");
+        }
+    }
+    Ok(Merged { text, conflicts })
 }
 
 /// Whether a clean line merge may be taken as it is: it must still parse, with no duplicate
-/// (map key, resource identity, list key) that none of the inputs had — the mark of two
-/// insertions git placed apart.
-pub fn line_result_is_sound(_base: &str, _ours: &str, _theirs: &str, _merged: &str) -> bool {
-    true
+/// (map key, resource identity) that none of the inputs had — the mark of two insertions git
+/// placed apart.
+pub fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged: &str) -> bool {
+    let Ok(m) = parse::parse(merged) else {
+        return [base, ours, theirs]
+            .iter()
+            .any(|t| parse::parse(t).is_err());
+    };
+    let dups = |tree: &parse::Tree| -> HashSet<String> {
+        let keys = tree
+            .duplicate_keys
+            .iter()
+            .map(|d| d.split_once(": ").map_or(d.clone(), |(_, k)| k.to_string()));
+        let ids = resource::duplicate_identities(tree);
+        keys.chain(ids).collect()
+    };
+    let mut known = HashSet::new();
+    for text in [base, ours, theirs] {
+        if let Ok(tree) = parse::parse(text) {
+            known.extend(dups(&tree));
+        }
+    }
+    dups(&m).is_subset(&known)
 }

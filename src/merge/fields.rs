@@ -1,0 +1,286 @@
+//! The field rules of merge3 (seeds 000/004): scalars, maps, and the dispatch to lists and
+//! multi-line strings. Names of the three versions follow git: base (original), ours (dest),
+//! theirs (updated).
+
+use std::collections::HashMap;
+
+use crate::parse::{same_data, Kind, NodeId, Tree};
+
+use super::merger::{is_block_collection, Field, Merger, Slot};
+use super::path::Path;
+use super::Policy;
+
+/// A child of a map or associative list, by the name that pairs it across versions.
+#[derive(Clone, Debug)]
+pub struct Child {
+    pub name: String,
+    /// How paths show it: `image` for a field, `name=web` for an element.
+    pub shown: String,
+    pub field: Field,
+}
+
+/// Maps and associative lists pair their children by name; only the path and slot differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Children {
+    Fields,
+    Elements,
+}
+
+impl Merger<'_> {
+    /// Merges a value that ours and theirs both have, given base's (if any).
+    ///
+    /// Seed rules: unchanged in theirs → ours stays; changed only in theirs → theirs' value;
+    /// theirs set it to null → cleared. Where both changed it: maps and lists merge their
+    /// children, multi-line strings merge by line, anything else is a conflict.
+    pub fn merge_value(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
+        let (base, ours, theirs) = (self.base, self.ours, self.theirs);
+        if same_data(ours, o.node, theirs, t.node) {
+            return;
+        }
+        if b.is_some_and(|b| same_data(base, b.node, theirs, t.node)) {
+            // Theirs did not change it. kyaml clears a field ours set to null.
+            if self.opts.policy == Policy::Theirs && ours.is_null(o.node) {
+                self.clear(o);
+            }
+            return;
+        }
+        let ours_unchanged = b.is_some_and(|b| same_data(base, b.node, ours, o.node));
+        if theirs.is_null(t.node) && !b.is_some_and(|b| base.is_null(b.node)) {
+            // Theirs cleared it.
+            if ours_unchanged || self.opts.policy == Policy::Theirs {
+                self.clear(o);
+            } else if self.opts.policy == Policy::Mark {
+                self.conflict_field(
+                    path,
+                    "theirs cleared it, ours changed it".into(),
+                    b,
+                    Some(o),
+                    Some(t),
+                );
+            }
+            return;
+        }
+        if self.opts.policy == Policy::Theirs && ours.is_null(o.node) && !ours_unchanged {
+            self.clear(o);
+            return;
+        }
+        let (on, tn) = (ours.node(o.node), theirs.node(t.node));
+        let base_map_or_none = |kind: Kind| b.is_none_or(|b| base.node(b.node).kind == kind);
+        if on.kind == tn.kind
+            && is_block_collection(ours, o.node)
+            && !tn.flow
+            && base_map_or_none(on.kind)
+        {
+            match on.kind {
+                Kind::Map => return self.merge_map(path, b.map(|b| b.node), o.node, t.node),
+                Kind::Seq => return self.merge_list(path, b, o, t),
+                _ => {}
+            }
+        }
+        if ours_unchanged {
+            self.take_theirs(o, t);
+            return;
+        }
+        if on.kind == Kind::Scalar && tn.kind == Kind::Scalar && self.merge_lines(b, o, t) {
+            return;
+        }
+        self.both_changed(path, b, o, t);
+    }
+
+    /// Ours and theirs changed the same value differently: the policy decides.
+    pub fn both_changed(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
+        match self.opts.policy {
+            Policy::Theirs => self.take_theirs(o, t),
+            Policy::Ours => {}
+            Policy::Mark => {
+                let what = describe_change(self.base, b, self.ours, o, self.theirs, t);
+                self.conflict_field(path, what, b, Some(o), Some(t));
+            }
+        }
+    }
+
+    /// Removes a field (a map entry); a cleared element or document becomes theirs' null.
+    fn clear(&mut self, o: Field) {
+        if let Slot::Entry(key) = o.slot {
+            let next = self.next_key(key);
+            self.delete(o, next);
+        }
+    }
+
+    /// The key after `key` in its ours map, if any.
+    pub fn next_key(&self, key: NodeId) -> Option<NodeId> {
+        let parent = self.ours.node(key).parent?;
+        let kids = &self.ours.node(parent).children;
+        let i = kids.iter().position(|&k| k == key)?;
+        kids.get(i + 2).copied()
+    }
+
+    /// Seed map rules: fields paired by name; present only in ours → kept; added in theirs →
+    /// added (after the field it follows in theirs); deleted in theirs and unchanged in ours →
+    /// deleted; both present → merged recursively.
+    fn merge_map(&mut self, path: &Path, b: Option<NodeId>, o: NodeId, t: NodeId) {
+        let fields = |tree: &Tree, map: NodeId| -> Vec<Child> {
+            tree.entries(map)
+                .map(|(k, v)| Child {
+                    name: tree.node(k).value.clone(),
+                    shown: tree.node(k).value.clone(),
+                    field: Field {
+                        slot: Slot::Entry(k),
+                        node: v,
+                    },
+                })
+                .collect()
+        };
+        let base = b.map_or_else(Vec::new, |b| fields(self.base, b));
+        let ours = fields(self.ours, o);
+        let theirs = fields(self.theirs, t);
+        self.merge_children(path, Children::Fields, &base, &ours, &theirs);
+    }
+
+    /// The pairing rules shared by map fields and associative list elements.
+    pub fn merge_children(
+        &mut self,
+        path: &Path,
+        kind: Children,
+        base: &[Child],
+        ours: &[Child],
+        theirs: &[Child],
+    ) {
+        let index = |c: &[Child]| -> HashMap<String, usize> {
+            c.iter()
+                .enumerate()
+                .map(|(i, c)| (c.name.clone(), i))
+                .collect()
+        };
+        let (bi, oi, ti) = (index(base), index(ours), index(theirs));
+        let sub = |c: &Child| match kind {
+            Children::Fields => path.key(&c.shown),
+            Children::Elements => path.element(&c.shown),
+        };
+        let Some(first) = ours.first() else { return };
+        let column = Merger::column(self.ours, first.field);
+        for (n, c) in ours.iter().enumerate() {
+            let b = bi.get(&c.name).map(|&i| base[i].field);
+            match ti.get(&c.name) {
+                Some(&i) => self.merge_value(&sub(c), b, c.field, theirs[i].field),
+                None => {
+                    let Some(b) = b else { continue }; // added in ours
+                    let next = ours.get(n + 1).and_then(|x| match x.field.slot {
+                        Slot::Entry(k) => Some(k),
+                        _ => None,
+                    });
+                    if same_data(self.base, b.node, self.ours, c.field.node) {
+                        self.delete(c.field, next);
+                        continue;
+                    }
+                    match self.opts.policy {
+                        Policy::Theirs => self.delete(c.field, next),
+                        Policy::Ours => {}
+                        Policy::Mark => self.conflict_field(
+                            &sub(c),
+                            "theirs deleted it, ours changed it".into(),
+                            Some(b),
+                            Some(c.field),
+                            None,
+                        ),
+                    }
+                }
+            }
+        }
+        for (n, c) in theirs.iter().enumerate() {
+            if oi.contains_key(&c.name) {
+                continue;
+            }
+            // After the nearest field before it in theirs that ours has, else before ours' first.
+            let at = theirs[..n]
+                .iter()
+                .rev()
+                .find_map(|p| oi.get(&p.name))
+                .map_or_else(
+                    || self.before(first.field),
+                    |&i| {
+                        // Ours' own additions right after it stay first, as git orders them.
+                        let mut i = i;
+                        while ours
+                            .get(i + 1)
+                            .is_some_and(|x| !bi.contains_key(&x.name) && !ti.contains_key(&x.name))
+                        {
+                            i += 1;
+                        }
+                        self.after(ours[i].field)
+                    },
+                );
+            match bi.get(&c.name) {
+                None => {
+                    if self.opts.policy == Policy::Theirs && self.theirs.is_null(c.field.node) {
+                        continue;
+                    }
+                    self.insert(c.field, at, column);
+                }
+                Some(&i) => {
+                    let b = base[i].field;
+                    if same_data(self.base, b.node, self.theirs, c.field.node) {
+                        continue; // deleted in ours, unchanged in theirs
+                    }
+                    match self.opts.policy {
+                        Policy::Theirs => self.insert(c.field, at, column),
+                        Policy::Ours => {}
+                        Policy::Mark => {
+                            let what = "ours deleted it, theirs changed it".to_string();
+                            self.conflict(
+                                &sub(c).shown,
+                                what,
+                                Some(b),
+                                None,
+                                Some(c.field),
+                                at,
+                                column,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A conflict over one field of ours (or, with no ours field, where it would go).
+    pub fn conflict_field(
+        &mut self,
+        path: &Path,
+        what: String,
+        b: Option<Field>,
+        o: Option<Field>,
+        t: Option<Field>,
+    ) {
+        let anchor = o.map_or(0, |o| Merger::lines(self.ours, o).start);
+        let column = o.map_or(0, |o| Merger::column(self.ours, o));
+        self.conflict(&path.shown, what, b, o, t, anchor, column);
+    }
+}
+
+/// `ours changed 2 → 3, theirs changed 2 → 5` for scalars; a plainer sentence otherwise.
+fn describe_change(
+    base: &Tree,
+    b: Option<Field>,
+    ours: &Tree,
+    o: Field,
+    theirs: &Tree,
+    t: Field,
+) -> String {
+    let short = |tree: &Tree, id: NodeId| {
+        let n = tree.node(id);
+        if n.kind == Kind::Scalar && !n.value.contains('\n') && n.value.len() <= 60 {
+            Some(n.value.clone())
+        } else {
+            None
+        }
+    };
+    let was = b.and_then(|b| short(base, b.node));
+    match (short(ours, o.node), short(theirs, t.node)) {
+        (Some(x), Some(y)) => match was {
+            Some(w) => format!("ours changed {w} → {x}, theirs changed {w} → {y}"),
+            None => format!("ours set {x}, theirs set {y}"),
+        },
+        _ => "both sides changed it differently".into(),
+    }
+}

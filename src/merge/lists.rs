@@ -1,0 +1,246 @@
+//! The list rules: associative lists pair their elements by merge key (the Kubernetes schema,
+//! then the seeds' key rule); other lists merge element by element, diff3 style, so edits at
+//! different places both survive.
+
+use std::collections::HashSet;
+
+use crate::parse::{Kind, NodeId, ScalarKey, Tree};
+use crate::resource::{list_key_for, ListKind};
+
+use super::diff3::{diff3, Chunk};
+use super::fields::{Child, Children};
+use super::merger::{Field, Merger, Slot};
+use super::path::Path;
+use super::Policy;
+
+impl Merger<'_> {
+    /// Merges a block sequence both sides have.
+    pub fn merge_list(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
+        let lists: Vec<(&Tree, NodeId)> = [
+            (self.base, b.map(|b| b.node)),
+            (self.ours, Some(o.node)),
+            (self.theirs, Some(t.node)),
+        ]
+        .into_iter()
+        .filter_map(|(tree, n)| {
+            n.filter(|&n| tree.node(n).kind == Kind::Seq)
+                .map(|n| (tree, n))
+        })
+        .collect();
+        let kind = list_key_for(self.group_kind.as_deref(), &path.schema, |field| {
+            lists
+                .iter()
+                .all(|&(tree, list)| unique_field(tree, list, field))
+        });
+        let keyed = |keys: &[String]| -> Option<[Vec<Child>; 3]> {
+            let base = match b {
+                Some(b) if self.base.node(b.node).kind == Kind::Seq => {
+                    elements(self.base, b.node, Some(keys))?
+                }
+                _ => Vec::new(),
+            };
+            Some([
+                base,
+                elements(self.ours, o.node, Some(keys))?,
+                elements(self.theirs, t.node, Some(keys))?,
+            ])
+        };
+        let set = || -> Option<[Vec<Child>; 3]> {
+            let base = match b {
+                Some(b) if self.base.node(b.node).kind == Kind::Seq => {
+                    elements(self.base, b.node, None)?
+                }
+                _ => Vec::new(),
+            };
+            Some([
+                base,
+                elements(self.ours, o.node, None)?,
+                elements(self.theirs, t.node, None)?,
+            ])
+        };
+        let paired = match &kind {
+            ListKind::Keyed(keys) => keyed(keys),
+            ListKind::Set => set(),
+            ListKind::Plain => None,
+        };
+        match paired {
+            Some([base, ours, theirs]) => {
+                self.merge_children(path, Children::Elements, &base, &ours, &theirs)
+            }
+            None if self.opts.policy == Policy::Theirs => self.take_theirs(o, t),
+            None => self.merge_plain_list(path, b, o, t),
+        }
+    }
+
+    /// A list without merge keys, changed on both sides: a 3-way merge of the element
+    /// sequences (elements compared as data). Edits at different places merge; edits of the
+    /// same elements conflict around just those elements.
+    fn merge_plain_list(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
+        let Some(b) = b.filter(|b| self.base.node(b.node).kind == Kind::Seq) else {
+            return self.both_changed(path, b, o, t);
+        };
+        let items = |tree: &Tree, list: NodeId| -> Vec<String> {
+            tree.node(list)
+                .children
+                .iter()
+                .map(|&c| canonical(tree, c))
+                .collect()
+        };
+        let (bs, os, ts) = (
+            items(self.base, b.node),
+            items(self.ours, o.node),
+            items(self.theirs, t.node),
+        );
+        let item = |id: NodeId| Field {
+            slot: Slot::Item,
+            node: id,
+        };
+        let ours_items = self.ours.node(o.node).children.clone();
+        let theirs_items = self.theirs.node(t.node).children.clone();
+        let base_items = self.base.node(b.node).children.clone();
+        let Some(&first) = ours_items.first() else {
+            return self.both_changed(path, Some(b), o, t);
+        };
+        let column = Merger::column(self.ours, item(first));
+        let at = |m: &Merger, j: usize| {
+            if j < ours_items.len() {
+                m.before(item(ours_items[j]))
+            } else {
+                m.after(item(ours_items[ours_items.len() - 1]))
+            }
+        };
+        for chunk in diff3(&bs, &os, &ts) {
+            match chunk {
+                Chunk::Same { .. } | Chunk::Ours { .. } => {}
+                Chunk::Theirs { ours, theirs } => {
+                    let pos = at(self, ours.start);
+                    for &i in &theirs_items[theirs] {
+                        self.insert(item(i), pos, column);
+                    }
+                    for &i in &ours_items[ours] {
+                        self.delete(item(i), None);
+                    }
+                }
+                Chunk::Conflict { base, ours, theirs } => {
+                    if self.opts.policy == Policy::Ours {
+                        continue;
+                    }
+                    let fields = |ids: &[NodeId]| ids.iter().map(|&i| item(i)).collect::<Vec<_>>();
+                    let what = format!(
+                        "both sides changed elements {}..{} differently",
+                        base.start, base.end
+                    );
+                    let anchor = at(self, ours.start);
+                    self.conflict_many(
+                        &path.element(&format!("{}", base.start)).shown,
+                        what,
+                        &fields(&base_items[base]),
+                        &fields(&ours_items[ours]),
+                        &fields(&theirs_items[theirs]),
+                        anchor,
+                        column,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Whether every element of a list is a map carrying `field` as a scalar, with no value twice.
+fn unique_field(tree: &Tree, list: NodeId, field: &str) -> bool {
+    let mut seen = HashSet::new();
+    tree.node(list)
+        .children
+        .iter()
+        .all(|&e| match tree.get(e, field) {
+            Some(v) if tree.node(v).kind == Kind::Scalar => seen.insert(tree.node(v).value.clone()),
+            _ => false,
+        })
+}
+
+/// A list's elements named by their merge key (`keys`), or by their value for a set. `None`
+/// when an element cannot be named or two share a name: such a list is merged as plain.
+fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>) -> Option<Vec<Child>> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for &e in &tree.node(list).children {
+        let (name, shown) = match keys {
+            Some(keys) => {
+                if tree.node(e).kind != Kind::Map {
+                    return None;
+                }
+                let values: Vec<String> = keys
+                    .iter()
+                    .map(|k| match tree.get(e, k) {
+                        Some(v) if tree.node(v).kind == Kind::Scalar && !tree.is_null(v) => {
+                            tree.node(v).value.clone()
+                        }
+                        // The API's default: a port without a protocol is TCP.
+                        _ if k == "protocol" => "TCP".into(),
+                        _ => String::new(),
+                    })
+                    .collect();
+                if values[0].is_empty() {
+                    return None;
+                }
+                let shown = keys
+                    .iter()
+                    .zip(&values)
+                    .filter(|(k, v)| !(k.as_str() == "protocol" && v.as_str() == "TCP"))
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(",");
+                (values.join("\u{0}"), shown)
+            }
+            None => {
+                if tree.node(e).kind != Kind::Scalar {
+                    return None;
+                }
+                let v = tree.node(e).value.clone();
+                (v.clone(), v)
+            }
+        };
+        if !seen.insert(name.clone()) {
+            return None;
+        }
+        out.push(Child {
+            name,
+            shown,
+            field: Field {
+                slot: Slot::Item,
+                node: e,
+            },
+        });
+    }
+    Some(out)
+}
+
+/// A node's data as a string, equal exactly when the data is (map keys sorted).
+pub fn canonical(tree: &Tree, id: NodeId) -> String {
+    let n = tree.node(id);
+    match n.kind {
+        Kind::Scalar => match tree.scalar_key(id) {
+            ScalarKey::Null => "~".into(),
+            ScalarKey::Str(s) => format!("{s:?}"),
+            ScalarKey::Typed(s) => s,
+            ScalarKey::Tagged(t, s) => format!("{t} {s:?}"),
+        },
+        Kind::Alias => format!("*{}", n.value),
+        Kind::Seq => format!(
+            "[{}]",
+            n.children
+                .iter()
+                .map(|&c| canonical(tree, c))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Kind::Map => {
+            let mut entries: Vec<String> = tree
+                .entries(id)
+                .map(|(k, v)| format!("{:?}:{}", tree.node(k).value, canonical(tree, v)))
+                .collect();
+            entries.sort();
+            format!("{{{}}}", entries.join(","))
+        }
+    }
+}

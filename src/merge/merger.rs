@@ -1,0 +1,345 @@
+//! The state of one structural merge: the three trees, the edits planned against ours, the
+//! conflicts found, and the primitives every rule uses to change ours' text.
+
+use crate::parse::{indent_of_line, line_end, line_start, next_line_start, Kind, NodeId, Tree};
+use crate::render::{dash_of, entry_lines, item_lines, key_lines_start, reindent, Edit, Markers};
+
+use super::{Conflict, MergeOptions};
+
+/// Where a node sits, which decides the lines that are "its" lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// A map value, with its key.
+    Entry(NodeId),
+    /// A block sequence item.
+    Item,
+    /// A document's root.
+    Root,
+}
+
+/// A node of one version with its slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub slot: Slot,
+    pub node: NodeId,
+}
+
+pub struct Merger<'t> {
+    pub base: &'t Tree<'t>,
+    pub ours: &'t Tree<'t>,
+    pub theirs: &'t Tree<'t>,
+    pub opts: &'t MergeOptions,
+    pub edits: Vec<Edit>,
+    pub conflicts: Vec<Conflict>,
+    /// The resource being merged, for conflict messages.
+    pub resource: String,
+    /// Its `group/Kind`, for the list-key schema.
+    pub group_kind: Option<String>,
+}
+
+impl<'t> Merger<'t> {
+    /// The column a field's lines are indented to: its key's, its dash's, 0 for a root.
+    pub fn column(tree: &Tree, f: Field) -> usize {
+        let at = match f.slot {
+            Slot::Entry(key) => tree.node(key).start,
+            Slot::Item => dash_of(tree.text, tree.node(f.node).start),
+            Slot::Root => return 0,
+        };
+        at - line_start(tree.text, at)
+    }
+
+    /// The whole lines a field occupies.
+    pub fn lines(tree: &Tree, f: Field) -> std::ops::Range<usize> {
+        match f.slot {
+            Slot::Entry(key) => entry_lines(tree, key, f.node),
+            Slot::Item => item_lines(tree, f.node),
+            Slot::Root => {
+                let n = tree.node(f.node);
+                line_start(tree.text, n.start)..next_line_start(tree.text, n.end)
+            }
+        }
+    }
+
+    /// The text of a field's lines moved to column `to` (with ours' line endings), as whole
+    /// lines. When ours' lines start mid-line (`- ` before a key), `prefix` stands in for the
+    /// first line's indentation.
+    pub fn moved_lines(&self, tree: &Tree, f: Field, to: usize, prefix: Option<&str>) -> String {
+        let range = Self::lines(tree, f);
+        let text = &tree.text[range.clone()];
+        let from = Self::column(tree, f);
+        let first_indent = text.bytes().take_while(|&b| b == b' ').count();
+        // The first line's own indentation, relative to the field's column.
+        let lead = if range.start == line_start(tree.text, range.start) {
+            first_indent.saturating_sub(from)
+        } else {
+            0
+        };
+        let body = reindent(&text[first_indent..], from, to, self.ours.eol);
+        let mut out = match prefix {
+            Some(p) => p.to_string(),
+            None => " ".repeat(to + lead),
+        };
+        out.push_str(&body);
+        if !out.ends_with('\n') {
+            out.push_str(self.ours.eol);
+        }
+        out
+    }
+
+    fn markers(&self) -> Markers<'_> {
+        let l = &self.opts.labels;
+        Markers {
+            size: self.opts.marker_size,
+            labels: [&l.base, &l.ours, &l.theirs],
+            diff3: self.opts.style != super::ConflictStyle::Merge,
+            eol: self.ours.eol,
+        }
+    }
+
+    /// Marks a conflict over ours' lines of a field (or, when ours has no such field, at
+    /// `anchor`), with base's and theirs' versions of it moved to ours' column.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conflict(
+        &mut self,
+        path: &str,
+        what: String,
+        base: Option<Field>,
+        ours: Option<Field>,
+        theirs: Option<Field>,
+        anchor: usize,
+        column: usize,
+    ) {
+        let fields = |f: Option<Field>| f.into_iter().collect::<Vec<_>>();
+        self.conflict_many(
+            path,
+            what,
+            &fields(base),
+            &fields(ours),
+            &fields(theirs),
+            anchor,
+            column,
+        );
+    }
+
+    /// Marks a conflict over a run of ours' fields (consecutive elements of one list).
+    #[allow(clippy::too_many_arguments)]
+    pub fn conflict_many(
+        &mut self,
+        path: &str,
+        what: String,
+        base: &[Field],
+        ours: &[Field],
+        theirs: &[Field],
+        anchor: usize,
+        column: usize,
+    ) {
+        let (range, col, prefix) = match (ours.first(), ours.last()) {
+            (Some(&first), Some(&last)) => {
+                let r = Self::lines(self.ours, first);
+                let ls = line_start(self.ours.text, r.start);
+                let prefix = (ls < r.start).then(|| self.ours.text[ls..r.start].to_string());
+                (
+                    ls..Self::lines(self.ours, last).end,
+                    Self::column(self.ours, first),
+                    prefix,
+                )
+            }
+            _ => (anchor..anchor, column, None),
+        };
+        let mut ours_text = self.ours.text[range.clone()].to_string();
+        if !ours_text.is_empty() && !ours_text.ends_with('\n') {
+            ours_text.push_str(self.ours.eol);
+        }
+        let side = |tree: &Tree, fields: &[Field]| -> String {
+            fields
+                .iter()
+                .map(|&f| self.moved_lines(tree, f, col, prefix.as_deref()))
+                .collect()
+        };
+        let base_text = side(self.base, base);
+        let theirs_text = side(self.theirs, theirs);
+        let mut text = String::new();
+        if range.start == self.ours.text.len()
+            && !self.ours.text.is_empty()
+            && !self.ours.text.ends_with('\n')
+        {
+            text.push_str(self.ours.eol);
+        }
+        text.push_str(&self.markers().wrap(&ours_text, &base_text, &theirs_text));
+        self.edits.push(Edit {
+            start: range.start,
+            end: range.end,
+            text,
+        });
+        self.conflicts.push(Conflict {
+            resource: self.resource.clone(),
+            path: if path.is_empty() {
+                "(document)".into()
+            } else {
+                path.to_string()
+            },
+            what,
+        });
+    }
+
+    /// Replaces ours' value with theirs' (theirs' text, quoting and end-of-line comment).
+    pub fn take_theirs(&mut self, o: Field, t: Field) {
+        let (on, tn) = (self.ours.node(o.node), self.theirs.node(t.node));
+        let eol = self.ours.eol;
+        if o.slot == Slot::Root {
+            let text = reindent(self.theirs.src(t.node), 0, 0, eol);
+            self.edits.push(Edit {
+                start: on.start,
+                end: on.end,
+                text,
+            });
+            return;
+        }
+        let ours_block = is_block_collection(self.ours, o.node);
+        let ours_col = Self::column(self.ours, o);
+        let theirs_col = Self::column(self.theirs, t);
+        // Ours' key line stays (with its comment) when ours' value is a block below it.
+        let indicator = after_indicator(self.ours, o).unwrap_or(on.start);
+        let (mut start, mut end) = if ours_block {
+            (
+                line_end(self.ours.text, indicator),
+                line_end(self.ours.text, on.end),
+            )
+        } else {
+            (on.start, on.end)
+        };
+        let mut text = String::new();
+        if is_block_collection(self.theirs, t.node) {
+            let first_child = first_child_line(self.theirs, t.node);
+            let child_col = indent_of_line(self.theirs.text, first_child);
+            let to = if ours_block {
+                indent_of_line(self.ours.text, first_child_line(self.ours, o.node))
+            } else {
+                ours_col + child_col.saturating_sub(theirs_col)
+            };
+            let props = self.theirs.text[tn.start..first_child.max(tn.start)].trim_end();
+            if !props.is_empty() || !ours_block {
+                start = indicator;
+                end = line_end(self.ours.text, on.end);
+                if !props.is_empty() {
+                    text.push(' ');
+                    text.push_str(props);
+                }
+            }
+            let body = &self.theirs.text[first_child..line_end(self.theirs.text, tn.end)];
+            text.push_str(eol);
+            text.push_str(&" ".repeat(to));
+            text.push_str(&reindent(body.trim_start_matches(' '), child_col, to, eol));
+        } else {
+            if ours_block {
+                start = indicator;
+                text.push(' ');
+            }
+            text.push_str(&reindent(
+                self.theirs.src(t.node),
+                theirs_col,
+                ours_col,
+                eol,
+            ));
+            // Theirs' end-of-line comment comes with the value it describes; without one,
+            // ours' comment stays.
+            let line_rest = line_end(self.ours.text, on.end);
+            let ours_rest = &self.ours.text[on.end..line_rest];
+            let theirs_rest = &self.theirs.text[tn.end..line_end(self.theirs.text, tn.end)];
+            if theirs_rest.trim_start().starts_with('#')
+                && (ours_rest.trim().is_empty() || ours_rest.trim_start().starts_with('#'))
+            {
+                end = line_rest;
+                text.push_str(theirs_rest);
+            }
+        }
+        self.edits.push(Edit { start, end, text });
+    }
+
+    /// Deletes ours' field (its lines, with the comments above it).
+    pub fn delete(&mut self, o: Field, next_key: Option<NodeId>) {
+        let range = Self::lines(self.ours, o);
+        let ls = line_start(self.ours.text, range.start);
+        let range = if ls < range.start {
+            // The first key on a `- ` line: pull the next key up, or leave an empty item.
+            match next_key {
+                Some(k) => range.start..self.ours.node(k).start,
+                None => range.start..line_end(self.ours.text, range.end.saturating_sub(1)),
+            }
+        } else {
+            range
+        };
+        self.edits.push(Edit {
+            start: range.start,
+            end: range.end,
+            text: String::new(),
+        });
+    }
+
+    /// Inserts theirs' field (whole lines, with theirs' comments above it) at `at` in ours,
+    /// moved to ours' column `col`.
+    pub fn insert(&mut self, t: Field, at: usize, col: usize) {
+        let text = self.ours.text;
+        let mut new = String::new();
+        if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
+            new.push_str(self.ours.eol);
+        }
+        let mid_line = at > line_start(text, at);
+        if mid_line {
+            // Before the first key of a `- ` item: the new field takes the dash line.
+            let lines = self.moved_lines(self.theirs, t, col, Some(""));
+            new.push_str(&lines);
+            new.push_str(&" ".repeat(col));
+        } else {
+            new.push_str(&self.moved_lines(self.theirs, t, col, None));
+        }
+        self.edits.push(Edit {
+            start: at,
+            end: at,
+            text: new,
+        });
+    }
+
+    /// Where a field inserted after ours' field `after` goes: the start of the next line.
+    pub fn after(&self, f: Field) -> usize {
+        Self::lines(self.ours, f).end
+    }
+
+    /// Where a field inserted before ours' field `before` goes: above its comments.
+    pub fn before(&self, f: Field) -> usize {
+        match f.slot {
+            Slot::Entry(key) => key_lines_start(self.ours.text, self.ours.node(key).start),
+            _ => Self::lines(self.ours, f).start,
+        }
+    }
+}
+
+/// A block map or block sequence with children.
+pub fn is_block_collection(tree: &Tree, id: NodeId) -> bool {
+    let n = tree.node(id);
+    matches!(n.kind, Kind::Map | Kind::Seq) && !n.flow && !n.children.is_empty()
+}
+
+/// The start of the line holding a block collection's first child (its dash for a sequence).
+fn first_child_line(tree: &Tree, id: NodeId) -> usize {
+    let n = tree.node(id);
+    let first = n.children.first().map_or(n.start, |&c| tree.node(c).start);
+    let at = if n.kind == Kind::Seq {
+        dash_of(tree.text, first)
+    } else {
+        first
+    };
+    line_start(tree.text, at)
+}
+
+/// The position right after a field's `:` or `-`.
+fn after_indicator(tree: &Tree, f: Field) -> Option<usize> {
+    match f.slot {
+        Slot::Entry(key) => {
+            let k = tree.node(key).end;
+            tree.text[k..].find(':').map(|i| k + i + 1)
+        }
+        Slot::Item => Some(dash_of(tree.text, tree.node(f.node).start) + 1),
+        Slot::Root => None,
+    }
+}

@@ -1,0 +1,159 @@
+//! The resource rules of merge3 (seeds 000/004): which documents survive, which are added,
+//! and which are merged field by field.
+
+use crate::parse::{line_start, same_data, Tree};
+use crate::render::Edit;
+use crate::resource::{DocRef, Group};
+
+use super::merger::{Field, Merger, Slot};
+use super::path::Path;
+use super::Policy;
+
+impl Merger<'_> {
+    /// Applies the resource rules to every matched group, in ours' order; new documents go
+    /// after the document they follow in theirs.
+    pub fn merge_resources(&mut self, groups: &[Group]) {
+        for (i, g) in groups.iter().enumerate() {
+            self.resource = g.label.clone();
+            self.group_kind = g.identity.as_ref().map(|id| id.group_kind());
+            let root = |d: DocRef| Field {
+                slot: Slot::Root,
+                node: d.root,
+            };
+            match (g.base, g.ours, g.theirs) {
+                (b, Some(o), Some(t)) => {
+                    self.merge_value(&Path::default(), b.map(root), root(o), root(t))
+                }
+                // Added in ours, or deleted on both sides.
+                (None, Some(_), None) | (Some(_), None, None) | (None, None, None) => {}
+                (None, None, Some(t)) => {
+                    let at = self.new_document_position(groups, i);
+                    self.insert_document(t, at);
+                }
+                (Some(b), Some(o), None) => {
+                    if same_data(self.base, b.root, self.ours, o.root)
+                        || self.opts.policy == Policy::Theirs
+                    {
+                        self.delete_document(o);
+                    } else if self.opts.policy == Policy::Mark {
+                        self.document_conflict(
+                            "theirs deleted it, ours changed it",
+                            Some(b),
+                            Some(o),
+                            None,
+                            0,
+                        );
+                    }
+                }
+                (Some(b), None, Some(t)) => {
+                    if same_data(self.base, b.root, self.theirs, t.root) {
+                        continue; // deleted in ours, unchanged in theirs
+                    }
+                    let at = self.new_document_position(groups, i);
+                    match self.opts.policy {
+                        Policy::Theirs => self.insert_document(t, at),
+                        Policy::Ours => {}
+                        Policy::Mark => self.document_conflict(
+                            "ours deleted it, theirs changed it",
+                            Some(b),
+                            None,
+                            Some(t),
+                            at,
+                        ),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where a document new to ours goes: after the nearest document before it in theirs that
+    /// ours has, else before ours' first document.
+    fn new_document_position(&self, groups: &[Group], i: usize) -> usize {
+        let Some(t) = groups[i].theirs else { return 0 };
+        let before_in_theirs = groups
+            .iter()
+            .filter(|g| g.ours.is_some() && g.theirs.is_some_and(|x| x.doc < t.doc))
+            .max_by_key(|g| g.theirs.map(|x| x.doc));
+        match before_in_theirs.and_then(|g| g.ours) {
+            Some(o) => self.ours.docs[o.doc].region.end,
+            None => self
+                .ours
+                .docs
+                .iter()
+                .find(|d| d.root.is_some())
+                .map_or(self.ours.text.len(), |d| d.region.start),
+        }
+    }
+
+    /// Theirs' document text, as a document of its own: it starts with `---` and ends with a
+    /// line break, in ours' line endings.
+    fn document_text(&self, t: DocRef) -> String {
+        let tree: &Tree = self.theirs;
+        let region = &tree.docs[t.doc].region;
+        let doc = &tree.text[region.clone()];
+        let eol = self.ours.eol;
+        let mut text = String::new();
+        if !doc.trim_start().starts_with("---") && !doc.lines().any(|l| l.starts_with("---")) {
+            text.push_str("---");
+            text.push_str(eol);
+        }
+        text.push_str(&crate::render::reindent(doc, 0, 0, eol));
+        if !text.ends_with('\n') {
+            text.push_str(eol);
+        }
+        text
+    }
+
+    fn insert_document(&mut self, t: DocRef, at: usize) {
+        let mut text = String::new();
+        let ours = self.ours.text;
+        if at > 0 && !ours[..at].ends_with('\n') {
+            text.push_str(self.ours.eol);
+        }
+        text.push_str(&self.document_text(t));
+        if at == 0 && !ours.is_empty() {
+            // Ours' first document now follows: it needs its own separator.
+            let first_explicit = self.ours.docs.first().is_some_and(|d| d.explicit_start);
+            if !first_explicit {
+                text.push_str("---");
+                text.push_str(self.ours.eol);
+            }
+        }
+        self.edits.push(Edit {
+            start: at,
+            end: at,
+            text,
+        });
+    }
+
+    fn delete_document(&mut self, o: DocRef) {
+        let region = self.ours.docs[o.doc].region.clone();
+        self.edits.push(Edit {
+            start: region.start,
+            end: region.end,
+            text: String::new(),
+        });
+    }
+
+    /// A whole document deleted on one side and changed on the other.
+    fn document_conflict(
+        &mut self,
+        what: &str,
+        b: Option<DocRef>,
+        o: Option<DocRef>,
+        t: Option<DocRef>,
+        at: usize,
+    ) {
+        let root = |d: Option<DocRef>| {
+            d.map(|d| Field {
+                slot: Slot::Root,
+                node: d.root,
+            })
+        };
+        let anchor = match o {
+            Some(o) => line_start(self.ours.text, self.ours.node(o.root).start),
+            None => at,
+        };
+        self.conflict("", what.into(), root(b), root(o), root(t), anchor, 0);
+    }
+}

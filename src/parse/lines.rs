@@ -1,0 +1,30 @@
+//! Line arithmetic on source text: the splice works in whole lines wherever it can, so that
+//! what it leaves untouched stays byte-identical.
+
+/// The offset where the line holding `at` starts.
+pub fn line_start(text: &str, at: usize) -> usize {
+    text[..at].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// The offset of the line break ending the line holding `at` (before a `\r\n`'s `\r`), or the
+/// end of the text.
+pub fn line_end(text: &str, at: usize) -> usize {
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    if end > at && text.as_bytes()[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
+}
+
+/// The offset just after the line break ending the line holding `at` (the end of the text if
+/// the last line has none).
+pub fn next_line_start(text: &str, at: usize) -> usize {
+    text[at..].find('\n').map_or(text.len(), |i| at + i + 1)
+}
+
+/// The number of spaces that open the line holding `at`.
+pub fn indent_of_line(text: &str, at: usize) -> usize {
+    let start = line_start(text, at);
+    text[start..].bytes().take_while(|&b| b == b' ').count()
+}

@@ -1,0 +1,196 @@
+//! Text to a lossless span tree: every node knows the bytes it came from, so later stages can
+//! compare nodes as data and splice text without re-serialising anything.
+//!
+//! Built on granit-parser's event stream (byte spans for every event). Its quirks, which this
+//! module absorbs so nothing downstream sees them: block collection events carry empty spans
+//! (extents are derived from the children), block scalar spans skip the `|`/`>` header and run
+//! into the next line's indentation, and anchors/tags sit outside the node's span.
+
+mod lines;
+mod scalar;
+mod tree_builder;
+
+pub use lines::{indent_of_line, line_end, line_start, next_line_start};
+pub use scalar::ScalarKey;
+
+use std::ops::Range;
+
+/// Index of a node in its [`Tree`].
+pub type NodeId = usize;
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Scalar,
+    Map,
+    Seq,
+    /// `*name`: never expanded, compared by anchor name and the anchored text.
+    Alias,
+}
+
+/// How a scalar is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+/// One node of a document, with the bytes it occupies in its source.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub kind: Kind,
+    /// Flow notation (`[a, b]`, `{a: b}`); always false for scalars.
+    pub flow: bool,
+    pub style: Style,
+    /// Where the node's text starts: its anchor or tag if it has one, the header of a block
+    /// scalar, the first dash of a block sequence, the first key of a block map.
+    pub start: usize,
+    /// Where its content ends (after the closing quote or bracket, the last content character
+    /// of a block scalar, the end of the last child of a block collection).
+    pub end: usize,
+    /// Map: keys and values interleaved (`k0, v0, k1, v1, …`); sequence: the items.
+    pub children: Vec<NodeId>,
+    /// Decoded text of a scalar; the anchor name of an alias.
+    pub value: String,
+    /// The tag as written (`!!str`), if any.
+    pub tag: Option<String>,
+    /// The anchor this node defines, if any.
+    pub anchor: Option<String>,
+    /// For an alias, the node its anchor names.
+    pub target: Option<NodeId>,
+    /// The collection holding this node.
+    pub parent: Option<NodeId>,
+}
+
+/// One YAML document of a file.
+#[derive(Clone, Debug)]
+pub struct Doc {
+    /// The root node; `None` for an empty document.
+    pub root: Option<NodeId>,
+    /// The bytes that belong to the document: from the start of its `---` line (or of the
+    /// file) to the start of the next document's `---` line (or the end of the file).
+    pub region: Range<usize>,
+    /// Whether the document opens with an explicit `---`.
+    pub explicit_start: bool,
+}
+
+/// A parsed file: its text, documents and node arena.
+#[derive(Clone, Debug)]
+pub struct Tree<'a> {
+    pub text: &'a str,
+    pub docs: Vec<Doc>,
+    pub nodes: Vec<Node>,
+    /// The file's line ending (`"\r\n"` if any line ends so, else `"\n"`).
+    pub eol: &'static str,
+    /// Mapping keys repeated within one mapping, as `line N: key` (YAML forbids them, every
+    /// parser accepts them).
+    pub duplicate_keys: Vec<String>,
+}
+
+/// Parses `text` into a span tree. Errors name the line and column.
+pub fn parse(text: &str) -> anyhow::Result<Tree<'_>> {
+    tree_builder::build(text)
+}
+
+impl<'a> Tree<'a> {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id]
+    }
+
+    /// The source text of a node (from its anchor/tag/header to the end of its content).
+    pub fn src(&self, id: NodeId) -> &'a str {
+        let n = &self.nodes[id];
+        &self.text[n.start..n.end]
+    }
+
+    /// Whether the node is a YAML null (`null`, `~`, empty, `!!null`).
+    pub fn is_null(&self, id: NodeId) -> bool {
+        let n = &self.nodes[id];
+        n.kind == Kind::Scalar && self.scalar_key(id) == ScalarKey::Null
+    }
+
+    /// The scalar's identity as data (see [`ScalarKey`]).
+    pub fn scalar_key(&self, id: NodeId) -> ScalarKey {
+        let n = &self.nodes[id];
+        ScalarKey::of(&n.value, n.style, n.tag.as_deref())
+    }
+
+    /// The entries of a map as (key, value) pairs.
+    pub fn entries(&self, id: NodeId) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
+        self.nodes[id].children.chunks(2).map(|kv| (kv[0], kv[1]))
+    }
+
+    /// The value under `key` in a map (keys compared by decoded text).
+    pub fn get(&self, map: NodeId, key: &str) -> Option<NodeId> {
+        if self.nodes[map].kind != Kind::Map {
+            return None;
+        }
+        self.entries(map)
+            .find(|&(k, _)| self.nodes[k].value == key)
+            .map(|(_, v)| v)
+    }
+
+    /// The scalar text under `key`, if it is a non-null scalar.
+    pub fn get_str(&self, map: NodeId, key: &str) -> Option<&str> {
+        let v = self.get(map, key)?;
+        let n = &self.nodes[v];
+        (n.kind == Kind::Scalar && !self.is_null(v)).then_some(n.value.as_str())
+    }
+
+    /// 1-based line number of a byte offset, for messages.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.text.as_bytes()[..offset.min(self.text.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    }
+}
+
+/// Whether two nodes (possibly of different trees) are equal as data: scalars by
+/// [`ScalarKey`], maps regardless of key order, sequences in order, aliases by anchor name and
+/// anchored text. Formatting and comments do not count.
+pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
+    let (x, y) = (&a.nodes[an], &b.nodes[bn]);
+    if a.src(an) == b.src(bn) && x.kind != Kind::Alias {
+        return true;
+    }
+    match (x.kind, y.kind) {
+        (Kind::Scalar, Kind::Scalar) => a.scalar_key(an) == b.scalar_key(bn),
+        (Kind::Alias, Kind::Alias) => {
+            x.value == y.value
+                && match (x.target, y.target) {
+                    (Some(t), Some(u)) => a.src(t) == b.src(u),
+                    _ => false,
+                }
+        }
+        (Kind::Seq, Kind::Seq) => {
+            x.children.len() == y.children.len()
+                && x.children
+                    .iter()
+                    .zip(&y.children)
+                    .all(|(&c, &d)| same_data(a, c, b, d))
+        }
+        (Kind::Map, Kind::Map) => {
+            if x.children.len() != y.children.len() {
+                return false;
+            }
+            let index: std::collections::HashMap<&str, NodeId> = b
+                .entries(bn)
+                .map(|(k, v)| (b.nodes[k].value.as_str(), v))
+                .collect();
+            a.entries(an)
+                .all(|(k, v)| match index.get(a.nodes[k].value.as_str()) {
+                    Some(&w) => same_data(a, v, b, w),
+                    None => false,
+                })
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests;

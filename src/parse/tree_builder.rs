@@ -1,0 +1,364 @@
+//! Builds the span tree from granit-parser's events.
+
+use std::collections::{HashMap, HashSet};
+
+use anyhow::{anyhow, bail, Result};
+use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
+
+use super::{lines, Doc, Kind, Node, NodeId, Style, Tree};
+
+/// An open collection and the keys seen in it so far (to find duplicates).
+struct Frame {
+    id: NodeId,
+    keys: HashSet<String>,
+}
+
+struct Builder<'a> {
+    text: &'a str,
+    nodes: Vec<Node>,
+    docs: Vec<Doc>,
+    stack: Vec<Frame>,
+    /// Anchor id → the node that defines it.
+    anchors: HashMap<usize, NodeId>,
+    /// The end of the last token read: block scalar headers are searched from here.
+    last_end: usize,
+    /// Start of the current document's `---`, or of its content.
+    doc_marker: Option<(usize, bool)>,
+    doc_root: Option<NodeId>,
+    duplicate_keys: Vec<String>,
+}
+
+pub(super) fn build(text: &str) -> Result<Tree<'_>> {
+    let options = granit_parser::options! {
+        emit_anchor_events: true,
+        emit_comments: false,
+    };
+    let mut b = Builder {
+        text,
+        nodes: Vec::new(),
+        docs: Vec::new(),
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        last_end: 0,
+        doc_marker: None,
+        doc_root: None,
+        duplicate_keys: Vec::new(),
+    };
+    for next in Parser::new_from_str_with_options(text, options) {
+        let (event, span) = next.map_err(|e| {
+            let m = e.marker();
+            anyhow!(
+                "YAML error at line {} column {}: {}",
+                m.line(),
+                m.col() + 1,
+                e.info()
+            )
+        })?;
+        b.event(event, span)?;
+    }
+    b.finish_regions();
+    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    Ok(Tree {
+        text,
+        docs: b.docs,
+        nodes: b.nodes,
+        eol,
+        duplicate_keys: b.duplicate_keys,
+    })
+}
+
+fn range(span: &Span) -> Result<(usize, usize)> {
+    let r = span
+        .byte_range()
+        .ok_or_else(|| anyhow!("parser gave no byte offsets"))?;
+    Ok((r.start, r.end))
+}
+
+impl<'a> Builder<'a> {
+    fn event(&mut self, event: Event<'_>, span: Span) -> Result<()> {
+        let (start, end) = range(&span)?;
+        let props_start = span.tag_start().and_then(|m| m.byte_offset());
+        let tag_text = |t: &Option<std::borrow::Cow<'_, granit_parser::Tag>>| {
+            t.as_ref().and_then(|_| {
+                let (ts, _) = (props_start?, ());
+                let rest = &self.text[ts..];
+                let len = rest.find([' ', '\t', '\r', '\n']).unwrap_or(rest.len());
+                Some(rest[..len].to_string())
+            })
+        };
+        match event {
+            Event::DocumentStart(explicit, _) => {
+                self.doc_marker = Some((start, explicit));
+                self.doc_root = None;
+                self.last_end = end;
+            }
+            Event::DocumentEnd => {
+                let (marker, explicit) = self.doc_marker.take().unwrap_or((start, false));
+                self.docs.push(Doc {
+                    root: self.doc_root.take(),
+                    region: marker..end,
+                    explicit_start: explicit,
+                });
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let style = match style {
+                    ScalarStyle::Plain => Style::Plain,
+                    ScalarStyle::SingleQuoted => Style::SingleQuoted,
+                    ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+                    ScalarStyle::Literal => Style::Literal,
+                    ScalarStyle::Folded => Style::Folded,
+                };
+                let (mut s, mut e) = (start, end);
+                if matches!(style, Style::Literal | Style::Folded) {
+                    let header = self.block_header(start);
+                    let trimmed = self.text[start..end]
+                        .trim_end_matches([' ', '\t', '\r', '\n'])
+                        .len();
+                    let header_len = self.text[header..]
+                        .bytes()
+                        .take_while(|b| b"|>+-0123456789".contains(b))
+                        .count();
+                    e = (start + trimmed).max(header + header_len);
+                    s = header;
+                } else if value.is_empty() && style == Style::Plain && s == e {
+                    // An empty value sits on its `:` or `-`: move it after the indicator.
+                    if matches!(self.text.as_bytes().get(s), Some(b':') | Some(b'-')) {
+                        s += 1;
+                        e = s;
+                    }
+                }
+                let tag = tag_text(&tag);
+                let id = self.push(Node {
+                    kind: Kind::Scalar,
+                    flow: false,
+                    style,
+                    start: props_start.map_or(s, |p| p.min(s)),
+                    end: e,
+                    children: Vec::new(),
+                    value: value.into_owned(),
+                    tag,
+                    anchor: None,
+                    target: None,
+                    parent: None,
+                });
+                if anchor != 0 {
+                    self.anchors.insert(anchor, id);
+                }
+                self.last_end = e.max(self.last_end);
+                self.attach(id)?;
+            }
+            Event::Alias(anchor) => {
+                let target = self.anchors.get(&anchor).copied();
+                let name = self.text[start..end].trim_start_matches('*').to_string();
+                let id = self.push(Node {
+                    kind: Kind::Alias,
+                    flow: false,
+                    style: Style::Plain,
+                    start,
+                    end,
+                    children: Vec::new(),
+                    value: name,
+                    tag: None,
+                    anchor: None,
+                    target,
+                    parent: None,
+                });
+                self.last_end = end;
+                self.attach(id)?;
+            }
+            Event::Anchor(anchor, name) => {
+                // Follows the node it belongs to: the last one created.
+                let id = self
+                    .nodes
+                    .len()
+                    .checked_sub(1)
+                    .ok_or_else(|| anyhow!("anchor before any node"))?;
+                let node = &mut self.nodes[id];
+                node.anchor = Some(name.into_owned());
+                node.start = node.start.min(start);
+                self.anchors.insert(anchor, id);
+            }
+            Event::SequenceStart(style, anchor, tag) => {
+                let tag = tag_text(&tag);
+                self.open(Kind::Seq, style, anchor, tag, start, end, props_start)?;
+            }
+            Event::MappingStart(style, anchor, tag) => {
+                let tag = tag_text(&tag);
+                self.open(Kind::Map, style, anchor, tag, start, end, props_start)?;
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let frame = self
+                    .stack
+                    .pop()
+                    .ok_or_else(|| anyhow!("unbalanced collection end"))?;
+                self.close(frame.id, end);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Starts a collection: its extent is fixed when it closes.
+    #[allow(clippy::too_many_arguments)]
+    fn open(
+        &mut self,
+        kind: Kind,
+        style: StructureStyle,
+        anchor: usize,
+        tag: Option<String>,
+        start: usize,
+        end: usize,
+        props_start: Option<usize>,
+    ) -> Result<()> {
+        let flow = style == StructureStyle::Flow;
+        let id = self.push(Node {
+            kind,
+            flow,
+            style: Style::Plain,
+            start: props_start.map_or(start, |p| p.min(start)),
+            end,
+            children: Vec::new(),
+            value: String::new(),
+            tag,
+            anchor: None,
+            target: None,
+            parent: None,
+        });
+        if anchor != 0 {
+            self.anchors.insert(anchor, id);
+        }
+        if flow {
+            self.last_end = end;
+        }
+        self.attach(id)?;
+        self.stack.push(Frame {
+            id,
+            keys: HashSet::new(),
+        });
+        Ok(())
+    }
+
+    fn push(&mut self, node: Node) -> NodeId {
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    /// Adds a finished node to the open collection, or makes it the document's root.
+    fn attach(&mut self, id: NodeId) -> Result<()> {
+        let Some(frame) = self.stack.last_mut() else {
+            self.doc_root = Some(id);
+            return Ok(());
+        };
+        self.nodes[id].parent = Some(frame.id);
+        let parent = &mut self.nodes[frame.id];
+        let is_key = parent.kind == Kind::Map && parent.children.len() % 2 == 0;
+        parent.children.push(id);
+        if is_key {
+            let key = &self.nodes[id];
+            if key.kind != Kind::Scalar {
+                bail!(
+                    "line {}: a mapping key that is not a plain value (a template?)",
+                    lines_at(self.text, key.start)
+                );
+            }
+            if !frame.keys.insert(key.value.clone()) {
+                self.duplicate_keys.push(format!(
+                    "line {}: {}",
+                    lines_at(self.text, key.start),
+                    key.value
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fixes a collection's extent when it closes: flow collections end at their bracket,
+    /// block ones at their last child (granit's end event sits at the next token).
+    fn close(&mut self, id: NodeId, end: usize) {
+        let text = self.text;
+        let first = self.nodes[id].children.first().copied();
+        let last = self.nodes[id].children.last().copied();
+        let (first_start, last_end) = match (first, last) {
+            (Some(f), Some(l)) => (Some(self.nodes[f].start), Some(self.nodes[l].end)),
+            _ => (None, None),
+        };
+        let node = &mut self.nodes[id];
+        if node.flow {
+            node.end = end;
+            self.last_end = end;
+            return;
+        }
+        if let (Some(fs), Some(le)) = (first_start, last_end) {
+            node.end = le;
+            let first_start = if node.kind == Kind::Seq {
+                dash_before(text, fs)
+            } else {
+                fs
+            };
+            if node.anchor.is_none() && node.tag.is_none() {
+                node.start = first_start;
+            } else {
+                node.start = node.start.min(first_start);
+            }
+        }
+    }
+
+    /// Where a block scalar's `|`/`>` header is: after the last token, before the content.
+    fn block_header(&self, content: usize) -> usize {
+        let from = self.last_end.min(content);
+        let mut i = from;
+        let bytes = self.text.as_bytes();
+        while i < content {
+            match bytes[i] {
+                b'|' | b'>' => return i,
+                b'#' => {
+                    i = lines::next_line_start(self.text, i);
+                    continue;
+                }
+                _ => i += 1,
+            }
+        }
+        content
+    }
+
+    /// Turns the DocumentStart..DocumentEnd spans into regions that tile the file.
+    fn finish_regions(&mut self) {
+        let text = self.text;
+        let starts: Vec<usize> = self
+            .docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                if i == 0 {
+                    0
+                } else {
+                    lines::line_start(text, d.region.start)
+                }
+            })
+            .collect();
+        for (i, doc) in self.docs.iter_mut().enumerate() {
+            let end = starts.get(i + 1).copied().unwrap_or(text.len());
+            doc.region = starts[i]..end;
+        }
+    }
+}
+
+/// The dash of the sequence item whose content starts at `item` (granit's item spans start
+/// after `- `, and an indentless sequence's start event sits on the content).
+fn dash_before(text: &str, item: usize) -> usize {
+    let before = &text[..item];
+    let trimmed = before.trim_end_matches([' ', '\t', '\r', '\n']);
+    if trimmed.ends_with('-') {
+        trimmed.len() - 1
+    } else {
+        item
+    }
+}
+
+fn lines_at(text: &str, at: usize) -> usize {
+    text.as_bytes()[..at.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}

@@ -1,0 +1,246 @@
+//! Documents as resources: their identities, and which document of base, ours and theirs is
+//! the same resource.
+
+mod schema;
+
+pub use schema::{list_key_for, ListKind};
+
+use std::collections::HashMap;
+use std::fmt;
+
+use anyhow::{bail, Result};
+
+use crate::parse::{Kind, NodeId, Tree};
+
+/// A resource's identity: API group (not version, so `autoscaling/v2beta2` → `autoscaling/v2`
+/// is the same resource), kind, namespace, name. Missing parts are empty.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Identity {
+    pub group: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl Identity {
+    /// The identity of a document, if it has a `kind` or a `metadata.name`; plain YAML (values
+    /// files, CI workflows) has none.
+    pub fn of(tree: &Tree, root: NodeId) -> Option<Identity> {
+        if tree.node(root).kind != Kind::Map {
+            return None;
+        }
+        let kind = tree.get_str(root, "kind");
+        let metadata = tree.get(root, "metadata");
+        let name = metadata.and_then(|m| tree.get_str(m, "name"));
+        if kind.is_none() && name.is_none() {
+            return None;
+        }
+        let api_version = tree.get_str(root, "apiVersion").unwrap_or("");
+        Some(Identity {
+            group: api_version
+                .rsplit_once('/')
+                .map_or("", |(g, _)| g)
+                .to_string(),
+            kind: kind.unwrap_or("").to_string(),
+            namespace: metadata
+                .and_then(|m| tree.get_str(m, "namespace"))
+                .unwrap_or("")
+                .to_string(),
+            name: name.unwrap_or("").to_string(),
+        })
+    }
+
+    /// The schema table's name for the kind: `group/Kind`, or `Kind` for the core group.
+    pub fn group_kind(&self) -> String {
+        if self.group.is_empty() {
+            self.kind.clone()
+        } else {
+            format!("{}/{}", self.group, self.kind)
+        }
+    }
+}
+
+impl fmt::Display for Identity {
+    /// `apps/Deployment shop/web`, `ConfigMap settings`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.group_kind())?;
+        match (self.namespace.is_empty(), self.name.is_empty()) {
+            (_, true) if self.namespace.is_empty() => Ok(()),
+            (true, _) => write!(f, " {}", self.name),
+            (false, _) => write!(f, " {}/{}", self.namespace, self.name),
+        }
+    }
+}
+
+/// A document of one version: its index in the tree's docs and its root node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DocRef {
+    pub doc: usize,
+    pub root: NodeId,
+}
+
+/// One resource across the three versions.
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub base: Option<DocRef>,
+    pub ours: Option<DocRef>,
+    pub theirs: Option<DocRef>,
+    /// How messages name it: its identity, or `document N`.
+    pub label: String,
+    /// The identity, for the schema lookup.
+    pub identity: Option<Identity>,
+}
+
+/// The non-empty documents of a file with their identities.
+fn documents(tree: &Tree) -> Vec<(DocRef, Option<Identity>)> {
+    tree.docs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| d.root.map(|root| (DocRef { doc: i, root }, root)))
+        .filter(|&(_, root)| !tree.is_null(root))
+        .map(|(r, root)| (r, Identity::of(tree, root)))
+        .collect()
+}
+
+/// Pairs the documents of base, ours and theirs into resources.
+///
+/// One document per version (the common file) is one resource whatever its identity, so a
+/// rename is merged like any other field. Otherwise documents pair by identity, unidentified
+/// ones by position among the unidentified; a rename on one side (one group missing that side,
+/// one unmatched document of that side) is paired. Duplicate identities cannot be paired
+/// safely: an error, so the driver falls back to the line merge.
+pub fn match_documents(base: &Tree, ours: &Tree, theirs: &Tree) -> Result<Vec<Group>> {
+    let versions = [documents(base), documents(ours), documents(theirs)];
+    if versions.iter().all(|v| v.len() == 1) {
+        let identity = versions[1][0]
+            .1
+            .clone()
+            .or_else(|| versions[2][0].1.clone());
+        return Ok(vec![Group {
+            base: Some(versions[0][0].0),
+            ours: Some(versions[1][0].0),
+            theirs: Some(versions[2][0].0),
+            label: identity
+                .as_ref()
+                .map_or("document 1".into(), |i| i.to_string()),
+            identity,
+        }]);
+    }
+    #[derive(PartialEq, Eq, Hash, Clone)]
+    enum Key {
+        Id(Identity),
+        Plain(usize),
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<Key, usize> = HashMap::new();
+    // Ours first, then theirs, then base: the output follows ours' order, new ones theirs'.
+    for side in [1, 2, 0] {
+        let mut plain = 0;
+        let mut seen = std::collections::HashSet::new();
+        for (doc, identity) in &versions[side] {
+            let key = match identity {
+                Some(id) => Key::Id(id.clone()),
+                None => {
+                    plain += 1;
+                    Key::Plain(plain)
+                }
+            };
+            if !seen.insert(key.clone()) {
+                let name = ["base", "ours", "theirs"][side];
+                bail!(
+                    "{name} has two documents for {}",
+                    identity
+                        .as_ref()
+                        .map_or("the same position".into(), |i| i.to_string())
+                );
+            }
+            let g = *index.entry(key).or_insert_with(|| {
+                groups.push(Group {
+                    base: None,
+                    ours: None,
+                    theirs: None,
+                    label: identity
+                        .as_ref()
+                        .map_or(format!("document {plain}"), |i| i.to_string()),
+                    identity: identity.clone(),
+                });
+                groups.len() - 1
+            });
+            match side {
+                0 => groups[g].base = Some(*doc),
+                1 => groups[g].ours = Some(*doc),
+                _ => groups[g].theirs = Some(*doc),
+            }
+        }
+    }
+    pair_renames(&mut groups);
+    Ok(groups)
+}
+
+/// A rename on one side shows as one group missing only that side and one group holding only
+/// that side: when each is unique, they are the same resource.
+fn pair_renames(groups: &mut Vec<Group>) {
+    for side in [Side::Ours, Side::Theirs] {
+        let other = side.other();
+        let missing: Vec<usize> = (0..groups.len())
+            .filter(|&i| {
+                let g = &groups[i];
+                g.base.is_some() && g.side(side).is_none() && g.side(other).is_some()
+            })
+            .collect();
+        let only: Vec<usize> = (0..groups.len())
+            .filter(|&i| {
+                let g = &groups[i];
+                g.base.is_none() && g.side(side).is_some() && g.side(other).is_none()
+            })
+            .collect();
+        if let (&[m], &[o]) = (missing.as_slice(), only.as_slice()) {
+            let doc = groups[o].side(side);
+            groups[m].set_side(side, doc);
+            groups.remove(o);
+        }
+    }
+}
+
+/// Ours or theirs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Ours,
+    Theirs,
+}
+
+impl Side {
+    fn other(self) -> Side {
+        match self {
+            Side::Ours => Side::Theirs,
+            Side::Theirs => Side::Ours,
+        }
+    }
+}
+
+impl Group {
+    fn side(&self, side: Side) -> Option<DocRef> {
+        match side {
+            Side::Ours => self.ours,
+            Side::Theirs => self.theirs,
+        }
+    }
+
+    fn set_side(&mut self, side: Side, doc: Option<DocRef>) {
+        match side {
+            Side::Ours => self.ours = doc,
+            Side::Theirs => self.theirs = doc,
+        }
+    }
+}
+
+/// The identities that more than one document of a file claims.
+pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    documents(tree)
+        .into_iter()
+        .filter_map(|(_, id)| id)
+        .filter(|id| !seen.insert(id.clone()))
+        .map(|id| id.to_string())
+        .collect()
+}
