@@ -134,3 +134,74 @@ pub fn code(out: &Output) -> i32 {
         .code()
         .unwrap_or_else(|| panic!("process killed by a signal; stderr:\n{}", stderr(out)))
 }
+
+/// How a process run under a hang guard ended.
+pub struct Finished {
+    /// The exit code; `None` if it was killed (by a signal or by the guard).
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub timed_out: bool,
+}
+
+/// Runs `cmd` with output captured through files (a full pipe cannot stall it) and kills it
+/// after `limit`. A hang guard for inputs that must finish in milliseconds, not a timing.
+pub fn run_guarded(cmd: &mut Command, limit: std::time::Duration) -> Result<Finished, String> {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+    let out_path = dir.path().join("stdout");
+    let err_path = dir.path().join("stderr");
+    let out = fs::File::create(&out_path).map_err(|e| e.to_string())?;
+    let err = fs::File::create(&err_path).map_err(|e| e.to_string())?;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(out))
+        .stderr(Stdio::from(err))
+        .spawn()
+        .map_err(|e| format!("starting {:?}: {e}", cmd.get_program()))?;
+    let start = std::time::Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait().map_err(|e| e.to_string())? {
+            Some(status) => break status,
+            None if start.elapsed() > limit => {
+                let _ = child.kill();
+                timed_out = true;
+                break child.wait().map_err(|e| e.to_string())?;
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(2)),
+        }
+    };
+    Ok(Finished {
+        code: status.code(),
+        stdout: fs::read(&out_path).unwrap_or_default(),
+        stderr: fs::read(&err_path).unwrap_or_default(),
+        timed_out,
+    })
+}
+
+/// Every YAML document of `bytes` as data, empty (null) documents dropped: the comparison
+/// the conformance checker and the real-merge scorer make.
+pub fn yaml_documents(bytes: &[u8]) -> Result<Vec<yaml_serde::Value>, String> {
+    use serde::Deserialize as _;
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
+    let mut docs = Vec::new();
+    for doc in yaml_serde::Deserializer::from_str(text) {
+        let value = yaml_serde::Value::deserialize(doc).map_err(|e| e.to_string())?;
+        if !value.is_null() {
+            docs.push(value);
+        }
+    }
+    Ok(docs)
+}
+
+/// A unified diff of two texts for failure messages.
+pub fn unified_diff(expected: &[u8], actual: &[u8], expected_name: &str) -> String {
+    let expected = String::from_utf8_lossy(expected);
+    let actual = String::from_utf8_lossy(actual);
+    similar::TextDiff::from_lines(expected.as_ref(), actual.as_ref())
+        .unified_diff()
+        .context_radius(3)
+        .header(expected_name, "output")
+        .to_string()
+}
