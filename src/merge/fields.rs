@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use crate::parse::{same_data, Kind, NodeId, Tree};
+use crate::parse::{line_start, same_data, Kind, NodeId, Tree};
+use crate::render::{entry_lines, item_lines, Edit};
+use crate::resource::{list_key_for, ListKind};
 
 use super::merger::{is_block_collection, Field, Merger, Slot};
 use super::path::Path;
@@ -66,13 +68,16 @@ impl Merger<'_> {
         }
         let (on, tn) = (ours.node(o.node), theirs.node(t.node));
         let base_map_or_none = |kind: Kind| b.is_none_or(|b| base.node(b.node).kind == kind);
+        // Ours' text is what gets edited, so ours must be a block collection; theirs may be
+        // an empty `{}`/`[]`, whose "children" are all deletions.
+        let theirs_mergeable = !tn.flow || tn.children.is_empty();
         if on.kind == tn.kind
             && is_block_collection(ours, o.node)
-            && !tn.flow
+            && theirs_mergeable
             && base_map_or_none(on.kind)
         {
             match on.kind {
-                Kind::Map => return self.merge_map(path, b.map(|b| b.node), o.node, t.node),
+                Kind::Map => return self.merge_map(path, b.map(|b| b.node), o, Some(t.node)),
                 Kind::Seq => return self.merge_list(path, b, o, t),
                 _ => {}
             }
@@ -117,9 +122,13 @@ impl Merger<'_> {
 
     /// Seed map rules: fields paired by name; present only in ours → kept; added in theirs →
     /// added (after the field it follows in theirs); deleted in theirs and unchanged in ours →
-    /// deleted; both present → merged recursively.
-    fn merge_map(&mut self, path: &Path, b: Option<NodeId>, o: NodeId, t: NodeId) {
+    /// deleted; both present → merged recursively. A map theirs deleted (`t` is `None`) is
+    /// merged as an empty one: what ours added survives, what ours changed is disputed.
+    fn merge_map(&mut self, path: &Path, b: Option<NodeId>, o: Field, t: Option<NodeId>) {
         let fields = |tree: &Tree, map: NodeId| -> Vec<Child> {
+            if tree.node(map).kind != Kind::Map {
+                return Vec::new();
+            }
             tree.entries(map)
                 .map(|(k, v)| Child {
                     name: tree.node(k).value.clone(),
@@ -132,16 +141,18 @@ impl Merger<'_> {
                 .collect()
         };
         let base = b.map_or_else(Vec::new, |b| fields(self.base, b));
-        let ours = fields(self.ours, o);
-        let theirs = fields(self.theirs, t);
-        self.merge_children(path, Children::Fields, &base, &ours, &theirs);
+        let ours = fields(self.ours, o.node);
+        let theirs = t.map_or_else(Vec::new, |t| fields(self.theirs, t));
+        self.merge_children(path, Children::Fields, o, &base, &ours, &theirs);
     }
 
-    /// The pairing rules shared by map fields and associative list elements.
+    /// The pairing rules shared by map fields and associative list elements, for the children
+    /// of ours' collection `parent`.
     pub fn merge_children(
         &mut self,
         path: &Path,
         kind: Children,
+        parent: Field,
         base: &[Child],
         ours: &[Child],
         theirs: &[Child],
@@ -159,6 +170,7 @@ impl Merger<'_> {
         };
         let Some(first) = ours.first() else { return };
         let column = Merger::column(self.ours, first.field);
+        let mut inserted = false;
         for (n, c) in ours.iter().enumerate() {
             let b = bi.get(&c.name).map(|&i| base[i].field);
             match ti.get(&c.name) {
@@ -171,18 +183,24 @@ impl Merger<'_> {
                     });
                     if same_data(self.base, b.node, self.ours, c.field.node) {
                         self.delete(c.field, next);
-                        continue;
-                    }
-                    match self.opts.policy {
-                        Policy::Theirs => self.delete(c.field, next),
-                        Policy::Ours => {}
-                        Policy::Mark => self.conflict_field(
-                            &sub(c),
-                            "theirs deleted it, ours changed it".into(),
-                            Some(b),
-                            Some(c.field),
-                            None,
-                        ),
+                    } else if (is_block_collection(self.ours, c.field.node)
+                        || self.ours.node(c.field.node).children.is_empty())
+                        && self.ours.node(c.field.node).kind == Kind::Map
+                        && self.base.node(b.node).kind == Kind::Map
+                    {
+                        self.merge_map(&sub(c), Some(b.node), c.field, None);
+                    } else {
+                        match self.opts.policy {
+                            Policy::Theirs => self.delete(c.field, next),
+                            Policy::Ours => {}
+                            Policy::Mark => self.conflict_field(
+                                &sub(c),
+                                "theirs deleted it, ours changed it".into(),
+                                Some(b),
+                                Some(c.field),
+                                None,
+                            ),
+                        }
                     }
                 }
             }
@@ -191,31 +209,22 @@ impl Merger<'_> {
             if oi.contains_key(&c.name) {
                 continue;
             }
-            // After the nearest field before it in theirs that ours has, else before ours' first.
-            let at = theirs[..n]
-                .iter()
-                .rev()
-                .find_map(|p| oi.get(&p.name))
-                .map_or_else(
-                    || self.before(first.field),
-                    |&i| {
-                        // Ours' own additions right after it stay first, as git orders them.
-                        let mut i = i;
-                        while ours
-                            .get(i + 1)
-                            .is_some_and(|x| !bi.contains_key(&x.name) && !ti.contains_key(&x.name))
-                        {
-                            i += 1;
-                        }
-                        self.after(ours[i].field)
-                    },
-                );
+            let at = self.placement(
+                &theirs[..n],
+                &theirs[n + 1..],
+                ours,
+                &oi,
+                &bi,
+                &ti,
+                first.field,
+            );
             match bi.get(&c.name) {
                 None => {
                     if self.opts.policy == Policy::Theirs && self.theirs.is_null(c.field.node) {
                         continue;
                     }
-                    self.insert(c.field, at, column);
+                    self.insert(c.field, at, column, &[]);
+                    inserted = true;
                 }
                 Some(&i) => {
                     let b = base[i].field;
@@ -223,7 +232,17 @@ impl Merger<'_> {
                         continue; // deleted in ours, unchanged in theirs
                     }
                     match self.opts.policy {
-                        Policy::Theirs => self.insert(c.field, at, column),
+                        Policy::Theirs => {
+                            // kyaml adds back only what theirs changed.
+                            let keep = match kind {
+                                Children::Fields => Vec::new(),
+                                Children::Elements => self.element_keys(path),
+                            };
+                            let mut delta = Vec::new();
+                            self.delta(&sub(c), b.node, c.field.node, &keep, &mut delta);
+                            self.insert(c.field, at, column, &delta);
+                            inserted = true;
+                        }
                         Policy::Ours => {}
                         Policy::Mark => {
                             let what = "ours deleted it, theirs changed it".to_string();
@@ -239,6 +258,144 @@ impl Merger<'_> {
                         }
                     }
                 }
+            }
+        }
+        if !inserted {
+            self.empty_if_all_deleted(parent, ours);
+        }
+    }
+
+    /// Where a child new to ours goes: after the nearest child before it in theirs that ours
+    /// has (and after ours' own additions there, as git orders them), else before the nearest
+    /// one after it, else at the end.
+    #[allow(clippy::too_many_arguments)]
+    fn placement(
+        &self,
+        before: &[Child],
+        after: &[Child],
+        ours: &[Child],
+        oi: &HashMap<String, usize>,
+        bi: &HashMap<String, usize>,
+        ti: &HashMap<String, usize>,
+        first: Field,
+    ) -> usize {
+        if let Some(&i) = before.iter().rev().find_map(|p| oi.get(&p.name)) {
+            let mut i = i;
+            while ours
+                .get(i + 1)
+                .is_some_and(|x| !bi.contains_key(&x.name) && !ti.contains_key(&x.name))
+            {
+                i += 1;
+            }
+            return self.after(ours[i].field);
+        }
+        match after.iter().find_map(|p| oi.get(&p.name)) {
+            Some(&i) => self.before(ours[i].field),
+            None => ours
+                .last()
+                .map_or_else(|| self.before(first), |l| self.after(l.field)),
+        }
+    }
+
+    /// When every child of ours' collection was deleted and none added, the collection stays
+    /// as an empty `{}`/`[]` rather than turning into a null.
+    fn empty_if_all_deleted(&mut self, parent: Field, ours: &[Child]) {
+        let ranges: Option<Vec<std::ops::Range<usize>>> = ours
+            .iter()
+            .map(|c| self.deleted.get(&c.field.node).cloned())
+            .collect();
+        let Some(ranges) = ranges else { return };
+        self.edits
+            .retain(|e| !(e.text.is_empty() && ranges.contains(&(e.start..e.end))));
+        let empty = if self.ours.node(parent.node).kind == Kind::Map {
+            "{}"
+        } else {
+            "[]"
+        };
+        self.replace_with(parent, empty);
+    }
+
+    /// The key fields of the associative list at `path`, which an element always keeps.
+    fn element_keys(&self, path: &Path) -> Vec<String> {
+        match list_key_for(self.group_kind.as_deref(), &path.schema, |_| false) {
+            ListKind::Keyed(keys) => keys,
+            _ => vec!["name".into()],
+        }
+    }
+
+    /// Edits of theirs' text that leave only what changed from base (kyaml's "delta" for a
+    /// field ours does not have), keeping the fields named in `keep` (an element's keys).
+    fn delta(&self, path: &Path, b: NodeId, t: NodeId, keep: &[String], out: &mut Vec<Edit>) {
+        let (base, theirs) = (self.base, self.theirs);
+        if base.node(b).kind != theirs.node(t).kind || !is_block_collection(theirs, t) {
+            return;
+        }
+        if theirs.node(t).kind == Kind::Seq {
+            let ListKind::Keyed(keys) = self.list_kind(path, &[(base, b), (theirs, t)]) else {
+                return; // a plain list is taken whole
+            };
+            let named = |tree: &Tree, list: NodeId| -> HashMap<String, NodeId> {
+                tree.node(list)
+                    .children
+                    .iter()
+                    .map(|&e| {
+                        (
+                            keys.iter()
+                                .map(|k| tree.get_str(e, k).unwrap_or(""))
+                                .collect::<Vec<_>>()
+                                .join("\u{0}"),
+                            e,
+                        )
+                    })
+                    .collect()
+            };
+            let in_base = named(base, b);
+            for &e in &theirs.node(t).children {
+                let name: String = keys
+                    .iter()
+                    .map(|k| theirs.get_str(e, k).unwrap_or(""))
+                    .collect::<Vec<_>>()
+                    .join("\u{0}");
+                let Some(&be) = in_base.get(&name) else {
+                    continue;
+                };
+                if same_data(base, be, theirs, e) {
+                    let range = item_lines(theirs, e);
+                    out.push(Edit {
+                        start: range.start,
+                        end: range.end,
+                        text: String::new(),
+                    });
+                } else {
+                    self.delta(&path.element(&name), be, e, &keys, out);
+                }
+            }
+            return;
+        }
+        let entries: Vec<(NodeId, NodeId)> = theirs.entries(t).collect();
+        for (n, &(k, v)) in entries.iter().enumerate() {
+            let name = &theirs.node(k).value;
+            if keep.contains(name) {
+                continue;
+            }
+            let Some(bv) = base.get(b, name) else {
+                continue;
+            };
+            if same_data(base, bv, theirs, v) {
+                let mut range = entry_lines(theirs, k, v);
+                if line_start(theirs.text, range.start) < range.start {
+                    // The first key on a `- ` line: pull the next key up.
+                    range.end = entries
+                        .get(n + 1)
+                        .map_or(range.end, |&(nk, _)| theirs.node(nk).start);
+                }
+                out.push(Edit {
+                    start: range.start,
+                    end: range.end,
+                    text: String::new(),
+                });
+            } else {
+                self.delta(&path.key(name), bv, v, &[], out);
             }
         }
     }

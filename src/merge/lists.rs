@@ -14,6 +14,20 @@ use super::path::Path;
 use super::Policy;
 
 impl Merger<'_> {
+    /// How the elements of the list at `path` are identified, given its versions: the schema
+    /// for built-in kinds, else the first seed key every version carries uniquely.
+    pub fn list_kind(&self, path: &Path, lists: &[(&Tree, NodeId)]) -> ListKind {
+        let lists: Vec<&(&Tree, NodeId)> = lists
+            .iter()
+            .filter(|(tree, n)| tree.node(*n).kind == Kind::Seq)
+            .collect();
+        list_key_for(self.group_kind.as_deref(), &path.schema, |field| {
+            lists
+                .iter()
+                .all(|&&(tree, list)| unique_field(tree, list, field))
+        })
+    }
+
     /// Merges a block sequence both sides have.
     pub fn merge_list(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
         let lists: Vec<(&Tree, NodeId)> = [
@@ -22,16 +36,9 @@ impl Merger<'_> {
             (self.theirs, Some(t.node)),
         ]
         .into_iter()
-        .filter_map(|(tree, n)| {
-            n.filter(|&n| tree.node(n).kind == Kind::Seq)
-                .map(|n| (tree, n))
-        })
+        .filter_map(|(tree, n)| n.map(|n| (tree, n)))
         .collect();
-        let kind = list_key_for(self.group_kind.as_deref(), &path.schema, |field| {
-            lists
-                .iter()
-                .all(|&(tree, list)| unique_field(tree, list, field))
-        });
+        let kind = self.list_kind(path, &lists);
         let keyed = |keys: &[String]| -> Option<[Vec<Child>; 3]> {
             let base = match b {
                 Some(b) if self.base.node(b.node).kind == Kind::Seq => {
@@ -65,7 +72,7 @@ impl Merger<'_> {
         };
         match paired {
             Some([base, ours, theirs]) => {
-                self.merge_children(path, Children::Elements, &base, &ours, &theirs)
+                self.merge_children(path, Children::Elements, o, &base, &ours, &theirs)
             }
             None if self.opts.policy == Policy::Theirs => self.take_theirs(o, t),
             None => self.merge_plain_list(path, b, o, t),
@@ -115,7 +122,7 @@ impl Merger<'_> {
                 Chunk::Theirs { ours, theirs } => {
                     let pos = at(self, ours.start);
                     for &i in &theirs_items[theirs] {
-                        self.insert(item(i), pos, column);
+                        self.insert(item(i), pos, column, &[]);
                     }
                     for &i in &ours_items[ours] {
                         self.delete(item(i), None);

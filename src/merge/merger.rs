@@ -1,6 +1,9 @@
 //! The state of one structural merge: the three trees, the edits planned against ours, the
 //! conflicts found, and the primitives every rule uses to change ours' text.
 
+use std::collections::HashMap;
+use std::ops::Range;
+
 use crate::parse::{indent_of_line, line_end, line_start, next_line_start, Kind, NodeId, Tree};
 use crate::render::{dash_of, entry_lines, item_lines, key_lines_start, reindent, Edit, Markers};
 
@@ -35,6 +38,8 @@ pub struct Merger<'t> {
     pub resource: String,
     /// Its `group/Kind`, for the list-key schema.
     pub group_kind: Option<String>,
+    /// Ours' fields deleted so far, with the bytes their deletion removes.
+    pub deleted: HashMap<NodeId, Range<usize>>,
 }
 
 impl<'t> Merger<'t> {
@@ -64,8 +69,32 @@ impl<'t> Merger<'t> {
     /// lines. When ours' lines start mid-line (`- ` before a key), `prefix` stands in for the
     /// first line's indentation.
     pub fn moved_lines(&self, tree: &Tree, f: Field, to: usize, prefix: Option<&str>) -> String {
+        self.moved_lines_edited(tree, f, to, prefix, &[])
+    }
+
+    /// [`Self::moved_lines`] with `edits` (against `tree`'s text) applied first.
+    pub fn moved_lines_edited(
+        &self,
+        tree: &Tree,
+        f: Field,
+        to: usize,
+        prefix: Option<&str>,
+        edits: &[Edit],
+    ) -> String {
         let range = Self::lines(tree, f);
-        let text = &tree.text[range.clone()];
+        let mut local: Vec<Edit> = edits
+            .iter()
+            .filter(|e| e.start >= range.start && e.end <= range.end)
+            .map(|e| Edit {
+                start: e.start - range.start,
+                end: e.end - range.start,
+                text: e.text.clone(),
+            })
+            .collect();
+        let source = &tree.text[range.clone()];
+        let edited =
+            crate::render::splice(source, &mut local).unwrap_or_else(|_| source.to_string());
+        let text = edited.as_str();
         let from = Self::column(tree, f);
         let first_indent = text.bytes().take_while(|&b| b == b' ').count();
         // The first line's own indentation, relative to the field's column.
@@ -269,6 +298,7 @@ impl<'t> Merger<'t> {
         } else {
             range
         };
+        self.deleted.insert(o.node, range.clone());
         self.edits.push(Edit {
             start: range.start,
             end: range.end,
@@ -276,9 +306,29 @@ impl<'t> Merger<'t> {
         });
     }
 
+    /// Replaces ours' value with a short flow text (`{}`), keeping its key line.
+    pub fn replace_with(&mut self, o: Field, text: &str) {
+        let on = self.ours.node(o.node);
+        let (start, prefix) = match after_indicator(self.ours, o) {
+            Some(after) => (after, " "),
+            None => (on.start, ""),
+        };
+        let end = if is_block_collection(self.ours, o.node) {
+            line_end(self.ours.text, on.end)
+        } else {
+            on.end
+        };
+        self.edits.push(Edit {
+            start,
+            end,
+            text: format!("{prefix}{text}"),
+        });
+    }
+
     /// Inserts theirs' field (whole lines, with theirs' comments above it) at `at` in ours,
     /// moved to ours' column `col`.
-    pub fn insert(&mut self, t: Field, at: usize, col: usize) {
+    /// `edits` (against theirs' text) trim what is inserted (kyaml's delta).
+    pub fn insert(&mut self, t: Field, at: usize, col: usize, edits: &[Edit]) {
         let text = self.ours.text;
         let mut new = String::new();
         if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
@@ -287,11 +337,11 @@ impl<'t> Merger<'t> {
         let mid_line = at > line_start(text, at);
         if mid_line {
             // Before the first key of a `- ` item: the new field takes the dash line.
-            let lines = self.moved_lines(self.theirs, t, col, Some(""));
+            let lines = self.moved_lines_edited(self.theirs, t, col, Some(""), edits);
             new.push_str(&lines);
             new.push_str(&" ".repeat(col));
         } else {
-            new.push_str(&self.moved_lines(self.theirs, t, col, None));
+            new.push_str(&self.moved_lines_edited(self.theirs, t, col, None, edits));
         }
         self.edits.push(Edit {
             start: at,

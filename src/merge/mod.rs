@@ -9,7 +9,7 @@ mod path;
 mod resources;
 mod strings;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::{bail, Context, Result};
 
@@ -125,6 +125,7 @@ pub fn merge3(base: &str, ours: &str, theirs: &str, opts: &MergeOptions) -> Resu
         conflicts: Vec::new(),
         resource: String::new(),
         group_kind: None,
+        deleted: HashMap::new(),
     };
     merger.merge_resources(&groups);
     let Merger {

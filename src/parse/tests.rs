@@ -40,3 +40,29 @@ fn spans_cover_exactly_the_node_text() {
         assert_eq!(&show(text), want, "for {text:?}");
     }
 }
+
+#[test]
+fn empty_flow_map_is_an_empty_map() {
+    let t = parse("a: {}\nb: []\n").expect("parses");
+    let root = t.docs[0].root.expect("root");
+    let a = t.get(root, "a").expect("a");
+    let b = t.get(root, "b").expect("b");
+    assert_eq!(
+        (
+            t.node(a).kind,
+            t.node(a).flow,
+            t.node(a).children.len(),
+            t.src(a)
+        ),
+        (Kind::Map, true, 0, "{}")
+    );
+    assert_eq!(
+        (
+            t.node(b).kind,
+            t.node(b).flow,
+            t.node(b).children.len(),
+            t.src(b)
+        ),
+        (Kind::Seq, true, 0, "[]")
+    );
+}
