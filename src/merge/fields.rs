@@ -86,7 +86,8 @@ impl Merger<'_> {
             self.take_theirs(o, t);
             return;
         }
-        if on.kind == Kind::Scalar && tn.kind == Kind::Scalar && self.merge_lines(b, o, t) {
+        if on.kind == Kind::Scalar && tn.kind == Kind::Scalar && self.opts.policy != Policy::Theirs
+            && self.merge_lines(path, b, o, t) {
             return;
         }
         self.both_changed(path, b, o, t);

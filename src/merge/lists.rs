@@ -132,6 +132,20 @@ impl Merger<'_> {
                     if self.opts.policy == Policy::Ours {
                         continue;
                     }
+                    if base.len() == ours.len() && base.len() == theirs.len() {
+                        // The same elements edited on both sides: merge them one by one, so
+                        // only the fields both changed conflict.
+                        for n in 0..base.len() {
+                            let sub = path.element(&format!("{}", base.start + n));
+                            self.merge_value(
+                                &sub,
+                                Some(item(base_items[base.start + n])),
+                                item(ours_items[ours.start + n]),
+                                item(theirs_items[theirs.start + n]),
+                            );
+                        }
+                        continue;
+                    }
                     let fields = |ids: &[NodeId]| ids.iter().map(|&i| item(i)).collect::<Vec<_>>();
                     let what = format!(
                         "both sides changed elements {}..{} differently",

@@ -115,7 +115,7 @@ impl<'t> Merger<'t> {
         out
     }
 
-    fn markers(&self) -> Markers<'_> {
+    pub fn markers(&self) -> Markers<'_> {
         let l = &self.opts.labels;
         Markers {
             size: self.opts.marker_size,
