@@ -1,0 +1,375 @@
+//! Real merges from public Kubernetes config repositories (`../shared/realworld/`): the
+//! regression guard that kmerge is never worse than git, and the same score
+//! `../shared/tools/realworld.py` prints.
+//!
+//! Class `b` cases are merges git's line merge got right byte for byte; kmerge must too.
+//! Class `a` cases are where git conflicts; they are scored, not asserted, since the person's
+//! result there is often a third value. Every case's files also feed invariants that hold for
+//! any merge: taking nothing from one side returns the other.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{kmerge_bin, run_guarded, yaml_documents};
+use kmerge::driver::merge_bytes;
+use kmerge::merge::MergeOptions;
+use yaml_serde::Value;
+
+/// A clean git merge whose result has a duplicate `serviceName:` key that no input had (both
+/// sides added it): the person committed broken YAML. A conflict is the right answer there;
+/// until the structural checks flag it, git's clean bytes are accepted too.
+const DUPLICATE_KEY_CASE: &str = "prometheus-community+helm-charts__ba9556d__charts__kube-prometheus-stack__charts__crds__crds__crd-prometheusagents.yaml";
+
+/// A hang guard: the largest case takes milliseconds.
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn root() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
+    assert!(
+        root.is_dir(),
+        "{} is missing: these tests need the shared real-merge corpus beside the repository \
+         (CI always has it)",
+        root.display()
+    );
+    root
+}
+
+struct Case {
+    name: String,
+    dir: PathBuf,
+    /// `a` or `b`, with `-k8s` when every document is a Kubernetes resource (realworld.py's
+    /// grouping).
+    class: String,
+}
+
+fn cases() -> Vec<Case> {
+    let root = root();
+    let mut cases = Vec::new();
+    let entries = fs::read_dir(&root).unwrap_or_else(|e| panic!("reading {}: {e}", root.display()));
+    for dir in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+        let meta_path = dir.join("case.yaml");
+        let Ok(meta_text) = fs::read_to_string(&meta_path) else {
+            continue;
+        };
+        let meta: Value = yaml_serde::from_str(&meta_text)
+            .unwrap_or_else(|e| panic!("{}: {e}", meta_path.display()));
+        let class = match meta.get("class") {
+            Some(Value::String(c)) => c.clone(),
+            other => panic!("{}: class is {other:?}", meta_path.display()),
+        };
+        let k8s = meta.get("k8s").and_then(Value::as_bool).unwrap_or(false);
+        cases.push(Case {
+            name: dir
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+            class: if k8s { format!("{class}-k8s") } else { class },
+            dir,
+        });
+    }
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    assert!(!cases.is_empty(), "no cases under {}", root.display());
+    cases
+}
+
+fn read(dir: &Path, name: &str) -> Vec<u8> {
+    fs::read(dir.join(name)).unwrap_or_else(|e| panic!("reading {}: {e}", dir.join(name).display()))
+}
+
+/// The identity realworld.py matches documents by: (API group, kind, namespace, name) for a
+/// resource, the position for anything else.
+fn doc_key(doc: &Value, index: usize) -> String {
+    let metadata = doc.get("metadata").filter(|m| m.is_mapping());
+    match (doc.as_mapping(), metadata, doc.get("kind")) {
+        (Some(_), Some(metadata), Some(kind)) => {
+            let api_version = doc.get("apiVersion").map(scalar_text).unwrap_or_default();
+            let group = api_version
+                .split_once('/')
+                .map_or("", |(g, _)| g)
+                .to_string();
+            let namespace = metadata
+                .get("namespace")
+                .filter(|n| truthy(n))
+                .cloned()
+                .unwrap_or_else(|| Value::String(String::new()));
+            let name = metadata.get("name").map_or("None".to_string(), scalar_text);
+            format!("{group:?} {kind:?} {namespace:?} {name:?}")
+        }
+        _ => format!("# {index}"),
+    }
+}
+
+/// Python's `str()` of a scalar, near enough for identities.
+fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::String(s) => !s.is_empty(),
+        Value::Sequence(s) => !s.is_empty(),
+        Value::Mapping(m) => !m.is_empty(),
+        _ => true,
+    }
+}
+
+/// Whether PyYAML (with libyaml, as realworld.py loads it) accepts the text, so that a text
+/// byte-identical to the human's counts as equal data. yaml_serde also runs on libyaml but
+/// rejects duplicate keys, which PyYAML accepts (the last one wins).
+fn parses_like_pyyaml(text: &[u8]) -> bool {
+    match yaml_documents(text) {
+        Ok(_) => true,
+        Err(e) => e.contains("duplicate entry"),
+    }
+}
+
+/// realworld.py's `same`: the documents of both, keyed by identity, are equal as data.
+fn same_as_data(a: &[u8], b: &[u8]) -> bool {
+    let (Ok(da), Ok(db)) = (yaml_documents(a), yaml_documents(b)) else {
+        return false;
+    };
+    let keyed = |docs: &[Value]| -> HashMap<String, Value> {
+        docs.iter()
+            .enumerate()
+            .map(|(i, d)| (doc_key(d, i), d.clone()))
+            .collect()
+    };
+    da.len() == db.len() && keyed(&da) == keyed(&db)
+}
+
+#[derive(Default)]
+struct Counts {
+    exact: usize,
+    differs: usize,
+    conflict: usize,
+    error: usize,
+    marked_lines: usize,
+    bytes: usize,
+}
+
+impl Counts {
+    fn total(&self) -> usize {
+        self.exact + self.differs + self.conflict + self.error
+    }
+
+    fn add(&mut self, other: &Counts) {
+        self.exact += other.exact;
+        self.differs += other.differs;
+        self.conflict += other.conflict;
+        self.error += other.error;
+        self.marked_lines += other.marked_lines;
+        self.bytes += other.bytes;
+    }
+}
+
+/// Lines from each `<<<<<<<` to its `>>>>>>>`, both included, as realworld.py counts them.
+fn marked_lines(text: &[u8]) -> usize {
+    let mut inside = false;
+    let mut n = 0;
+    for line in String::from_utf8_lossy(text).lines() {
+        if line.starts_with("<<<<<<<") {
+            inside = true;
+        }
+        if inside {
+            n += 1;
+        }
+        if line.starts_with(">>>>>>>") {
+            inside = false;
+        }
+    }
+    n
+}
+
+fn note(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+#[test]
+fn realworld_score_and_class_b_guard() {
+    let mut counts: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for case in cases() {
+        let scratch = tempfile::tempdir().expect("temporary directory");
+        let out = scratch.path().join("out.yaml");
+        let mut cmd = Command::new(kmerge_bin());
+        cmd.current_dir(&case.dir)
+            .args([
+                "merge3",
+                "--base",
+                "base.yaml",
+                "--ours",
+                "ours.yaml",
+                "--theirs",
+                "theirs.yaml",
+                "-o",
+            ])
+            .arg(&out);
+        common::isolate(&mut cmd, scratch.path());
+        let run = run_guarded(&mut cmd, LIMIT).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let result = fs::read(&out).ok();
+        let merged = read(&case.dir, "merged.yaml");
+        let c = counts.entry(case.class.clone()).or_default();
+        let identical = result.as_deref() == Some(merged.as_slice());
+        let verdict = match (run.code, &result) {
+            (Some(0), Some(result)) => {
+                let equal = if identical {
+                    parses_like_pyyaml(result)
+                } else {
+                    same_as_data(result, &merged)
+                };
+                if identical {
+                    c.bytes += 1;
+                }
+                if equal {
+                    c.exact += 1;
+                    "exact"
+                } else {
+                    c.differs += 1;
+                    "differs"
+                }
+            }
+            (Some(1), _) => {
+                c.conflict += 1;
+                c.marked_lines += result.as_deref().map_or(0, marked_lines);
+                "conflict"
+            }
+            _ => {
+                c.error += 1;
+                "error"
+            }
+        };
+        if case.class.starts_with('b') {
+            let accepted = if case.name == DUPLICATE_KEY_CASE {
+                run.code == Some(1) || (run.code == Some(0) && identical)
+            } else {
+                run.code == Some(0) && identical
+            };
+            if !accepted {
+                failures.push(format!(
+                    "class b case {}: {verdict} (exit {:?}), expected a clean merge byte-identical \
+                     to merged.yaml; stderr: {}",
+                    case.name,
+                    run.code,
+                    String::from_utf8_lossy(&run.stderr).trim()
+                ));
+            }
+        }
+    }
+    let (mut a_all, mut b_all) = (Counts::default(), Counts::default());
+    for (class, c) in &counts {
+        note(&format!(
+            "class {class}: {} cases: exact {}, differs {}, conflict {} ({} lines inside markers), error {}",
+            c.total(),
+            c.exact,
+            c.differs,
+            c.conflict,
+            c.marked_lines,
+            c.error
+        ));
+        if class.starts_with('a') {
+            a_all.add(c);
+        } else if class.starts_with('b') {
+            b_all.add(c);
+        }
+    }
+    note(&format!(
+        "summary: class a exact {}/{}, differs {}; class b exact {}/{}; class a conflicts {} with {} \
+         lines inside markers, errors {}; byte-identical to the human's file: class b {}/{}, class a {}",
+        a_all.exact,
+        a_all.total(),
+        a_all.differs,
+        b_all.exact,
+        b_all.total(),
+        a_all.conflict,
+        a_all.marked_lines,
+        a_all.error,
+        b_all.bytes,
+        b_all.total(),
+        a_all.bytes
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Invariants on every real file: a side that changed nothing contributes nothing.
+#[test]
+fn realworld_invariants() {
+    let opts = MergeOptions::default();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for case in cases() {
+        let base = read(&case.dir, "base.yaml");
+        let ours = read(&case.dir, "ours.yaml");
+        let theirs = read(&case.dir, "theirs.yaml");
+        let mut check = |what: &str, b: &[u8], o: &[u8], t: &[u8], want: &[u8], as_data: bool| {
+            checked += 1;
+            let outcome = match merge_bytes(b, o, t, &opts) {
+                Ok(outcome) => outcome,
+                Err(e) => {
+                    failures.push(format!("{}: {what}: error {e:#}", case.name));
+                    return;
+                }
+            };
+            // Where yaml_serde cannot load the file (duplicate keys), bytes must match.
+            let same = if as_data && yaml_documents(want).is_ok() {
+                same_docs(&outcome.bytes, want)
+            } else {
+                outcome.bytes == want
+            };
+            if outcome.conflicted || !same {
+                failures.push(format!(
+                    "{}: {what}: {}",
+                    case.name,
+                    if outcome.conflicted {
+                        "conflict".to_string()
+                    } else {
+                        common::unified_diff(want, &outcome.bytes, "expected")
+                    }
+                ));
+            }
+        };
+        check(
+            "merge(base, ours, base) == ours",
+            &base,
+            &ours,
+            &base,
+            &ours,
+            false,
+        );
+        check(
+            "merge(base, base, theirs) == theirs as data",
+            &base,
+            &base,
+            &theirs,
+            &theirs,
+            true,
+        );
+        for (name, x) in [("base", &base), ("ours", &ours), ("theirs", &theirs)] {
+            check(&format!("merge({name} x3) == {name}"), x, x, x, x, false);
+        }
+    }
+    note(&format!(
+        "realworld invariants: {checked} merges checked, {} failed",
+        failures.len()
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn same_docs(a: &[u8], b: &[u8]) -> bool {
+    matches!((yaml_documents(a), yaml_documents(b)), (Ok(x), Ok(y)) if x == y)
+}
