@@ -530,3 +530,25 @@ fn help_explains_rules_and_git_setup() {
     assert_eq!(code(&out), 0);
     assert!(stdout(&out).contains("merge.kmerge.driver"));
 }
+
+/// The README's example: git's line merge conflicts on it, kmerge merges it cleanly into
+/// `examples/deployment/expected.yaml`.
+#[test]
+fn bundled_example_merges_as_the_readme_says() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/deployment");
+    let s = Scratch::new();
+    for name in ["base.yaml", "ours.yaml", "theirs.yaml"] {
+        s.write(name, fs::read(dir.join(name)).unwrap());
+    }
+    let (_, git_code) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+    assert_eq!(
+        git_code, 1,
+        "the example must be one git's line merge conflicts on"
+    );
+    let out = merge3_with(&s, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        fs::read_to_string(dir.join("expected.yaml")).unwrap()
+    );
+}
