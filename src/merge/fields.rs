@@ -86,8 +86,19 @@ impl Merger<'_> {
             self.take_theirs(o, t);
             return;
         }
-        if on.kind == Kind::Scalar && tn.kind == Kind::Scalar && self.opts.policy != Policy::Theirs
-            && self.merge_lines(path, b, o, t) {
+        if on.kind == Kind::Seq
+            && tn.kind == Kind::Seq
+            && on.flow
+            && self.opts.policy != Policy::Theirs
+            && self.merge_flow_list(b, o, t)
+        {
+            return;
+        }
+        if on.kind == Kind::Scalar
+            && tn.kind == Kind::Scalar
+            && self.opts.policy != Policy::Theirs
+            && self.merge_lines(path, b, o, t)
+        {
             return;
         }
         self.both_changed(path, b, o, t);
@@ -184,8 +195,9 @@ impl Merger<'_> {
                     });
                     if same_data(self.base, b.node, self.ours, c.field.node) {
                         self.delete(c.field, next);
-                    } else if (is_block_collection(self.ours, c.field.node)
-                        || self.ours.node(c.field.node).children.is_empty())
+                    } else if kind == Children::Fields
+                        && (is_block_collection(self.ours, c.field.node)
+                            || self.ours.node(c.field.node).children.is_empty())
                         && self.ours.node(c.field.node).kind == Kind::Map
                         && self.base.node(b.node).kind == Kind::Map
                     {
@@ -229,8 +241,9 @@ impl Merger<'_> {
                 }
                 Some(&i) => {
                     let b = base[i].field;
-                    if same_data(self.base, b.node, self.theirs, c.field.node) {
-                        continue; // deleted in ours, unchanged in theirs
+                    let cleared = self.theirs.is_null(c.field.node) && !self.base.is_null(b.node);
+                    if cleared || same_data(self.base, b.node, self.theirs, c.field.node) {
+                        continue; // deleted in ours; unchanged, or cleared too, in theirs
                     }
                     match self.opts.policy {
                         Policy::Theirs => {

@@ -265,3 +265,73 @@ pub fn canonical(tree: &Tree, id: NodeId) -> String {
         }
     }
 }
+
+impl Merger<'_> {
+    /// A flow list (`args: [a, b]`) both sides changed: the same element-wise 3-way merge as
+    /// a block list, written back inside ours' brackets. Returns false (planning nothing) when
+    /// the edits overlap, so the caller declares the conflict.
+    pub fn merge_flow_list(&mut self, b: Option<Field>, o: Field, t: Field) -> bool {
+        let Some(b) = b.filter(|b| self.base.node(b.node).kind == Kind::Seq) else {
+            return false;
+        };
+        let (base, ours, theirs) = (self.base, self.ours, self.theirs);
+        let items = |tree: &Tree, list: NodeId| -> Vec<String> {
+            tree.node(list)
+                .children
+                .iter()
+                .map(|&c| canonical(tree, c))
+                .collect()
+        };
+        let chunks = diff3(
+            &items(base, b.node),
+            &items(ours, o.node),
+            &items(theirs, t.node),
+        );
+        if chunks.iter().any(|c| matches!(c, Chunk::Conflict { .. })) {
+            return false;
+        }
+        let oi = &ours.node(o.node).children;
+        let ti = &theirs.node(t.node).children;
+        let mut planned = Vec::new();
+        for chunk in chunks {
+            let Chunk::Theirs {
+                ours: or,
+                theirs: tr,
+            } = chunk
+            else {
+                continue;
+            };
+            let new = ti[tr]
+                .iter()
+                .map(|&i| theirs.src(i))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let span = |j: usize| (ours.node(oi[j]).start, ours.node(oi[j]).end);
+            let (start, end, text) = if or.is_empty() {
+                if oi.is_empty() {
+                    let open = ours.text[ours.node(o.node).start..]
+                        .find('[')
+                        .map_or(ours.node(o.node).start, |i| ours.node(o.node).start + i + 1);
+                    (open, open, new)
+                } else if or.start < oi.len() {
+                    let at = span(or.start).0;
+                    (at, at, format!("{new}, "))
+                } else {
+                    let at = span(oi.len() - 1).1;
+                    (at, at, format!(", {new}"))
+                }
+            } else if !new.is_empty() {
+                (span(or.start).0, span(or.end - 1).1, new)
+            } else if or.end < oi.len() {
+                (span(or.start).0, span(or.end).0, String::new())
+            } else if or.start > 0 {
+                (span(or.start - 1).1, span(or.end - 1).1, String::new())
+            } else {
+                (span(or.start).0, span(or.end - 1).1, String::new())
+            };
+            planned.push(crate::render::Edit { start, end, text });
+        }
+        self.edits.extend(planned);
+        true
+    }
+}

@@ -332,10 +332,11 @@ impl<'t> Merger<'t> {
         let text = self.ours.text;
         let mut new = String::new();
         if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
+            // Ours ends without a line break: so does the result.
             new.push_str(self.ours.eol);
-        }
-        let mid_line = at > line_start(text, at);
-        if mid_line {
+            let lines = self.moved_lines_edited(self.theirs, t, col, None, edits);
+            new.push_str(lines.strip_suffix(self.ours.eol).unwrap_or(&lines));
+        } else if at > line_start(text, at) {
             // Before the first key of a `- ` item: the new field takes the dash line.
             let lines = self.moved_lines_edited(self.theirs, t, col, Some(""), edits);
             new.push_str(&lines);

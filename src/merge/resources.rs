@@ -75,7 +75,21 @@ impl Merger<'_> {
             .filter(|g| g.ours.is_some() && g.theirs.is_some_and(|x| x.doc < t.doc))
             .max_by_key(|g| g.theirs.map(|x| x.doc));
         match before_in_theirs.and_then(|g| g.ours) {
-            Some(o) => self.ours.docs[o.doc].region.end,
+            Some(o) => {
+                // Ours' own new documents right after it stay first, as git orders them.
+                let added_by_ours = |doc: usize| {
+                    groups.iter().any(|g| {
+                        g.ours.is_some_and(|x| x.doc == doc)
+                            && g.base.is_none()
+                            && g.theirs.is_none()
+                    })
+                };
+                let mut doc = o.doc;
+                while doc + 1 < self.ours.docs.len() && added_by_ours(doc + 1) {
+                    doc += 1;
+                }
+                self.ours.docs[doc].region.end
+            }
             None => self
                 .ours
                 .docs
@@ -127,7 +141,15 @@ impl Merger<'_> {
     }
 
     fn delete_document(&mut self, o: DocRef) {
-        let region = self.ours.docs[o.doc].region.clone();
+        let mut region = self.ours.docs[o.doc].region.clone();
+        let text = self.ours.text;
+        if region.start == 0 && !self.ours.docs[o.doc].explicit_start {
+            // The file's first document goes: so does the bare `---` that followed it.
+            let next = crate::parse::next_line_start(text, region.end.min(text.len()));
+            if text[region.end..next].trim_end() == "---" {
+                region.end = next;
+            }
+        }
         self.edits.push(Edit {
             start: region.start,
             end: region.end,
@@ -152,7 +174,21 @@ impl Merger<'_> {
         };
         let anchor = match o {
             Some(o) => line_start(self.ours.text, self.ours.node(o.root).start),
-            None => at,
+            None => {
+                // Theirs' side of the conflict is a document of its own.
+                let mut sep = String::new();
+                if at > 0 && !self.ours.text[..at].ends_with('\n') {
+                    sep.push_str(self.ours.eol);
+                }
+                sep.push_str("---");
+                sep.push_str(self.ours.eol);
+                self.edits.push(Edit {
+                    start: at,
+                    end: at,
+                    text: sep,
+                });
+                at
+            }
         };
         self.conflict("", what.into(), root(b), root(o), root(t), anchor, 0);
     }

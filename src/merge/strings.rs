@@ -47,7 +47,11 @@ impl Merger<'_> {
     /// lines stay). Returns false (planning nothing) unless all three are block scalars.
     pub fn merge_lines(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) -> bool {
         let Some(b) = b else { return false };
-        let (Some(bb), Some(ob), Some(tb)) = (block(self.base, b), block(self.ours, o), block(self.theirs, t)) else {
+        let (Some(bb), Some(ob), Some(tb)) = (
+            block(self.base, b),
+            block(self.ours, o),
+            block(self.theirs, t),
+        ) else {
             return false;
         };
         let on = self.ours.node(o.node);
@@ -56,21 +60,40 @@ impl Merger<'_> {
         } else {
             Merger::column(self.ours, o) + 2
         };
-        let line = |l: &str| if l.is_empty() { String::new() } else { format!("{}{l}", " ".repeat(indent)) };
+        let line = |l: &str| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{}{l}", " ".repeat(indent))
+            }
+        };
         let mut merged: Vec<String> = Vec::new();
         let mut conflicts = 0;
         for chunk in diff3(&bb.lines, &ob.lines, &tb.lines) {
             match chunk {
-                Chunk::Same { ours } | Chunk::Ours { ours } => merged.extend(ob.lines[ours].iter().map(|l| line(l))),
-                Chunk::Theirs { theirs, .. } => merged.extend(tb.lines[theirs].iter().map(|l| line(l))),
+                Chunk::Same { ours } | Chunk::Ours { ours } => {
+                    merged.extend(ob.lines[ours].iter().map(|l| line(l)))
+                }
+                Chunk::Theirs { theirs, .. } => {
+                    merged.extend(tb.lines[theirs].iter().map(|l| line(l)))
+                }
                 Chunk::Conflict { base, ours, theirs } => {
                     if self.opts.policy == Policy::Ours {
                         merged.extend(ob.lines[ours].iter().map(|l| line(l)));
                         continue;
                     }
                     conflicts += 1;
-                    let part = |lines: &[&str]| lines.iter().map(|l| line(l) + self.ours.eol).collect::<String>();
-                    let marked = self.markers().wrap(&part(&ob.lines[ours]), &part(&bb.lines[base]), &part(&tb.lines[theirs]));
+                    let part = |lines: &[&str]| {
+                        lines
+                            .iter()
+                            .map(|l| line(l) + self.ours.eol)
+                            .collect::<String>()
+                    };
+                    let marked = self.markers().wrap(
+                        &part(&ob.lines[ours]),
+                        &part(&bb.lines[base]),
+                        &part(&tb.lines[theirs]),
+                    );
                     let marked = marked.strip_suffix(self.ours.eol).unwrap_or(&marked);
                     merged.push(marked.to_string());
                 }
@@ -80,7 +103,9 @@ impl Merger<'_> {
             self.conflicts.push(Conflict {
                 resource: self.resource.clone(),
                 path: path.shown.clone(),
-                what: format!("both sides changed the same lines of this text ({conflicts} place(s))"),
+                what: format!(
+                    "both sides changed the same lines of this text ({conflicts} place(s))"
+                ),
             });
         }
         self.edits.push(Edit {
