@@ -26,6 +26,8 @@ pub struct Child {
 pub enum Children {
     Fields,
     Elements,
+    /// The items of a `kind: List`: resources, paired by identity.
+    Resources,
 }
 
 impl Merger<'_> {
@@ -179,6 +181,7 @@ impl Merger<'_> {
         let sub = |c: &Child| match kind {
             Children::Fields => path.key(&c.shown),
             Children::Elements => path.element(&c.shown),
+            Children::Resources => Path::default(),
         };
         let Some(first) = ours.first() else { return };
         let column = Merger::column(self.ours, first.field);
@@ -186,7 +189,11 @@ impl Merger<'_> {
         for (n, c) in ours.iter().enumerate() {
             let b = bi.get(&c.name).map(|&i| base[i].field);
             match ti.get(&c.name) {
-                Some(&i) => self.merge_value(&sub(c), b, c.field, theirs[i].field),
+                Some(&i) => {
+                    let outer = self.enter(kind, c.field);
+                    self.merge_value(&sub(c), b, c.field, theirs[i].field);
+                    (self.resource, self.group_kind) = outer;
+                }
                 None => {
                     let Some(b) = b else { continue }; // added in ours
                     let next = ours.get(n + 1).and_then(|x| match x.field.slot {
@@ -249,7 +256,7 @@ impl Merger<'_> {
                         Policy::Theirs => {
                             // kyaml adds back only what theirs changed.
                             let keep = match kind {
-                                Children::Fields => Vec::new(),
+                                Children::Fields | Children::Resources => Vec::new(),
                                 Children::Elements => self.element_keys(path),
                             };
                             let mut delta = Vec::new();
@@ -277,6 +284,19 @@ impl Merger<'_> {
         if !inserted {
             self.empty_if_all_deleted(parent, ours);
         }
+    }
+
+    /// Makes an item of a `kind: List` the resource being merged (its identity names
+    /// conflicts and picks the schema); returns what to restore afterwards.
+    fn enter(&mut self, kind: Children, child: Field) -> (String, Option<String>) {
+        let outer = (self.resource.clone(), self.group_kind.clone());
+        if kind == Children::Resources {
+            if let Some(id) = crate::resource::Identity::of(self.ours, child.node) {
+                self.resource = id.to_string();
+                self.group_kind = Some(id.group_kind());
+            }
+        }
+        outer
     }
 
     /// Where a child new to ours goes: after the nearest child before it in theirs that ours

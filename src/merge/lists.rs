@@ -65,6 +65,22 @@ impl Merger<'_> {
                 elements(self.theirs, t.node, None)?,
             ])
         };
+        if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
+            let resources = |tree: &Tree, list: Option<NodeId>| {
+                list.map_or(Some(Vec::new()), |l| resources(tree, l))
+            };
+            if let (Some(base), Some(ours), Some(theirs)) = (
+                resources(
+                    self.base,
+                    b.map(|b| b.node)
+                        .filter(|&n| self.base.node(n).kind == Kind::Seq),
+                ),
+                resources(self.ours, Some(o.node)),
+                resources(self.theirs, Some(t.node)),
+            ) {
+                return self.merge_children(path, Children::Resources, o, &base, &ours, &theirs);
+            }
+        }
         let paired = match &kind {
             ListKind::Keyed(keys) => keyed(keys),
             ListKind::Set => set(),
@@ -165,6 +181,31 @@ impl Merger<'_> {
             }
         }
     }
+}
+
+/// The items of a `kind: List` named by identity; `None` if one has none or two share one.
+fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Child>> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for &e in &tree.node(list).children {
+        let id = crate::resource::Identity::of(tree, e)?;
+        let name = format!(
+            "{}\u{0}{}\u{0}{}\u{0}{}",
+            id.group, id.kind, id.namespace, id.name
+        );
+        if !seen.insert(name.clone()) {
+            return None;
+        }
+        out.push(Child {
+            name,
+            shown: id.to_string(),
+            field: Field {
+                slot: Slot::Item,
+                node: e,
+            },
+        });
+    }
+    Some(out)
 }
 
 /// Whether every element of a list is a map carrying `field` as a scalar, with no value twice.

@@ -160,7 +160,9 @@ pub fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged: &str) 
             .iter()
             .map(|d| d.split_once(": ").map_or(d.clone(), |(_, k)| k.to_string()));
         let ids = resource::duplicate_identities(tree);
-        keys.chain(ids).collect()
+        keys.chain(ids)
+            .chain(duplicate_element_names(tree))
+            .collect()
     };
     let mut known = HashSet::new();
     for text in [base, ours, theirs] {
@@ -169,4 +171,21 @@ pub fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged: &str) 
         }
     }
     dups(&m).is_subset(&known)
+}
+
+/// `name=x` for every list element whose `name` another element of the same list carries:
+/// two containers or env vars with one name are what git leaves when both sides add one.
+fn duplicate_element_names(tree: &parse::Tree) -> Vec<String> {
+    let mut out = Vec::new();
+    for node in tree.nodes.iter().filter(|n| n.kind == parse::Kind::Seq) {
+        let mut seen = HashSet::new();
+        for &e in &node.children {
+            if let Some(name) = tree.get_str(e, "name") {
+                if !seen.insert(name) {
+                    out.push(format!("name={name}"));
+                }
+            }
+        }
+    }
+    out
 }
