@@ -299,10 +299,16 @@ fn label(given: &Option<String>, default: String) -> String {
     }
 }
 
+/// One stderr line per message: git shows the driver's stderr among its own output, and a
+/// reason spanning lines (a YAML error with a snippet) would read as several messages.
 fn report(outcome: &Outcome, path: &Path) {
     for message in &outcome.messages {
-        eprintln!("kmerge: {}: {message}", path.display());
+        eprintln!("kmerge: {}: {}", path.display(), one_line(message));
     }
+}
+
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn exit_code(outcome: &Outcome) -> i32 {
@@ -321,6 +327,14 @@ mod tests {
     fn clap_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn messages_fit_on_one_line() {
+        assert_eq!(
+            one_line("YAML error at line 3:\n  found a tab\r\n"),
+            "YAML error at line 3: found a tab"
+        );
     }
 
     #[test]
