@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use anyhow::Result;
 
 use crate::line_merge::line_merge;
-use crate::merge::{self, MergeOptions, Policy};
+use crate::merge::{MergeOptions, Policy, Versions};
 
 /// The merged bytes, whether conflicts remain in them, and the lines for stderr.
 #[derive(Clone, Debug)]
@@ -55,25 +55,26 @@ pub fn merge_bytes(
             format!("{side} already holds conflict markers"),
         );
     }
-    if opts.policy == Policy::Mark {
-        let line = line_merge(base, ours, theirs, opts)?;
-        if !line.conflicted {
-            if let Ok(text) = std::str::from_utf8(&line.bytes) {
-                if merge::line_result_is_sound(base_text, ours_text, theirs_text, text) {
-                    return Ok(Outcome {
-                        bytes: line.bytes,
-                        conflicted: false,
-                        messages: Vec::new(),
-                    });
-                }
+    // Parsing can panic on hostile input as much as merging can: both are caught.
+    let structural = catch_unwind(AssertUnwindSafe(|| -> Result<Outcome> {
+        let versions = Versions::parse(base_text, ours_text, theirs_text);
+        if opts.policy == Policy::Mark {
+            let line = line_merge(base, ours, theirs, opts)?;
+            // Git's clean result stands unless it breaks the YAML or duplicates something;
+            // for input kmerge cannot parse, git's result is what the fallback gives anyway.
+            let sound = |v: &Versions| {
+                std::str::from_utf8(&line.bytes).is_ok_and(|t| v.line_result_is_sound(t))
+            };
+            if !line.conflicted && versions.as_ref().map_or(true, sound) {
+                return Ok(Outcome {
+                    bytes: line.bytes,
+                    conflicted: false,
+                    messages: Vec::new(),
+                });
             }
         }
-    }
-    let structural = catch_unwind(AssertUnwindSafe(|| {
-        merge::merge3(base_text, ours_text, theirs_text, opts)
-    }));
-    match structural {
-        Ok(Ok(merged)) => Ok(Outcome {
+        let merged = versions?.merge3(opts)?;
+        Ok(Outcome {
             bytes: merged.text.into_bytes(),
             conflicted: !merged.conflicts.is_empty(),
             messages: merged
@@ -81,7 +82,10 @@ pub fn merge_bytes(
                 .iter()
                 .map(|c| format!("conflict in {} at {}: {}", c.resource, c.path, c.what))
                 .collect(),
-        }),
+        })
+    }));
+    match structural {
+        Ok(Ok(outcome)) => Ok(outcome),
         Ok(Err(e)) => fallback(base, ours, theirs, opts, format!("{e:#}")),
         Err(panic) => {
             let what = panic

@@ -97,80 +97,93 @@ pub struct Merged {
     pub conflicts: Vec<Conflict>,
 }
 
-/// Merges theirs' changes since base into ours, by structure.
-///
-/// Errors mean "cannot merge this structurally" (a parse error, a template, duplicate keys
-/// or identities); the driver then falls back to the line merge.
-pub fn merge3(base: &str, ours: &str, theirs: &str, opts: &MergeOptions) -> Result<Merged> {
-    let parse = |name: &str, text| {
-        parse::parse(text).with_context(|| format!("{name} is not YAML kmerge can merge"))
-    };
-    let (b, o, t) = (
-        parse("base", base)?,
-        parse("ours", ours)?,
-        parse("theirs", theirs)?,
-    );
-    for (name, tree) in [("base", &b), ("ours", &o), ("theirs", &t)] {
-        if let Some(dup) = tree.duplicate_keys.first() {
-            bail!("{name} repeats a mapping key ({dup})");
-        }
-    }
-    let groups = resource::match_documents(&b, &o, &t)?;
-    let mut merger = Merger {
-        base: &b,
-        ours: &o,
-        theirs: &t,
-        opts,
-        edits: Vec::new(),
-        conflicts: Vec::new(),
-        resource: String::new(),
-        group_kind: None,
-        deleted: HashMap::new(),
-    };
-    merger.merge_resources(&groups);
-    let Merger {
-        mut edits,
-        conflicts,
-        ..
-    } = merger;
-    let text = render::splice(ours, &mut edits)?;
-    if conflicts.is_empty() {
-        // A clean result must read back; if the splice broke it, the line merge is safer.
-        let merged =
-            parse::parse(&text).context("internal error: the merged text does not parse")?;
-        if let Some(dup) = merged.duplicate_keys.first() {
-            bail!("internal error: the merged text repeats a mapping key ({dup})");
-        }
-    }
-    Ok(Merged { text, conflicts })
+/// The three versions of a file, parsed once for both the line-merge check and the
+/// structural merge.
+pub struct Versions<'a> {
+    base: parse::Tree<'a>,
+    ours: parse::Tree<'a>,
+    theirs: parse::Tree<'a>,
 }
 
-/// Whether a clean line merge may be taken as it is: it must still parse, with no duplicate
-/// (map key, resource identity) that none of the inputs had — the mark of two insertions git
-/// placed apart.
-pub fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged: &str) -> bool {
-    let Ok(m) = parse::parse(merged) else {
-        return [base, ours, theirs]
-            .iter()
-            .any(|t| parse::parse(t).is_err());
-    };
-    let dups = |tree: &parse::Tree| -> HashSet<String> {
-        let keys = tree
-            .duplicate_keys
-            .iter()
-            .map(|d| d.split_once(": ").map_or(d.clone(), |(_, k)| k.to_string()));
-        let ids = resource::duplicate_identities(tree);
-        keys.chain(ids)
-            .chain(duplicate_element_names(tree))
-            .collect()
-    };
-    let mut known = HashSet::new();
-    for text in [base, ours, theirs] {
-        if let Ok(tree) = parse::parse(text) {
-            known.extend(dups(&tree));
-        }
+impl<'a> Versions<'a> {
+    /// Parses base, ours and theirs. Errors mean "not YAML kmerge can merge" (a Helm
+    /// template, a syntax error, tab indentation, duplicate keys) and say which version and
+    /// where.
+    pub fn parse(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>> {
+        let parse = |name: &str, text: &'a str| -> Result<parse::Tree<'a>> {
+            let tree = parse::parse(text)
+                .with_context(|| format!("{name} is not YAML kmerge can merge"))?;
+            if let Some(dup) = tree.duplicate_keys.first() {
+                bail!("{name} repeats a mapping key ({dup})");
+            }
+            Ok(tree)
+        };
+        Ok(Versions {
+            base: parse("base", base)?,
+            ours: parse("ours", ours)?,
+            theirs: parse("theirs", theirs)?,
+        })
     }
-    dups(&m).is_subset(&known)
+
+    /// Merges theirs' changes since base into ours, by structure.
+    ///
+    /// Errors mean "cannot merge this structurally" (duplicate identities, an internal
+    /// inconsistency); the driver then falls back to the line merge.
+    pub fn merge3(&self, opts: &MergeOptions) -> Result<Merged> {
+        let groups = resource::match_documents(&self.base, &self.ours, &self.theirs)?;
+        let mut merger = Merger {
+            base: &self.base,
+            ours: &self.ours,
+            theirs: &self.theirs,
+            opts,
+            edits: Vec::new(),
+            conflicts: Vec::new(),
+            resource: String::new(),
+            group_kind: None,
+            deleted: HashMap::new(),
+        };
+        merger.merge_resources(&groups);
+        let Merger {
+            mut edits,
+            conflicts,
+            ..
+        } = merger;
+        let text = render::splice(self.ours.text, &mut edits)?;
+        if conflicts.is_empty() {
+            // A clean result must read back; if the splice broke it, the line merge is safer.
+            let merged =
+                parse::parse(&text).context("internal error: the merged text does not parse")?;
+            if let Some(dup) = merged.duplicate_keys.first() {
+                bail!("internal error: the merged text repeats a mapping key ({dup})");
+            }
+        }
+        Ok(Merged { text, conflicts })
+    }
+
+    /// Whether a clean line merge may be taken as it is: it must still parse, with no
+    /// duplicate (map key, resource identity, list element name) that none of the inputs had
+    /// — the mark of two insertions git placed apart.
+    pub fn line_result_is_sound(&self, merged: &str) -> bool {
+        let Ok(m) = parse::parse(merged) else {
+            return false;
+        };
+        let known: HashSet<String> = [&self.base, &self.ours, &self.theirs]
+            .into_iter()
+            .flat_map(duplicates)
+            .collect();
+        duplicates(&m).is_subset(&known)
+    }
+}
+
+/// Everything a file holds twice: mapping keys, resource identities, list element names.
+fn duplicates(tree: &parse::Tree) -> HashSet<String> {
+    let keys = tree
+        .duplicate_keys
+        .iter()
+        .map(|d| d.split_once(": ").map_or(d.clone(), |(_, k)| k.to_string()));
+    keys.chain(resource::duplicate_identities(tree))
+        .chain(duplicate_element_names(tree))
+        .collect()
 }
 
 /// `name=x` for every list element whose `name` another element of the same list carries:
