@@ -260,8 +260,10 @@ impl<'t> Merger<'t> {
             text.push_str(&" ".repeat(to));
             text.push_str(&reindent(body.trim_start_matches(' '), child_col, to, eol));
         } else {
-            if ours_block {
-                start = indicator;
+            // Ours' value is a block, or empty (`key:`): theirs' follows the indicator.
+            let empty = on.start == on.end && self.ours.text[..on.start].ends_with([':', '-']);
+            if ours_block || empty {
+                start = if ours_block { indicator } else { start };
                 text.push(' ');
             }
             text.push_str(&reindent(

@@ -41,6 +41,122 @@ fn spans_cover_exactly_the_node_text() {
     }
 }
 
+/// The source text of the node at `path` (keys, or `#n` for a sequence index) in doc `d`.
+fn at(t: &Tree, d: usize, path: &[&str]) -> String {
+    let mut n = t.docs[d].root.expect("a root");
+    for p in path {
+        n = match p.strip_prefix('#') {
+            Some(i) => t.node(n).children[i.parse::<usize>().expect("index")],
+            None => t.get(n, p).unwrap_or_else(|| panic!("no {p}")),
+        };
+    }
+    t.src(n).to_string()
+}
+
+#[test]
+fn block_scalar_spans_include_header_and_stop_at_last_content_line() {
+    let text = "k: |-  # keep\n  line1\n\n  line2\n\nnext: >+\n  folded\n\nz: 1\n";
+    let t = parse(text).expect("parses");
+    assert_eq!(at(&t, 0, &["k"]), "|-  # keep\n  line1\n\n  line2");
+    assert_eq!(at(&t, 0, &["next"]), ">+\n  folded");
+    assert_eq!(at(&t, 0, &["z"]), "1");
+}
+
+#[test]
+fn anchors_tags_and_aliases_belong_to_their_nodes() {
+    let t = parse("base: &b\n  x: 1\nref: *b\ns: !!str 5\nm: &m !t\n  a: 1\n").expect("parses");
+    assert_eq!(at(&t, 0, &["base"]), "&b\n  x: 1");
+    assert_eq!(at(&t, 0, &["ref"]), "*b");
+    assert_eq!(at(&t, 0, &["s"]), "!!str 5");
+    assert_eq!(at(&t, 0, &["m"]), "&m !t\n  a: 1");
+    let root = t.docs[0].root.expect("root");
+    let alias = t.get(root, "ref").expect("ref");
+    assert_eq!(t.node(alias).kind, Kind::Alias);
+    assert_eq!(t.node(alias).value, "b");
+    assert_eq!(t.src(t.node(alias).target.expect("target")), "&b\n  x: 1");
+}
+
+#[test]
+fn empty_values_sit_after_their_indicator() {
+    let text = "empty:\nlist:\n-\n- x\n";
+    let t = parse(text).expect("parses");
+    let root = t.docs[0].root.expect("root");
+    let empty = t.get(root, "empty").expect("empty");
+    assert_eq!(
+        (t.node(empty).start, t.node(empty).end),
+        ("empty:".len(), "empty:".len())
+    );
+    assert!(t.is_null(empty));
+    assert_eq!(at(&t, 0, &["list"]), "-\n- x");
+}
+
+#[test]
+fn sequences_start_at_their_first_dash_indented_or_not() {
+    let t = parse("a:\n- name: x\n  v: 1\nb:\n  - y\n").expect("parses");
+    assert_eq!(at(&t, 0, &["a"]), "- name: x\n  v: 1");
+    assert_eq!(at(&t, 0, &["a", "#0"]), "name: x\n  v: 1");
+    assert_eq!(at(&t, 0, &["b"]), "- y");
+}
+
+#[test]
+fn documents_tile_the_file_and_keep_their_separators() {
+    let text = "# head\na: 1\n---\n# c\nb: {x: [1, 2]}\n...\n---\n";
+    let t = parse(text).expect("parses");
+    let regions: Vec<&str> = t.docs.iter().map(|d| &text[d.region.clone()]).collect();
+    assert_eq!(
+        regions,
+        ["# head\na: 1\n", "---\n# c\nb: {x: [1, 2]}\n...\n", "---\n"]
+    );
+    assert_eq!(at(&t, 1, &["b"]), "{x: [1, 2]}");
+    assert_eq!(at(&t, 1, &["b", "x"]), "[1, 2]");
+    assert!(t.docs[1].explicit_start && !t.docs[0].explicit_start);
+}
+
+#[test]
+fn crlf_and_bom_keep_byte_offsets() {
+    let text = "\u{feff}a: 1\r\nb: >\r\n  folded\r\nc: 'x'\r\n";
+    let t = parse(text).expect("parses");
+    assert_eq!(t.eol, "\r\n");
+    assert_eq!(at(&t, 0, &["a"]), "1");
+    assert_eq!(at(&t, 0, &["b"]), ">\r\n  folded");
+    assert_eq!(at(&t, 0, &["c"]), "'x'");
+}
+
+#[test]
+fn non_ascii_text_does_not_shift_offsets() {
+    let t = parse("greeting: 'héllo, wörld ✓'\nname: after\n").expect("parses");
+    assert_eq!(at(&t, 0, &["name"]), "after");
+}
+
+#[test]
+fn duplicate_keys_are_recorded() {
+    let t = parse("a: 1\nb: 2\na: 3\n").expect("parses");
+    assert_eq!(t.duplicate_keys, ["line 3: a"]);
+}
+
+#[test]
+fn invalid_input_is_an_error_with_a_line() {
+    for (text, line) in [
+        ("a:\n\tb: 1\n", "line 2"),
+        ("a: \"open\n", "line"),
+        ("{{ if .Values.x }}: y\n", "line 1"),
+    ] {
+        let err = parse(text).expect_err(text).to_string();
+        assert!(err.contains(line), "{text:?}: {err}");
+    }
+}
+
+#[test]
+fn scalars_compare_as_data() {
+    let t = parse("a: '80'\nb: 80\nc: x\nd: \"x\"\ne: yes\nf: 'yes'\ng: ~\nh:\n").expect("parses");
+    let root = t.docs[0].root.expect("root");
+    let key = |k: &str| t.scalar_key(t.get(root, k).expect(k));
+    assert_ne!(key("a"), key("b"));
+    assert_eq!(key("c"), key("d"));
+    assert_ne!(key("e"), key("f"));
+    assert_eq!(key("g"), key("h"));
+}
+
 #[test]
 fn empty_flow_map_is_an_empty_map() {
     let t = parse("a: {}\nb: []\n").expect("parses");

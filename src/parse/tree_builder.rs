@@ -120,8 +120,9 @@ impl<'a> Builder<'a> {
                         .count();
                     e = (start + trimmed).max(header + header_len);
                     s = header;
-                } else if value.is_empty() && style == Style::Plain && s == e {
-                    // An empty value sits on its `:` or `-`: move it after the indicator.
+                } else if style == Style::Plain && s == e {
+                    // An empty value (granit reports it as `~`) sits on its `:` or `-`: move
+                    // it after the indicator.
                     if matches!(self.text.as_bytes().get(s), Some(b':') | Some(b'-')) {
                         s += 1;
                         e = s;
