@@ -40,6 +40,9 @@ pub struct Merger<'t> {
     pub group_kind: Option<String>,
     /// Ours' fields deleted so far, with the bytes their deletion removes.
     pub deleted: HashMap<NodeId, Range<usize>>,
+    /// How far ours indents a block sequence's dashes from its key (0 or 2, usually), so
+    /// text from theirs takes ours' sequence style; `None` when ours has no such sequence.
+    pub ours_sequence_offset: Option<usize>,
 }
 
 impl<'t> Merger<'t> {
@@ -85,12 +88,19 @@ impl<'t> Merger<'t> {
         let mut local: Vec<Edit> = edits
             .iter()
             .filter(|e| e.start >= range.start && e.end <= range.end)
-            .map(|e| Edit {
-                start: e.start - range.start,
-                end: e.end - range.start,
-                text: e.text.clone(),
-            })
+            .cloned()
             .collect();
+        for e in self.sequence_style_edits(tree, f.node) {
+            if range.contains(&e.start)
+                && !local.iter().any(|d| d.start < e.start && e.start < d.end)
+            {
+                local.push(e);
+            }
+        }
+        for e in &mut local {
+            e.start -= range.start;
+            e.end -= range.start;
+        }
         let source = &tree.text[range.clone()];
         let edited =
             crate::render::splice(source, &mut local).unwrap_or_else(|_| source.to_string());
@@ -113,6 +123,52 @@ impl<'t> Merger<'t> {
             out.push_str(self.ours.eol);
         }
         out
+    }
+
+    /// Edits of `tree`'s text that give the block sequences under `node` ours' sequence
+    /// style (dashes flush with their key, or indented by as much as ours indents them).
+    fn sequence_style_edits(&self, tree: &Tree, node: NodeId) -> Vec<Edit> {
+        let Some(want) = self.ours_sequence_offset else {
+            return Vec::new();
+        };
+        let mut edits = Vec::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            stack.extend(&tree.node(n).children);
+            let Some(have) = sequence_offset(tree, n) else {
+                continue;
+            };
+            if have == want {
+                continue;
+            }
+            let seq = tree.node(n);
+            let mut line = line_start(tree.text, seq.start);
+            let last = line_start(tree.text, seq.end);
+            while line <= last {
+                let spaces = tree.text[line..].bytes().take_while(|&b| b == b' ').count();
+                let blank = tree.text[line + spaces..].starts_with(['\n', '\r']);
+                if !blank {
+                    edits.push(if want > have {
+                        Edit {
+                            start: line,
+                            end: line,
+                            text: " ".repeat(want - have),
+                        }
+                    } else {
+                        Edit {
+                            start: line,
+                            end: line + (have - want).min(spaces),
+                            text: String::new(),
+                        }
+                    });
+                }
+                line = next_line_start(tree.text, line);
+                if line >= tree.text.len() {
+                    break;
+                }
+            }
+        }
+        edits
     }
 
     pub fn markers(&self) -> Markers<'_> {
@@ -365,6 +421,24 @@ impl<'t> Merger<'t> {
             _ => Self::lines(self.ours, f).start,
         }
     }
+}
+
+/// How far a block sequence that is a map value sits right of its key; `None` for anything
+/// else.
+pub fn sequence_offset(tree: &Tree, seq: NodeId) -> Option<usize> {
+    let n = tree.node(seq);
+    if n.kind != Kind::Seq || n.flow || n.children.is_empty() {
+        return None;
+    }
+    let parent = tree.node(n.parent?);
+    if parent.kind != Kind::Map {
+        return None;
+    }
+    let i = parent.children.iter().position(|&c| c == seq)?;
+    let key = tree.node(*parent.children.get(i.checked_sub(1)?)?);
+    let key_col = key.start - line_start(tree.text, key.start);
+    let dash = dash_of(tree.text, tree.node(n.children[0]).start);
+    (dash - line_start(tree.text, dash)).checked_sub(key_col)
 }
 
 /// A block map or block sequence with children.

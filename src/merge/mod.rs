@@ -141,6 +141,8 @@ impl<'a> Versions<'a> {
             resource: String::new(),
             group_kind: None,
             deleted: HashMap::new(),
+            ours_sequence_offset: (0..self.ours.nodes.len())
+                .find_map(|n| merger::sequence_offset(&self.ours, n)),
         };
         merger.merge_resources(&groups);
         let Merger {
