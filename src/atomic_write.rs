@@ -23,7 +23,15 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+    let mut builder = tempfile::Builder::new();
+    // A new file gets the usual mode (0666 less the umask), not a temporary file's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder
+        .tempfile_in(&dir)
         .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)
         .with_context(|| format!("writing a temporary file in {}", dir.display()))?;
@@ -139,5 +147,24 @@ mod tests {
             1,
             "no temp file left"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_gets_the_usual_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.yaml");
+        write_atomically(&path, b"a: 1\n").unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        // The process umask, as Linux reports it; 022 is the usual one elsewhere.
+        let umask = fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("Umask:"))?;
+                u32::from_str_radix(line.trim_start_matches("Umask:").trim(), 8).ok()
+            })
+            .unwrap_or(0o022);
+        assert_eq!(mode, 0o666 & !umask, "mode {mode:o}, umask {umask:o}");
     }
 }
