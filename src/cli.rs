@@ -150,6 +150,9 @@ struct Shared {
     /// Label after the `>>>>>>>` marker.
     #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
     theirs_label: Option<String>,
+    /// Largest version (bytes) merged by structure; larger files use git's line merge.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::merge::DEFAULT_MAX_SIZE)]
+    max_size: usize,
 }
 
 #[derive(Args, Debug)]
@@ -287,6 +290,7 @@ fn options(shared: &Shared, marker_size: Option<u16>, style: ConflictStyle) -> M
             ours: label(&shared.ours_label, defaults.ours),
             theirs: label(&shared.theirs_label, defaults.theirs),
         },
+        max_size: shared.max_size,
     }
 }
 

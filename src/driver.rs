@@ -46,6 +46,14 @@ pub fn merge_bytes(
             )
         }
     };
+    let largest = base.len().max(ours.len()).max(theirs.len());
+    if largest > opts.max_size {
+        let reason = format!(
+            "a version is {largest} bytes, over the {} byte limit (--max-size)",
+            opts.max_size
+        );
+        return fallback(base, ours, theirs, opts, reason);
+    }
     if let Some(side) = side_with_markers(base_text, ours_text, theirs_text) {
         return fallback(
             base,

@@ -334,13 +334,13 @@ impl Merger<'_> {
     /// When every child of ours' collection was deleted and none added, the collection stays
     /// as an empty `{}`/`[]` rather than turning into a null.
     fn empty_if_all_deleted(&mut self, parent: Field, ours: &[Child]) {
-        let ranges: Option<Vec<std::ops::Range<usize>>> = ours
+        let ranges: Option<std::collections::HashSet<(usize, usize)>> = ours
             .iter()
-            .map(|c| self.deleted.get(&c.field.node).cloned())
+            .map(|c| self.deleted.get(&c.field.node).map(|r| (r.start, r.end)))
             .collect();
         let Some(ranges) = ranges else { return };
         self.edits
-            .retain(|e| !(e.text.is_empty() && ranges.contains(&(e.start..e.end))));
+            .retain(|e| !(e.text.is_empty() && ranges.contains(&(e.start, e.end))));
         let empty = if self.ours.node(parent.node).kind == Kind::Map {
             "{}"
         } else {

@@ -66,7 +66,13 @@ pub struct MergeOptions {
     /// Git's conflict style: whether markers carry the `|||||||` base section.
     pub style: ConflictStyle,
     pub labels: Labels,
+    /// The largest version (in bytes) merged by structure; a larger one goes to the line
+    /// merge, which stays fast on any size. It bounds time and memory on hostile input.
+    pub max_size: usize,
 }
+
+/// 32 MiB: several times the largest real manifest bundles, a few seconds of parsing.
+pub const DEFAULT_MAX_SIZE: usize = 32 << 20;
 
 impl Default for MergeOptions {
     fn default() -> Self {
@@ -75,6 +81,7 @@ impl Default for MergeOptions {
             marker_size: 7,
             style: ConflictStyle::Merge,
             labels: Labels::default(),
+            max_size: DEFAULT_MAX_SIZE,
         }
     }
 }

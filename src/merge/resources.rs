@@ -13,7 +13,8 @@ impl Merger<'_> {
     /// Applies the resource rules to every matched group, in ours' order; new documents go
     /// after the document they follow in theirs.
     pub fn merge_resources(&mut self, groups: &[Group]) {
-        for (i, g) in groups.iter().enumerate() {
+        let places = DocPlaces::new(groups, self.theirs.docs.len(), self.ours.docs.len());
+        for g in groups {
             self.resource = g.label.clone();
             self.group_kind = g.identity.as_ref().map(|id| id.group_kind());
             let root = |d: DocRef| Field {
@@ -27,7 +28,7 @@ impl Merger<'_> {
                 // Added in ours, or deleted on both sides.
                 (None, Some(_), None) | (Some(_), None, None) | (None, None, None) => {}
                 (None, None, Some(t)) => {
-                    let at = self.new_document_position(groups, i);
+                    let at = self.new_document_position(&places, t);
                     self.insert_document(t, at);
                 }
                 (Some(b), Some(o), None) => {
@@ -49,7 +50,7 @@ impl Merger<'_> {
                     if same_data(self.base, b.root, self.theirs, t.root) {
                         continue; // deleted in ours, unchanged in theirs
                     }
-                    let at = self.new_document_position(groups, i);
+                    let at = self.new_document_position(&places, t);
                     match self.opts.policy {
                         Policy::Theirs => self.insert_document(t, at),
                         Policy::Ours => {}
@@ -67,29 +68,11 @@ impl Merger<'_> {
     }
 
     /// Where a document new to ours goes: after the nearest document before it in theirs that
-    /// ours has, else before ours' first document.
-    fn new_document_position(&self, groups: &[Group], i: usize) -> usize {
-        let Some(t) = groups[i].theirs else { return 0 };
-        let before_in_theirs = groups
-            .iter()
-            .filter(|g| g.ours.is_some() && g.theirs.is_some_and(|x| x.doc < t.doc))
-            .max_by_key(|g| g.theirs.map(|x| x.doc));
-        match before_in_theirs.and_then(|g| g.ours) {
-            Some(o) => {
-                // Ours' own new documents right after it stay first, as git orders them.
-                let added_by_ours = |doc: usize| {
-                    groups.iter().any(|g| {
-                        g.ours.is_some_and(|x| x.doc == doc)
-                            && g.base.is_none()
-                            && g.theirs.is_none()
-                    })
-                };
-                let mut doc = o.doc;
-                while doc + 1 < self.ours.docs.len() && added_by_ours(doc + 1) {
-                    doc += 1;
-                }
-                self.ours.docs[doc].region.end
-            }
+    /// ours has (and after ours' own new documents right after that one, as git orders them),
+    /// else before ours' first document.
+    fn new_document_position(&self, places: &DocPlaces, t: DocRef) -> usize {
+        match places.after[t.doc] {
+            Some(doc) => self.ours.docs[places.run_end[doc]].region.end,
             None => self
                 .ours
                 .docs
@@ -191,5 +174,41 @@ impl Merger<'_> {
             }
         };
         self.conflict("", what.into(), root(b), root(o), root(t), anchor, 0);
+    }
+}
+
+/// Where documents new to ours can go, worked out once for all of them (a file can hold
+/// 100 000 documents: no per-document scans).
+struct DocPlaces {
+    /// For each theirs document: ours' copy of the nearest earlier theirs document ours has.
+    after: Vec<Option<usize>>,
+    /// For each ours document: the last of the run of documents only ours added that
+    /// directly follows it (itself when none does).
+    run_end: Vec<usize>,
+}
+
+impl DocPlaces {
+    fn new(groups: &[Group], theirs_docs: usize, ours_docs: usize) -> DocPlaces {
+        let mut ours_of_theirs = vec![None; theirs_docs];
+        let mut added_by_ours = vec![false; ours_docs];
+        for g in groups {
+            if let (Some(o), Some(t)) = (g.ours, g.theirs) {
+                ours_of_theirs[t.doc] = Some(o.doc);
+            }
+            if let (None, Some(o), None) = (g.base, g.ours, g.theirs) {
+                added_by_ours[o.doc] = true;
+            }
+        }
+        let mut after = vec![None; theirs_docs];
+        for i in 1..theirs_docs {
+            after[i] = ours_of_theirs[i - 1].or(after[i - 1]);
+        }
+        let mut run_end: Vec<usize> = (0..ours_docs).collect();
+        for doc in (0..ours_docs.saturating_sub(1)).rev() {
+            if added_by_ours[doc + 1] {
+                run_end[doc] = run_end[doc + 1];
+            }
+        }
+        DocPlaces { after, run_end }
     }
 }
