@@ -205,3 +205,153 @@ pub fn unified_diff(expected: &[u8], actual: &[u8], expected_name: &str) -> Stri
         .header(expected_name, "output")
         .to_string()
 }
+
+// ---- Bounded runs: hostile inputs and crash safety (tests/hostile.rs, tests/crash_safety.rs) ----
+
+/// The address space a run of kmerge on hostile input may use: 2 GB. Input that needs more
+/// must end in the line fallback, not in an allocation failure (which aborts the process).
+pub const MEMORY_LIMIT_BYTES: u64 = 2_000_000_000;
+
+/// How a run under a hang guard (and usually a memory limit) ended.
+pub struct Bounded {
+    pub status: std::process::ExitStatus,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub elapsed: std::time::Duration,
+    /// Killed by the hang guard.
+    pub timed_out: bool,
+}
+
+impl Bounded {
+    /// The exit code, if the process exited rather than died from a signal.
+    pub fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+
+    /// The signal that ended the process, if one did.
+    pub fn signal(&self) -> Option<i32> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            self.status.signal()
+        }
+        #[cfg(not(unix))]
+        None
+    }
+
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+
+    /// How the run ended, in words, for failure messages.
+    pub fn describe(&self) -> String {
+        if self.timed_out {
+            return format!("killed by the hang guard after {:.1?}", self.elapsed);
+        }
+        match (self.code(), self.signal()) {
+            (Some(code), _) => format!("exit {code} after {:.1?}", self.elapsed),
+            (None, Some(6)) => format!(
+                "killed by SIGABRT after {:.1?} (an allocation failing under the memory limit \
+                 aborts a Rust program)",
+                self.elapsed
+            ),
+            (None, Some(9)) => format!(
+                "killed by SIGKILL after {:.1?} (the kernel's OOM killer?)",
+                self.elapsed
+            ),
+            (None, Some(11)) => format!(
+                "killed by SIGSEGV after {:.1?} (a stack overflow?)",
+                self.elapsed
+            ),
+            (None, sig) => format!("killed by signal {sig:?} after {:.1?}", self.elapsed),
+        }
+    }
+}
+
+/// A command that runs `program` with its address space limited to `memory_bytes`, through
+/// `sh -c 'ulimit -v KB; exec "$0" "$@"'` (the limit is inherited by `exec`, so the status
+/// is the program's own). Add the program's arguments with `.arg`/`.args`.
+pub fn memory_limited(program: &Path, memory_bytes: u64) -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!(
+            "ulimit -v {} || exit 97; exec \"$0\" \"$@\"",
+            memory_bytes / 1024
+        ))
+        .arg(program);
+    cmd
+}
+
+/// Runs `cmd` with stdin empty and output captured through files (a full pipe cannot stall
+/// it), killing it after `limit`: a hang guard, not a timing.
+pub fn run_bounded(cmd: &mut Command, limit: std::time::Duration) -> Bounded {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().expect("temporary directory for output");
+    let out_path = dir.path().join("stdout");
+    let err_path = dir.path().join("stderr");
+    let out = fs::File::create(&out_path).expect("creating the stdout file");
+    let err = fs::File::create(&err_path).expect("creating the stderr file");
+    let start = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(out))
+        .stderr(Stdio::from(err))
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {:?}: {e}", cmd.get_program()));
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait().expect("waiting for the child") {
+            Some(status) => break status,
+            None if start.elapsed() > limit => {
+                let _ = child.kill();
+                timed_out = true;
+                break child.wait().expect("reaping the killed child");
+            }
+            None => std::thread::sleep(Duration::from_millis(3)),
+        }
+    };
+    let elapsed = start.elapsed();
+    let status_code = status.code();
+    assert_ne!(
+        status_code,
+        Some(97),
+        "the shell could not set the memory limit (ulimit -v)"
+    );
+    Bounded {
+        status,
+        stdout: fs::read(&out_path).unwrap_or_default(),
+        stderr: fs::read(&err_path).unwrap_or_default(),
+        elapsed,
+        timed_out,
+    }
+}
+
+/// `git merge-file -p --marker-size=7 -L ours -L base -L theirs` on three files in `dir`:
+/// git's own line merge, the reference for kmerge's fallback. Returns the bytes and git's exit
+/// code (0 clean, the number of conflicts up to 127, 255 when git refuses, e.g. binary input).
+pub fn git_merge_file(dir: &Path, ours: &str, base: &str, theirs: &str) -> (Vec<u8>, i32) {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir);
+    isolate(&mut cmd, dir);
+    cmd.args([
+        "merge-file",
+        "-p",
+        "--marker-size=7",
+        "-L",
+        "ours",
+        "-L",
+        "base",
+        "-L",
+        "theirs",
+        ours,
+        base,
+        theirs,
+    ]);
+    let out = run_git(&mut cmd);
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("git merge-file died: {}", stderr(&out)));
+    (out.stdout, code)
+}
