@@ -50,6 +50,19 @@ impl Identity {
         })
     }
 
+    /// How many of group, kind, namespace and name differ.
+    fn differences(&self, other: &Identity) -> usize {
+        [
+            self.group != other.group,
+            self.kind != other.kind,
+            self.namespace != other.namespace,
+            self.name != other.name,
+        ]
+        .iter()
+        .filter(|&&d| d)
+        .count()
+    }
+
     /// The schema table's name for the kind: `group/Kind`, or `Kind` for the core group.
     pub fn group_kind(&self) -> String {
         if self.group.is_empty() {
@@ -174,6 +187,7 @@ pub fn match_documents(base: &Tree, ours: &Tree, theirs: &Tree) -> Result<Vec<Gr
         }
     }
     pair_renames(&mut groups);
+    pair_by_position(&mut groups, &versions);
     Ok(groups)
 }
 
@@ -198,6 +212,54 @@ fn pair_renames(groups: &mut Vec<Group>) {
             let doc = groups[o].side(side);
             groups[m].set_side(side, doc);
             groups.remove(o);
+        }
+    }
+}
+
+/// Renames that elimination cannot settle (several, or on both sides): a document that
+/// vanished from one side pairs with the new document standing at the same position among
+/// that side's documents, when the two identities differ in one part at most (a new name,
+/// namespace, kind or group, not a different resource).
+fn pair_by_position(groups: &mut Vec<Group>, versions: &[Vec<(DocRef, Option<Identity>)>; 3]) {
+    let position = |side: usize, doc: DocRef| versions[side].iter().position(|(d, _)| *d == doc);
+    let identity = |side: usize, doc: DocRef| versions[side].iter().find(|(d, _)| *d == doc).and_then(|(_, id)| id.clone());
+    for (side_index, side) in [(1, Side::Ours), (2, Side::Theirs)] {
+        let owner: HashMap<usize, usize> = groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.base.is_none())
+            .filter_map(|(i, g)| g.side(side).map(|d| (d.doc, i)))
+            .collect();
+        let mut moves = Vec::new();
+        for (i, g) in groups.iter().enumerate() {
+            let (Some(b), None) = (g.base, g.side(side)) else { continue };
+            let Some(p) = position(0, b) else { continue };
+            let Some(&(doc, _)) = versions[side_index].get(p) else { continue };
+            let Some(&j) = owner.get(&doc.doc) else { continue };
+            let other = groups[j].side(side.other());
+            if other.is_some() && g.side(side.other()).is_some() {
+                continue;
+            }
+            let close = match (identity(0, b), identity(side_index, doc)) {
+                (Some(x), Some(y)) => x.differences(&y) <= 1,
+                _ => false,
+            };
+            if close {
+                moves.push((i, j));
+            }
+        }
+        let mut gone = Vec::new();
+        for (i, j) in moves {
+            let (doc, other) = (groups[j].side(side), groups[j].side(side.other()));
+            groups[i].set_side(side, doc);
+            if other.is_some() {
+                groups[i].set_side(side.other(), other);
+            }
+            gone.push(j);
+        }
+        gone.sort_unstable();
+        for j in gone.into_iter().rev() {
+            groups.remove(j);
         }
     }
 }
