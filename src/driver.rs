@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use anyhow::Result;
 
-use crate::line_merge::line_merge;
+use crate::line_merge::{is_binary, line_merge};
 use crate::merge::{MergeOptions, Policy, Versions};
 
 /// The merged bytes, whether conflicts remain in them, and the lines for stderr.
@@ -29,6 +29,13 @@ pub fn merge_bytes(
     theirs: &[u8],
     opts: &MergeOptions,
 ) -> Result<Outcome> {
+    if let Some(side) = [("base", base), ("ours", ours), ("theirs", theirs)]
+        .into_iter()
+        .find(|(_, bytes)| is_binary(bytes))
+    {
+        let reason = format!("{} is a binary file: ours is kept as it is", side.0);
+        return fallback(base, ours, theirs, opts, reason);
+    }
     let texts = (
         std::str::from_utf8(base),
         std::str::from_utf8(ours),

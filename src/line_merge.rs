@@ -22,6 +22,14 @@ pub fn line_merge(
     theirs: &[u8],
     opts: &MergeOptions,
 ) -> anyhow::Result<LineMerge> {
+    if [base, ours, theirs].into_iter().any(is_binary) {
+        // libgit2 answers a binary merge with an empty result; git keeps ours and reports a
+        // conflict, and so does kmerge.
+        return Ok(LineMerge {
+            bytes: ours.to_vec(),
+            conflicted: true,
+        });
+    }
     // git2's free `merge_file` does not initialise libgit2 itself; any other entry point does.
     let _ = git2::Config::new();
     let mut ancestor = git2::MergeFileInput::new();
@@ -51,6 +59,11 @@ pub fn line_merge(
         bytes: result.content().to_vec(),
         conflicted: !result.is_automergeable(),
     })
+}
+
+/// Git's test for a binary file: a NUL byte among the first 8000.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8000)].contains(&0)
 }
 
 /// Reads `merge.conflictStyle` the way git would for a merge in the current directory: the

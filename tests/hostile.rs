@@ -666,12 +666,10 @@ fn nul_byte_after_the_first_8000_bytes_is_line_merged() {
     .run();
 }
 
-// BUG: libgit2's merge_file returns an empty, conflicted result for binary input (a NUL in
-// the first 8000 bytes), and the driver writes that empty result into OURS: one NUL byte in
-// any version truncates the user's file to 0 bytes (exit 1, stderr only says the version is
-// not YAML). Git's own merge keeps ours and reports a conflict.
+// libgit2's merge_file answers binary input (a NUL in the first 8000 bytes) with an empty
+// result, which once truncated ours to 0 bytes. Git's own merge keeps ours and reports a
+// conflict.
 #[test]
-#[ignore = "bug: a NUL byte in any version makes the driver truncate ours to 0 bytes"]
 fn nul_byte_in_theirs_keeps_ours() {
     let base = CM.as_bytes().to_vec();
     Case::new(
@@ -683,9 +681,8 @@ fn nul_byte_in_theirs_keeps_ours() {
     .run();
 }
 
-// BUG: as above, for a binary file in place of ours.
+// As above, for a binary file in place of ours.
 #[test]
-#[ignore = "bug: a binary version makes the driver truncate ours to 0 bytes"]
 fn binary_file_as_ours_keeps_ours() {
     let base = CM.as_bytes().to_vec();
     Case::new(
