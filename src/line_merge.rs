@@ -66,16 +66,52 @@ pub fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8000)].contains(&0)
 }
 
-/// Reads `merge.conflictStyle` the way git would for a merge in the current directory: the
-/// repository's own config first (git does not pass it to drivers), else the global config.
+/// Reads `merge.conflictStyle` the way git would for a merge in the current directory (git
+/// does not pass it to drivers): the system file unless `GIT_CONFIG_NOSYSTEM`, the global
+/// files (or `GIT_CONFIG_GLOBAL`), then the repository's own config, the later winning.
 pub fn configured_style() -> ConflictStyle {
-    let config = git2::Repository::open_from_env()
-        .and_then(|repo| repo.config())
-        .or_else(|_| git2::Config::open_default());
-    let style = config.and_then(|c| c.get_string("merge.conflictStyle"));
+    let style = git_config().and_then(|c| c.get_string("merge.conflictStyle"));
     match style.as_deref() {
         Ok("diff3") => ConflictStyle::Diff3,
         Ok("zdiff3") => ConflictStyle::ZDiff3,
         _ => ConflictStyle::Merge,
     }
+}
+
+/// The configuration git itself would read here. libgit2's defaults ignore git's
+/// environment variables, so the files are added one by one.
+fn git_config() -> Result<git2::Config, git2::Error> {
+    use git2::ConfigLevel;
+    let mut config = git2::Config::new()?;
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let mut add = |path: std::path::PathBuf, level: ConfigLevel| {
+        if path.is_file() {
+            // An unreadable file is skipped, as git skips a missing one.
+            let _ = config.add_file(&path, level, false);
+        }
+    };
+    let no_system = env("GIT_CONFIG_NOSYSTEM").is_some_and(|v| v != "0" && v != "false");
+    if !no_system {
+        if let Some(path) = env("GIT_CONFIG_SYSTEM")
+            .map(Into::into)
+            .or_else(|| git2::Config::find_system().ok())
+        {
+            add(path, ConfigLevel::System);
+        }
+    }
+    match env("GIT_CONFIG_GLOBAL") {
+        Some(path) => add(path.into(), ConfigLevel::Global),
+        None => {
+            if let Ok(path) = git2::Config::find_xdg() {
+                add(path, ConfigLevel::XDG);
+            }
+            if let Ok(path) = git2::Config::find_global() {
+                add(path, ConfigLevel::Global);
+            }
+        }
+    }
+    if let Ok(repo) = git2::Repository::open_from_env() {
+        add(repo.path().join("config"), ConfigLevel::Local);
+    }
+    Ok(config)
 }

@@ -1380,11 +1380,9 @@ fn driver_touches_only_its_inputs_and_opens_no_socket() {
 /// The driver follows git's configuration for the conflict style, so it must find that
 /// configuration where git does: `GIT_CONFIG_GLOBAL` names the global file and
 /// `GIT_CONFIG_NOSYSTEM` drops /etc/gitconfig.
-// BUG: libgit2's `Config::open_default` (src/line_merge.rs `configured_style`) ignores both
-// variables: the driver reads $HOME/.gitconfig and /etc/gitconfig regardless (seen in the
-// strace of the test above), so its markers can differ from git's own.
+// libgit2's defaults ignore both variables; the driver once read $HOME/.gitconfig and
+// /etc/gitconfig regardless, so its markers could differ from git's own.
 #[test]
-#[ignore = "bug: the driver ignores GIT_CONFIG_GLOBAL/GIT_CONFIG_NOSYSTEM when reading merge.conflictStyle"]
 fn driver_finds_git_config_where_git_does() {
     let s = Scratch::new();
     access_layout(&s);
