@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use anyhow::Result;
 
 use crate::line_merge::{is_binary, line_merge};
-use crate::merge::{MergeOptions, Policy, Versions};
+use crate::merge::{line_result_is_sound, MergeOptions, Policy, Versions};
 
 /// The merged bytes, whether conflicts remain in them, and the lines for stderr.
 #[derive(Clone, Debug)]
@@ -72,15 +72,14 @@ pub fn merge_bytes(
     }
     // Parsing can panic on hostile input as much as merging can: both are caught.
     let structural = catch_unwind(AssertUnwindSafe(|| -> Result<Outcome> {
-        let versions = Versions::parse(base_text, ours_text, theirs_text);
         if opts.policy == Policy::Mark {
             let line = line_merge(base, ours, theirs, opts)?;
-            // Git's clean result stands unless it breaks the YAML or duplicates something;
-            // for input kmerge cannot parse, git's result is what the fallback gives anyway.
-            let sound = |v: &Versions| {
-                std::str::from_utf8(&line.bytes).is_ok_and(|t| v.line_result_is_sound(t))
+            // Git's clean result stands unless it breaks the YAML or duplicates something.
+            let sound = || {
+                std::str::from_utf8(&line.bytes)
+                    .is_ok_and(|t| line_result_is_sound(base_text, ours_text, theirs_text, t))
             };
-            if !line.conflicted && versions.as_ref().map_or(true, sound) {
+            if !line.conflicted && sound() {
                 return Ok(Outcome {
                     bytes: line.bytes,
                     conflicted: false,
@@ -88,7 +87,7 @@ pub fn merge_bytes(
                 });
             }
         }
-        let merged = versions?.merge3(opts)?;
+        let merged = Versions::parse(base_text, ours_text, theirs_text)?.merge3(opts)?;
         Ok(Outcome {
             bytes: merged.text.into_bytes(),
             conflicted: !merged.conflicts.is_empty(),

@@ -145,8 +145,8 @@ impl Merger<'_> {
             }
             tree.entries(map)
                 .map(|(k, v)| Child {
-                    name: tree.node(k).value.clone(),
-                    shown: tree.node(k).value.clone(),
+                    name: tree.value(k).to_string(),
+                    shown: tree.value(k).to_string(),
                     field: Field {
                         slot: Slot::Entry(k),
                         node: v,
@@ -408,8 +408,8 @@ impl Merger<'_> {
         }
         let entries: Vec<(NodeId, NodeId)> = theirs.entries(t).collect();
         for (n, &(k, v)) in entries.iter().enumerate() {
-            let name = &theirs.node(k).value;
-            if keep.contains(name) {
+            let name = theirs.value(k);
+            if keep.iter().any(|k| k == name) {
                 continue;
             }
             let Some(bv) = base.get(b, name) else {
@@ -460,8 +460,9 @@ fn describe_change(
 ) -> String {
     let short = |tree: &Tree, id: NodeId| {
         let n = tree.node(id);
-        if n.kind == Kind::Scalar && !n.value.contains('\n') && n.value.len() <= 60 {
-            Some(n.value.clone())
+        let value = tree.value(id);
+        if n.kind == Kind::Scalar && !value.contains('\n') && value.len() <= 60 {
+            Some(value.to_string())
         } else {
             None
         }

@@ -215,7 +215,7 @@ fn unique_field(tree: &Tree, list: NodeId, field: &str) -> bool {
         .children
         .iter()
         .all(|&e| match tree.get(e, field) {
-            Some(v) if tree.node(v).kind == Kind::Scalar => seen.insert(tree.node(v).value.clone()),
+            Some(v) if tree.node(v).kind == Kind::Scalar => seen.insert(tree.value(v)),
             _ => false,
         })
 }
@@ -235,7 +235,7 @@ fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>) -> Option<Vec<Ch
                     .iter()
                     .map(|k| match tree.get(e, k) {
                         Some(v) if tree.node(v).kind == Kind::Scalar && !tree.is_null(v) => {
-                            tree.node(v).value.clone()
+                            tree.value(v).to_string()
                         }
                         // The API's default: a port without a protocol is TCP.
                         _ if k == "protocol" => "TCP".into(),
@@ -258,7 +258,7 @@ fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>) -> Option<Vec<Ch
                 if tree.node(e).kind != Kind::Scalar {
                     return None;
                 }
-                let v = tree.node(e).value.clone();
+                let v = tree.value(e).to_string();
                 (v.clone(), v)
             }
         };
@@ -287,7 +287,7 @@ pub fn canonical(tree: &Tree, id: NodeId) -> String {
             ScalarKey::Typed(s) => s,
             ScalarKey::Tagged(t, s) => format!("{t} {s:?}"),
         },
-        Kind::Alias => format!("*{}", n.value),
+        Kind::Alias => format!("*{}", tree.value(id)),
         Kind::Seq => format!(
             "[{}]",
             n.children
@@ -299,7 +299,7 @@ pub fn canonical(tree: &Tree, id: NodeId) -> String {
         Kind::Map => {
             let mut entries: Vec<String> = tree
                 .entries(id)
-                .map(|(k, v)| format!("{:?}:{}", tree.node(k).value, canonical(tree, v)))
+                .map(|(k, v)| format!("{:?}:{}", tree.value(k), canonical(tree, v)))
                 .collect();
             entries.sort();
             format!("{{{}}}", entries.join(","))

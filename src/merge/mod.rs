@@ -168,19 +168,29 @@ impl<'a> Versions<'a> {
         }
         Ok(Merged { text, conflicts })
     }
+}
 
-    /// Whether a clean line merge may be taken as it is: it must still parse, with no
-    /// duplicate (map key, resource identity, list element name) that none of the inputs had
-    /// — the mark of two insertions git placed apart.
-    pub fn line_result_is_sound(&self, merged: &str) -> bool {
-        let Ok(m) = parse::parse(merged) else {
-            return false;
-        };
-        let known: HashSet<String> = [&self.base, &self.ours, &self.theirs]
-            .into_iter()
-            .flat_map(duplicates)
-            .collect();
-        duplicates(&m).is_subset(&known)
+/// Whether git's clean line merge may be taken as it is: it must still parse, with no
+/// duplicate (map key, resource identity, list element name) that none of the inputs had —
+/// the mark of two insertions git placed apart. The inputs are parsed only when the result
+/// holds a duplicate or does not parse, so the common clean merge costs one parse.
+pub fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged: &str) -> bool {
+    let inputs = [base, ours, theirs];
+    match parse::parse(merged) {
+        Ok(tree) => {
+            let found = duplicates(&tree);
+            drop(tree);
+            found.is_empty() || {
+                let known: HashSet<String> = inputs
+                    .iter()
+                    .filter_map(|t| parse::parse(t).ok())
+                    .flat_map(|t| duplicates(&t))
+                    .collect();
+                found.is_subset(&known)
+            }
+        }
+        // Git's result is what the fallback gives for input that is not YAML either.
+        Err(_) => inputs.iter().any(|t| parse::parse(t).is_err()),
     }
 }
 

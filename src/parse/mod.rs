@@ -53,12 +53,14 @@ pub struct Node {
     pub end: usize,
     /// Map: keys and values interleaved (`k0, v0, k1, v1, …`); sequence: the items.
     pub children: Vec<NodeId>,
-    /// Decoded text of a scalar; the anchor name of an alias.
-    pub value: String,
+    /// Decoded text of a scalar, or the anchor name of an alias, when it differs from the
+    /// node's source text (most plain scalars are their own text: no allocation for them).
+    /// Read it through [`Tree::value`].
+    pub decoded: Option<Box<str>>,
     /// The tag as written (`!!str`), if any.
-    pub tag: Option<String>,
+    pub tag: Option<Box<str>>,
     /// The anchor this node defines, if any.
-    pub anchor: Option<String>,
+    pub anchor: Option<Box<str>>,
     /// For an alias, the node its anchor names.
     pub target: Option<NodeId>,
     /// The collection holding this node.
@@ -112,10 +114,15 @@ impl<'a> Tree<'a> {
         n.kind == Kind::Scalar && self.scalar_key(id) == ScalarKey::Null
     }
 
+    /// A scalar's decoded text; an alias's anchor name; empty for a collection.
+    pub fn value(&self, id: NodeId) -> &str {
+        value_of(self.text, &self.nodes[id])
+    }
+
     /// The scalar's identity as data (see [`ScalarKey`]).
     pub fn scalar_key(&self, id: NodeId) -> ScalarKey {
         let n = &self.nodes[id];
-        ScalarKey::of(&n.value, n.style, n.tag.as_deref())
+        ScalarKey::of(self.value(id), n.style, n.tag.as_deref())
     }
 
     /// The entries of a map as (key, value) pairs.
@@ -129,7 +136,7 @@ impl<'a> Tree<'a> {
             return None;
         }
         self.entries(map)
-            .find(|&(k, _)| self.nodes[k].value == key)
+            .find(|&(k, _)| self.value(k) == key)
             .map(|(_, v)| v)
     }
 
@@ -137,7 +144,7 @@ impl<'a> Tree<'a> {
     pub fn get_str(&self, map: NodeId, key: &str) -> Option<&str> {
         let v = self.get(map, key)?;
         let n = &self.nodes[v];
-        (n.kind == Kind::Scalar && !self.is_null(v)).then_some(n.value.as_str())
+        (n.kind == Kind::Scalar && !self.is_null(v)).then_some(self.value(v))
     }
 
     /// 1-based line number of a byte offset, for messages.
@@ -147,6 +154,15 @@ impl<'a> Tree<'a> {
             .filter(|&&b| b == b'\n')
             .count()
             + 1
+    }
+}
+
+/// A node's value given its source text (see [`Tree::value`]).
+fn value_of<'t>(text: &'t str, n: &'t Node) -> &'t str {
+    match (&n.decoded, n.kind) {
+        (Some(d), _) => d,
+        (None, Kind::Scalar) => &text[n.start..n.end],
+        (None, _) => "",
     }
 }
 
@@ -161,7 +177,7 @@ pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     match (x.kind, y.kind) {
         (Kind::Scalar, Kind::Scalar) => a.scalar_key(an) == b.scalar_key(bn),
         (Kind::Alias, Kind::Alias) => {
-            x.value == y.value
+            a.value(an) == b.value(bn)
                 && match (x.target, y.target) {
                     (Some(t), Some(u)) => a.src(t) == b.src(u),
                     _ => false,
@@ -178,15 +194,12 @@ pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
             if x.children.len() != y.children.len() {
                 return false;
             }
-            let index: std::collections::HashMap<&str, NodeId> = b
-                .entries(bn)
-                .map(|(k, v)| (b.nodes[k].value.as_str(), v))
-                .collect();
-            a.entries(an)
-                .all(|(k, v)| match index.get(a.nodes[k].value.as_str()) {
-                    Some(&w) => same_data(a, v, b, w),
-                    None => false,
-                })
+            let index: std::collections::HashMap<&str, NodeId> =
+                b.entries(bn).map(|(k, v)| (b.value(k), v)).collect();
+            a.entries(an).all(|(k, v)| match index.get(a.value(k)) {
+                Some(&w) => same_data(a, v, b, w),
+                None => false,
+            })
         }
         _ => false,
     }

@@ -1,6 +1,7 @@
 //! Builds the span tree from granit-parser's events.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 use anyhow::{anyhow, bail, Result};
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
@@ -10,7 +11,9 @@ use super::{lines, Doc, Kind, Node, NodeId, Style, Tree};
 /// An open collection and the keys seen in it so far (to find duplicates).
 struct Frame {
     id: NodeId,
-    keys: HashSet<String>,
+    /// Hashes of the keys seen: a collision can only flag a false duplicate, which sends the
+    /// file to the line merge, never a wrong merge.
+    keys: HashSet<u64>,
 }
 
 struct Builder<'a> {
@@ -83,7 +86,7 @@ impl<'a> Builder<'a> {
                 let (ts, _) = (props_start?, ());
                 let rest = &self.text[ts..];
                 let len = rest.find([' ', '\t', '\r', '\n']).unwrap_or(rest.len());
-                Some(rest[..len].to_string())
+                Some(rest[..len].into())
             })
         };
         match event {
@@ -129,14 +132,17 @@ impl<'a> Builder<'a> {
                     }
                 }
                 let tag = tag_text(&tag);
+                let start = props_start.map_or(s, |p| p.min(s));
+                let decoded = (self.text.get(start..e) != Some(value.as_ref()))
+                    .then(|| value.as_ref().into());
                 let id = self.push(Node {
                     kind: Kind::Scalar,
                     flow: false,
                     style,
-                    start: props_start.map_or(s, |p| p.min(s)),
+                    start,
                     end: e,
                     children: Vec::new(),
-                    value: value.into_owned(),
+                    decoded,
                     tag,
                     anchor: None,
                     target: None,
@@ -150,7 +156,7 @@ impl<'a> Builder<'a> {
             }
             Event::Alias(anchor) => {
                 let target = self.anchors.get(&anchor).copied();
-                let name = self.text[start..end].trim_start_matches('*').to_string();
+                let name = self.text[start..end].trim_start_matches('*');
                 let id = self.push(Node {
                     kind: Kind::Alias,
                     flow: false,
@@ -158,7 +164,7 @@ impl<'a> Builder<'a> {
                     start,
                     end,
                     children: Vec::new(),
-                    value: name,
+                    decoded: Some(name.into()),
                     tag: None,
                     anchor: None,
                     target,
@@ -175,7 +181,7 @@ impl<'a> Builder<'a> {
                     .checked_sub(1)
                     .ok_or_else(|| anyhow!("anchor before any node"))?;
                 let node = &mut self.nodes[id];
-                node.anchor = Some(name.into_owned());
+                node.anchor = Some(name.as_ref().into());
                 node.start = node.start.min(start);
                 self.anchors.insert(anchor, id);
             }
@@ -206,7 +212,7 @@ impl<'a> Builder<'a> {
         kind: Kind,
         style: StructureStyle,
         anchor: usize,
-        tag: Option<String>,
+        tag: Option<Box<str>>,
         start: usize,
         end: usize,
         props_start: Option<usize>,
@@ -219,7 +225,7 @@ impl<'a> Builder<'a> {
             start: props_start.map_or(start, |p| p.min(start)),
             end,
             children: Vec::new(),
-            value: String::new(),
+            decoded: None,
             tag,
             anchor: None,
             target: None,
@@ -262,11 +268,14 @@ impl<'a> Builder<'a> {
                     lines_at(self.text, key.start)
                 );
             }
-            if !frame.keys.insert(key.value.clone()) {
+            let value = super::value_of(self.text, key);
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            value.hash(&mut hasher);
+            if !frame.keys.insert(hasher.finish()) {
                 self.duplicate_keys.push(format!(
                     "line {}: {}",
                     lines_at(self.text, key.start),
-                    key.value
+                    value
                 ));
             }
         }

@@ -222,7 +222,12 @@ fn pair_renames(groups: &mut Vec<Group>) {
 /// namespace, kind or group, not a different resource).
 fn pair_by_position(groups: &mut Vec<Group>, versions: &[Vec<(DocRef, Option<Identity>)>; 3]) {
     let position = |side: usize, doc: DocRef| versions[side].iter().position(|(d, _)| *d == doc);
-    let identity = |side: usize, doc: DocRef| versions[side].iter().find(|(d, _)| *d == doc).and_then(|(_, id)| id.clone());
+    let identity = |side: usize, doc: DocRef| {
+        versions[side]
+            .iter()
+            .find(|(d, _)| *d == doc)
+            .and_then(|(_, id)| id.clone())
+    };
     for (side_index, side) in [(1, Side::Ours), (2, Side::Theirs)] {
         let owner: HashMap<usize, usize> = groups
             .iter()
@@ -232,10 +237,16 @@ fn pair_by_position(groups: &mut Vec<Group>, versions: &[Vec<(DocRef, Option<Ide
             .collect();
         let mut moves = Vec::new();
         for (i, g) in groups.iter().enumerate() {
-            let (Some(b), None) = (g.base, g.side(side)) else { continue };
+            let (Some(b), None) = (g.base, g.side(side)) else {
+                continue;
+            };
             let Some(p) = position(0, b) else { continue };
-            let Some(&(doc, _)) = versions[side_index].get(p) else { continue };
-            let Some(&j) = owner.get(&doc.doc) else { continue };
+            let Some(&(doc, _)) = versions[side_index].get(p) else {
+                continue;
+            };
+            let Some(&j) = owner.get(&doc.doc) else {
+                continue;
+            };
             let other = groups[j].side(side.other());
             if other.is_some() && g.side(side.other()).is_some() {
                 continue;
