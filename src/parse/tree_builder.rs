@@ -31,6 +31,11 @@ struct Builder<'a> {
     duplicate_keys: Vec<String>,
 }
 
+/// The most nodes one tree may hold: about 250 MB of tree. Real manifests of tens of
+/// megabytes stay under it; a file of millions of one-line documents does not, and goes to
+/// the line merge instead of exhausting memory.
+pub const MAX_NODES: usize = 2_000_000;
+
 pub(super) fn build(text: &str) -> Result<Tree<'_>> {
     let options = granit_parser::options! {
         emit_anchor_events: true,
@@ -58,6 +63,9 @@ pub(super) fn build(text: &str) -> Result<Tree<'_>> {
             )
         })?;
         b.event(event, span)?;
+        if b.nodes.len() > MAX_NODES {
+            bail!("over {MAX_NODES} YAML nodes: too large to merge by structure");
+        }
     }
     b.finish_regions();
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
