@@ -24,6 +24,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         _ => PathBuf::from("."),
     };
     let mut builder = tempfile::Builder::new();
+    // A name that says whose it is, should a kill leave it behind: `.web.yaml.kmerge-XXXXXX`.
+    let name = target
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy());
+    let prefix = format!(".{name}.kmerge-");
+    builder.prefix(&prefix).rand_bytes(6);
     // A new file gets the usual mode (0666 less the umask), not a temporary file's 0600.
     #[cfg(unix)]
     {

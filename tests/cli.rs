@@ -309,7 +309,7 @@ fn output_to_a_directory_fails_and_leaves_it() {
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".tmp"))
+        .filter(|n| n.contains(".kmerge-"))
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 }

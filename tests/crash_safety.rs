@@ -109,7 +109,7 @@ fn has_temp_file(dir: &Path) -> bool {
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok())
-                .any(|e| e.file_name().to_string_lossy().starts_with(".tmp"))
+                .any(|e| e.file_name().to_string_lossy().contains(".kmerge-"))
         })
         .unwrap_or(false)
 }
@@ -191,10 +191,10 @@ fn kill_once(s: &Scratch, run: usize, ours: &[u8], full: &[u8], kill: Kill) -> K
         );
     };
     let names = others(&dir, "ours.yaml");
-    let strays: Vec<&String> = names.iter().filter(|n| !n.starts_with(".tmp")).collect();
+    let strays: Vec<&String> = names.iter().filter(|n| !n.contains(".kmerge-")).collect();
     assert!(
         strays.is_empty(),
-        "{kill:?}: files other than ours and `.tmp*` appeared beside ours: {strays:?}"
+        "{kill:?}: files other than ours and `.NAME.kmerge-*` appeared beside ours: {strays:?}"
     );
     let leftovers = names
         .iter()
@@ -214,7 +214,7 @@ fn kill_once(s: &Scratch, run: usize, ours: &[u8], full: &[u8], kill: Kill) -> K
 /// SIGKILL at 0, 1, 5, 20, 50, 200 and 1000 ms, at half, 80 % and 95 % of an uninterrupted
 /// run, and 0, 1, 5, 20 and 100 ms after the temporary file appears (while it is written,
 /// flushed and renamed): ours is always its old
-/// bytes or the complete merge. Stray `.tmp*` files a kill leaves are reported on stderr,
+/// bytes or the complete merge. Stray `.NAME.kmerge-*` files a kill leaves are reported on stderr,
 /// not failed (nothing can remove them after SIGKILL; git ignores them only by luck of name).
 #[test]
 fn killed_driver_leaves_ours_old_or_complete() {
@@ -286,7 +286,7 @@ fn killed_driver_leaves_ours_old_or_complete() {
         ));
     }
     report.push(format!(
-        "  {stray_runs} killed run(s) left a stray .tmp* file beside ours"
+        "  {stray_runs} killed run(s) left a stray .NAME.kmerge-* file beside ours"
     ));
     eprintln!("{}", report.join("\n"));
 }

@@ -1073,9 +1073,9 @@ fn file_of_only_comments() {
     let base = b"# one\n# two\n# three\n".to_vec();
     let ours = replace_once(&base, b"one", b"ONE");
     let theirs = replace_once(&base, b"two", b"TWO");
-    // No YAML node at all. By the project's rule a comment-only change is no change (tests/
-    // cases/scalars/comment-only-change-is-not-a-change), so ours' text may stand; keeping
-    // theirs' comment too would be better. Git's line merge (a conflict) is right as well.
+    // No YAML node in any version: kmerge hands the file to git's line merge, where comment
+    // edits count (the judge accepts that before this check). A structural result that
+    // kept ours' or both comments would be right too.
     let both = replace_once(&ours, b"two", b"TWO");
     let ours_text = ours.clone();
     Case::new(
@@ -1358,7 +1358,7 @@ fn driver_touches_only_its_inputs_and_opens_no_socket() {
                 let temp_beside_ours = path.parent() == Some(work.as_path())
                     && path
                         .file_name()
-                        .is_some_and(|n| n.to_string_lossy().starts_with(".tmp"));
+                        .is_some_and(|n| n.to_string_lossy().contains(".kmerge-"));
                 let ok = if writes {
                     temp_beside_ours
                 } else {

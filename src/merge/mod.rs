@@ -125,11 +125,21 @@ impl<'a> Versions<'a> {
             }
             Ok(tree)
         };
-        Ok(Versions {
+        let versions = Versions {
             base: parse("base", base)?,
             ours: parse("ours", ours)?,
             theirs: parse("theirs", theirs)?,
-        })
+        };
+        // Comments are not data: where no version holds any, the file (a comment block, a
+        // placeholder) is merged line by line, where edits of its comments count.
+        let no_data = |t: &parse::Tree| t.docs.iter().all(|d| d.root.is_none());
+        if [&versions.base, &versions.ours, &versions.theirs]
+            .into_iter()
+            .all(no_data)
+        {
+            bail!("no version holds YAML data, only comments");
+        }
+        Ok(versions)
     }
 
     /// Merges theirs' changes since base into ours, by structure.
