@@ -102,17 +102,10 @@ impl Merger<'_> {
         let Some(b) = b.filter(|b| self.base.node(b.node).kind == Kind::Seq) else {
             return self.both_changed(path, b, o, t);
         };
-        let items = |tree: &Tree, list: NodeId| -> Vec<String> {
-            tree.node(list)
-                .children
-                .iter()
-                .map(|&c| canonical(tree, c))
-                .collect()
-        };
         let (bs, os, ts) = (
-            items(self.base, b.node),
-            items(self.ours, o.node),
-            items(self.theirs, t.node),
+            element_data(self.base, b.node),
+            element_data(self.ours, o.node),
+            element_data(self.theirs, t.node),
         );
         let item = |id: NodeId| Field {
             slot: Slot::Item,
@@ -277,6 +270,15 @@ fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>) -> Option<Vec<Ch
     Some(out)
 }
 
+/// A list's elements as data, for the element-wise 3-way merge.
+fn element_data(tree: &Tree, list: NodeId) -> Vec<String> {
+    tree.node(list)
+        .children
+        .iter()
+        .map(|&c| canonical(tree, c))
+        .collect()
+}
+
 /// A node's data as a string, equal exactly when the data is (map keys sorted).
 pub fn canonical(tree: &Tree, id: NodeId) -> String {
     let n = tree.node(id);
@@ -316,17 +318,10 @@ impl Merger<'_> {
             return false;
         };
         let (base, ours, theirs) = (self.base, self.ours, self.theirs);
-        let items = |tree: &Tree, list: NodeId| -> Vec<String> {
-            tree.node(list)
-                .children
-                .iter()
-                .map(|&c| canonical(tree, c))
-                .collect()
-        };
         let chunks = diff3(
-            &items(base, b.node),
-            &items(ours, o.node),
-            &items(theirs, t.node),
+            &element_data(base, b.node),
+            &element_data(ours, o.node),
+            &element_data(theirs, t.node),
         );
         if chunks.iter().any(|c| matches!(c, Chunk::Conflict { .. })) {
             return false;

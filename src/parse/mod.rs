@@ -146,15 +146,6 @@ impl<'a> Tree<'a> {
         let n = &self.nodes[v];
         (n.kind == Kind::Scalar && !self.is_null(v)).then_some(self.value(v))
     }
-
-    /// 1-based line number of a byte offset, for messages.
-    pub fn line_of(&self, offset: usize) -> usize {
-        self.text.as_bytes()[..offset.min(self.text.len())]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1
-    }
 }
 
 /// A node's value given its source text (see [`Tree::value`]).

@@ -77,10 +77,10 @@ impl fmt::Display for Identity {
     /// `apps/Deployment shop/web`, `ConfigMap settings`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.group_kind())?;
-        match (self.namespace.is_empty(), self.name.is_empty()) {
-            (_, true) if self.namespace.is_empty() => Ok(()),
-            (true, _) => write!(f, " {}", self.name),
-            (false, _) => write!(f, " {}/{}", self.namespace, self.name),
+        match (self.namespace.as_str(), self.name.as_str()) {
+            ("", "") => Ok(()),
+            ("", name) => write!(f, " {name}"),
+            (namespace, name) => write!(f, " {namespace}/{name}"),
         }
     }
 }
