@@ -16,7 +16,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::atomic_write::write_atomically;
 use crate::driver::{merge_bytes, Outcome};
 use crate::line_merge::configured_style;
-use crate::merge::{ConflictStyle, Labels, MergeOptions, Policy};
+use crate::merge::{ConflictStyle, Labels, MergeOptions, Policy, Versions};
 
 /// Exit code: merged cleanly.
 pub const EXIT_CLEAN: i32 = 0;
@@ -106,6 +106,35 @@ enum Command {
     Merge3(Merge3Args),
     #[command(about = DRIVER_ABOUT, long_about = DRIVER_LONG_ABOUT, after_help = AFTER_HELP)]
     Driver(DriverArgs),
+    #[command(about = MERGE2_ABOUT, long_about = MERGE2_LONG_ABOUT)]
+    Merge2(Merge2Args),
+}
+
+const MERGE2_ABOUT: &str = "Lays a patch (src) onto a file (dest): kyaml's merge2";
+
+const MERGE2_LONG_ABOUT: &str = "\
+Lays src onto dest by structure and writes the result to -o or stdout (kyaml's merge2, what
+kustomize's strategic-merge patches do). A field src has wins; a field only dest has stays;
+null in src removes the field; list elements are paired by merge key and src's new ones go
+after dest's (--prepend: before). `$patch: delete` in src removes the map or element it sits
+on, `$patch: replace` replaces it, a `- $patch: delete|replace` element applies to its list.
+The result is dest's text with src's changes spliced in. There is no line-merge fallback
+without a base: input that is not YAML is an error (exit 2).";
+
+#[derive(Args, Debug)]
+struct Merge2Args {
+    /// The patch laid onto dest.
+    #[arg(long, value_name = "FILE")]
+    src: PathBuf,
+    /// The file patched, whose text the result keeps.
+    #[arg(long, value_name = "FILE")]
+    dest: PathBuf,
+    /// Write the result here (atomically) instead of to stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Put src's new list elements before dest's instead of after them.
+    #[arg(long)]
+    prepend: bool,
 }
 
 /// What to do where both sides changed the same thing differently.
@@ -218,6 +247,7 @@ where
     let result = catch_unwind(AssertUnwindSafe(|| match cli.command {
         Command::Merge3(a) => merge3(a),
         Command::Driver(a) => driver(a),
+        Command::Merge2(a) => merge2(a),
     }));
     match result {
         Ok(Ok(code)) => code,
@@ -244,18 +274,40 @@ fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
     let opts = options(&a.shared, a.shared.marker_size, style);
     let outcome = merge_bytes(&base, &ours, &theirs, &opts).context("merging")?;
     report(&outcome, &a.ours);
-    match &a.output {
-        Some(out) => write_atomically(out, &outcome.bytes)
-            .with_context(|| format!("writing output file {}", out.display()))?,
+    write_result(a.output.as_deref(), &outcome.bytes)?;
+    Ok(exit_code(&outcome))
+}
+
+fn merge2(a: Merge2Args) -> anyhow::Result<i32> {
+    let src = read(&a.src, "src")?;
+    let dest = read(&a.dest, "dest")?;
+    let text = |bytes: &[u8], path: &Path| -> anyhow::Result<String> {
+        String::from_utf8(bytes.to_vec())
+            .with_context(|| format!("{} is not UTF-8 text", path.display()))
+    };
+    let (src_text, dest_text) = (text(&src, &a.src)?, text(&dest, &a.dest)?);
+    let opts = MergeOptions {
+        mode: crate::merge::Mode::TwoWay { prepend: a.prepend },
+        ..MergeOptions::default()
+    };
+    let merged = Versions::merge2(&src_text, &dest_text, &opts).context("merging")?;
+    write_result(a.output.as_deref(), merged.text.as_bytes())?;
+    Ok(EXIT_CLEAN)
+}
+
+/// Writes a result to `output` (atomically) or to stdout.
+fn write_result(output: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
+    match output {
+        Some(out) => write_atomically(out, bytes)
+            .with_context(|| format!("writing output file {}", out.display())),
         None => {
             let mut stdout = std::io::stdout().lock();
             stdout
-                .write_all(&outcome.bytes)
+                .write_all(bytes)
                 .and_then(|()| stdout.flush())
-                .context("writing the result to stdout")?;
+                .context("writing the result to stdout")
         }
     }
-    Ok(exit_code(&outcome))
 }
 
 fn driver(a: DriverArgs) -> anyhow::Result<i32> {
@@ -290,6 +342,7 @@ fn options(shared: &Shared, marker_size: Option<u16>, style: ConflictStyle) -> M
             ours: label(&shared.ours_label, defaults.ours),
             theirs: label(&shared.theirs_label, defaults.theirs),
         },
+        mode: crate::merge::Mode::ThreeWay,
         max_size: shared.max_size,
     }
 }

@@ -552,3 +552,50 @@ fn bundled_example_merges_as_the_readme_says() {
         fs::read_to_string(dir.join("expected.yaml")).unwrap()
     );
 }
+
+/// merge2 lays a patch onto a file: the patch's fields win, its new container goes after
+/// dest's (before them with --prepend), its null removes a field, and dest's text and
+/// comments stay around the edits.
+#[test]
+fn merge2_lays_a_patch_onto_dest() {
+    let s = Scratch::new();
+    s.write(
+        "dest.yaml",
+        "kind: Deployment\nmetadata:\n  name: web # the shop\n  labels:\n    tier: front\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n        - name: web\n          image: web:1.0\n",
+    );
+    s.write(
+        "src.yaml",
+        "kind: Deployment\nmetadata:\n  labels:\n    tier: null\nspec:\n  replicas: 5\n  template:\n    spec:\n      containers:\n      - name: sidecar\n        image: proxy:2\n",
+    );
+    let out = s.kmerge(&["merge2", "--src", "src.yaml", "--dest", "dest.yaml"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "kind: Deployment\nmetadata:\n  name: web # the shop\n  labels: {}\nspec:\n  replicas: 5\n  template:\n    spec:\n      containers:\n        - name: web\n          image: web:1.0\n        - name: sidecar\n          image: proxy:2\n"
+    );
+    let out = s.kmerge(&[
+        "merge2",
+        "--src",
+        "src.yaml",
+        "--dest",
+        "dest.yaml",
+        "--prepend",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("      containers:\n        - name: sidecar\n          image: proxy:2\n        - name: web\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// merge2 has no base to fall back to: input that is not YAML is an error naming the file.
+#[test]
+fn merge2_of_non_yaml_exits_2() {
+    let s = Scratch::new();
+    s.write("dest.yaml", "a: 1\n");
+    s.write("src.yaml", "a: [unclosed\n");
+    let out = s.kmerge(&["merge2", "--src", "src.yaml", "--dest", "dest.yaml"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("not YAML"), "{}", stderr(&out));
+}

@@ -9,6 +9,7 @@ use crate::render::{entry_lines, item_lines, Edit};
 use crate::resource::{list_key_for, ListKind};
 
 use super::merger::{is_block_collection, Field, Merger, Slot};
+use super::patch::directive;
 use super::path::Path;
 use super::Policy;
 
@@ -38,7 +39,12 @@ impl Merger<'_> {
     /// children, multi-line strings merge by line, anything else is a conflict.
     pub fn merge_value(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
         let (base, ours, theirs) = (self.base, self.ours, self.theirs);
-        if same_data(ours, o.node, theirs, t.node) {
+        if self.apply_patch(o, t) {
+            return;
+        }
+        // merge2 walks into equal collections too: the patch's nulls inside must still clear.
+        let walk_equal = self.prepend().is_some() && theirs.node(t.node).kind != Kind::Scalar;
+        if !walk_equal && same_data(ours, o.node, theirs, t.node) {
             return;
         }
         if b.is_some_and(|b| same_data(base, b.node, theirs, t.node)) {
@@ -119,10 +125,14 @@ impl Merger<'_> {
     }
 
     /// Removes a field (a map entry); a cleared element or document becomes theirs' null.
-    fn clear(&mut self, o: Field) {
-        if let Slot::Entry(key) = o.slot {
-            let next = self.next_key(key);
-            self.delete(o, next);
+    pub fn clear(&mut self, o: Field) {
+        match o.slot {
+            Slot::Entry(key) => {
+                let next = self.next_key(key);
+                self.delete(o, next);
+            }
+            Slot::Item => self.delete(o, None),
+            Slot::Root => self.replace_with(o, "{}"),
         }
     }
 
@@ -229,6 +239,12 @@ impl Merger<'_> {
             if oi.contains_key(&c.name) {
                 continue;
             }
+            // A patch's directives are instructions, never content.
+            if self.prepend().is_some()
+                && (c.name == "$patch" || directive(self.theirs, c.field.node).is_some())
+            {
+                continue;
+            }
             let at = self.placement(
                 &theirs[..n],
                 &theirs[n + 1..],
@@ -313,6 +329,13 @@ impl Merger<'_> {
         ti: &HashMap<String, usize>,
         first: Field,
     ) -> usize {
+        if let (Some(prepend), Slot::Item) = (self.prepend(), first.slot) {
+            // merge2 puts the patch's new elements after ours (or before, prepending).
+            return match (prepend, ours.last()) {
+                (false, Some(l)) => self.after(l.field),
+                _ => self.before(first),
+            };
+        }
         if let Some(&i) = before.iter().rev().find_map(|p| oi.get(&p.name)) {
             let mut i = i;
             while ours

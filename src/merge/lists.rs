@@ -10,6 +10,7 @@ use crate::resource::{list_key_for, ListKind};
 use super::diff3::{diff3, Chunk};
 use super::fields::{Child, Children};
 use super::merger::{Field, Merger, Slot};
+use super::patch::list_directive;
 use super::path::Path;
 use super::Policy;
 
@@ -21,6 +22,12 @@ impl Merger<'_> {
             .iter()
             .filter(|(tree, n)| tree.node(*n).kind == Kind::Seq)
             .collect();
+        if let Some(kind) = lists
+            .iter()
+            .find_map(|&&(tree, list)| schema_comment(tree, list))
+        {
+            return kind;
+        }
         list_key_for(self.group_kind.as_deref(), &path.schema, |field| {
             lists
                 .iter()
@@ -30,6 +37,20 @@ impl Merger<'_> {
 
     /// Merges a block sequence both sides have.
     pub fn merge_list(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
+        if self.prepend().is_some() {
+            // merge2: an element that is only `$patch: X` directs the whole list.
+            let directive = self
+                .theirs
+                .node(t.node)
+                .children
+                .iter()
+                .find_map(|&e| list_directive(self.theirs, e));
+            match directive {
+                Some("delete") => return self.clear(o),
+                Some("replace") => return self.replace_children(o, t),
+                _ => {}
+            }
+        }
         let lists: Vec<(&Tree, NodeId)> = [
             (self.base, b.map(|b| b.node)),
             (self.ours, Some(o.node)),
@@ -39,30 +60,31 @@ impl Merger<'_> {
         .filter_map(|(tree, n)| n.map(|n| (tree, n)))
         .collect();
         let kind = self.list_kind(path, &lists);
+        let patch = self.prepend().is_some();
         let keyed = |keys: &[String]| -> Option<[Vec<Child>; 3]> {
             let base = match b {
                 Some(b) if self.base.node(b.node).kind == Kind::Seq => {
-                    elements(self.base, b.node, Some(keys))?
+                    elements(self.base, b.node, Some(keys), patch)?
                 }
                 _ => Vec::new(),
             };
             Some([
                 base,
-                elements(self.ours, o.node, Some(keys))?,
-                elements(self.theirs, t.node, Some(keys))?,
+                elements(self.ours, o.node, Some(keys), patch)?,
+                elements(self.theirs, t.node, Some(keys), patch)?,
             ])
         };
         let set = || -> Option<[Vec<Child>; 3]> {
             let base = match b {
                 Some(b) if self.base.node(b.node).kind == Kind::Seq => {
-                    elements(self.base, b.node, None)?
+                    elements(self.base, b.node, None, patch)?
                 }
                 _ => Vec::new(),
             };
             Some([
                 base,
-                elements(self.ours, o.node, None)?,
-                elements(self.theirs, t.node, None)?,
+                elements(self.ours, o.node, None, patch)?,
+                elements(self.theirs, t.node, None, patch)?,
             ])
         };
         if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
@@ -176,6 +198,44 @@ impl Merger<'_> {
     }
 }
 
+/// A list's schema given in a comment on its key's line, as kpt and kustomize setters write
+/// it: `items: # {"type": "array", "x-kubernetes-patch-strategy": "merge",
+/// "x-kubernetes-patch-merge-key": "name"}`. It overrides the built-in schema for that field.
+fn schema_comment(tree: &Tree, list: NodeId) -> Option<ListKind> {
+    let parent = tree.node(tree.node(list).parent?);
+    let i = parent.children.iter().position(|&c| c == list)?;
+    if parent.kind != Kind::Map || i % 2 == 0 {
+        return None;
+    }
+    let key = tree.node(parent.children[i - 1]);
+    let line = &tree.text[key.end..crate::parse::line_end(tree.text, key.end)];
+    let json = &line[line.find("# {")? + 2..];
+    let schema: serde_json::Value = serde_json::from_str(json).ok()?;
+    let strategy = schema.get("x-kubernetes-patch-strategy")?.as_str()?;
+    if !strategy.split(',').any(|s| s.trim() == "merge") {
+        return Some(ListKind::Plain);
+    }
+    let keys: Vec<String> = match schema
+        .get("x-kubernetes-list-map-keys")
+        .and_then(|k| k.as_array())
+    {
+        Some(keys) => keys
+            .iter()
+            .filter_map(|k| k.as_str().map(String::from))
+            .collect(),
+        None => schema
+            .get("x-kubernetes-patch-merge-key")
+            .and_then(|k| k.as_str())
+            .map(|k| vec![k.to_string()])
+            .unwrap_or_default(),
+    };
+    Some(if keys.is_empty() {
+        ListKind::Set
+    } else {
+        ListKind::Keyed(keys)
+    })
+}
+
 /// The items of a `kind: List` named by identity; `None` if one has none or two share one.
 fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Child>> {
     let mut seen = HashSet::new();
@@ -215,10 +275,15 @@ fn unique_field(tree: &Tree, list: NodeId, field: &str) -> bool {
 
 /// A list's elements named by their merge key (`keys`), or by their value for a set. `None`
 /// when an element cannot be named or two share a name: such a list is merged as plain.
-fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>) -> Option<Vec<Child>> {
+/// merge2 passes `patch`: its directive elements (`- $patch: merge`) are instructions, not
+/// elements.
+fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>, patch: bool) -> Option<Vec<Child>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for &e in &tree.node(list).children {
+        if patch && list_directive(tree, e).is_some() {
+            continue;
+        }
         let (name, shown) = match keys {
             Some(keys) => {
                 if tree.node(e).kind != Kind::Map {

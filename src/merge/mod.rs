@@ -5,6 +5,7 @@ mod diff3;
 mod fields;
 mod lists;
 mod merger;
+mod patch;
 mod path;
 mod resources;
 mod strings;
@@ -66,9 +67,22 @@ pub struct MergeOptions {
     /// Git's conflict style: whether markers carry the `|||||||` base section.
     pub style: ConflictStyle,
     pub labels: Labels,
+    /// A 3-way merge, or merge2: a patch (theirs) applied onto ours with no base.
+    pub mode: Mode,
     /// The largest version (in bytes) merged by structure; a larger one goes to the line
     /// merge, which stays fast on any size. It bounds time and memory on hostile input.
     pub max_size: usize,
+}
+
+/// Which merge the rules serve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// merge3: theirs' changes since base, merged into ours.
+    ThreeWay,
+    /// merge2 (seeds 002/003): theirs is a sparse patch laid onto ours; its fields win, its
+    /// nulls clear, `$patch` directives delete or replace, and its new list elements go
+    /// after ours' (or before them, with `prepend`).
+    TwoWay { prepend: bool },
 }
 
 /// 32 MiB: several times the largest real manifest bundles, a few seconds of parsing.
@@ -81,6 +95,7 @@ impl Default for MergeOptions {
             marker_size: 7,
             style: ConflictStyle::Merge,
             labels: Labels::default(),
+            mode: Mode::ThreeWay,
             max_size: DEFAULT_MAX_SIZE,
         }
     }
@@ -140,6 +155,17 @@ impl<'a> Versions<'a> {
             bail!("no version holds YAML data, only comments");
         }
         Ok(versions)
+    }
+
+    /// merge2: lays `src` onto `dest` (seeds 002/003), by structure. The rules are merge3's
+    /// with no base and theirs winning, plus the patch directives; see [`Mode::TwoWay`].
+    pub fn merge2(src: &'a str, dest: &'a str, opts: &MergeOptions) -> Result<Merged> {
+        let versions = Versions::parse("", dest, src)?;
+        let opts = MergeOptions {
+            policy: Policy::Theirs,
+            ..opts.clone()
+        };
+        versions.merge3(&opts)
     }
 
     /// Merges theirs' changes since base into ours, by structure.

@@ -6,6 +6,7 @@ use crate::render::Edit;
 use crate::resource::{DocRef, Group};
 
 use super::merger::{Field, Merger, Slot};
+use super::patch::directive;
 use super::path::Path;
 use super::Policy;
 
@@ -23,7 +24,13 @@ impl Merger<'_> {
             };
             match (g.base, g.ours, g.theirs) {
                 (b, Some(o), Some(t)) => {
-                    self.merge_value(&Path::default(), b.map(root), root(o), root(t))
+                    if self.prepend().is_some() && directive(self.theirs, t.root) == Some("delete")
+                    {
+                        // merge2: `$patch: delete` at the top deletes the whole document.
+                        self.delete_document(o);
+                    } else {
+                        self.merge_value(&Path::default(), b.map(root), root(o), root(t))
+                    }
                 }
                 // Added in ours, or deleted on both sides.
                 (None, Some(_), None) | (Some(_), None, None) | (None, None, None) => {}

@@ -124,13 +124,15 @@ fn documents(tree: &Tree) -> Vec<(DocRef, Option<Identity>)> {
 /// safely: an error, so the driver falls back to the line merge.
 pub fn match_documents(base: &Tree, ours: &Tree, theirs: &Tree) -> Result<Vec<Group>> {
     let versions = [documents(base), documents(ours), documents(theirs)];
-    if versions.iter().all(|v| v.len() == 1) {
+    // One document in ours and theirs, and at most one in base (none: added on both sides,
+    // or merge2's patch): the same resource, whatever the identities.
+    if versions[1].len() == 1 && versions[2].len() == 1 && versions[0].len() <= 1 {
         let identity = versions[1][0]
             .1
             .clone()
             .or_else(|| versions[2][0].1.clone());
         return Ok(vec![Group {
-            base: Some(versions[0][0].0),
+            base: versions[0].first().map(|d| d.0),
             ours: Some(versions[1][0].0),
             theirs: Some(versions[2][0].0),
             label: identity
