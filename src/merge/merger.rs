@@ -92,7 +92,7 @@ impl<'t> Merger<'t> {
             .collect();
         for e in self.sequence_style_edits(tree, f.node) {
             if range.contains(&e.start)
-                && !local.iter().any(|d| d.start < e.start && e.start < d.end)
+                && !local.iter().any(|d| d.start <= e.start && e.start < d.end)
             {
                 local.push(e);
             }
@@ -102,6 +102,7 @@ impl<'t> Merger<'t> {
             e.end -= range.start;
         }
         let source = &tree.text[range.clone()];
+        // The style edits never overlap the caller's (checked above), so the splice holds.
         let edited =
             crate::render::splice(source, &mut local).unwrap_or_else(|_| source.to_string());
         let text = edited.as_str();
@@ -131,7 +132,8 @@ impl<'t> Merger<'t> {
         let Some(want) = self.ours_sequence_offset else {
             return Vec::new();
         };
-        let mut edits = Vec::new();
+        // Nested sequences shift their lines together: one total shift per line.
+        let mut shifts: HashMap<usize, isize> = HashMap::new();
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
             stack.extend(&tree.node(n).children);
@@ -144,31 +146,32 @@ impl<'t> Merger<'t> {
             let seq = tree.node(n);
             let mut line = line_start(tree.text, seq.start);
             let last = line_start(tree.text, seq.end);
-            while line <= last {
-                let spaces = tree.text[line..].bytes().take_while(|&b| b == b' ').count();
-                let blank = tree.text[line + spaces..].starts_with(['\n', '\r']);
-                if !blank {
-                    edits.push(if want > have {
-                        Edit {
-                            start: line,
-                            end: line,
-                            text: " ".repeat(want - have),
-                        }
-                    } else {
-                        Edit {
-                            start: line,
-                            end: line + (have - want).min(spaces),
-                            text: String::new(),
-                        }
-                    });
-                }
+            while line <= last && line < tree.text.len() {
+                *shifts.entry(line).or_default() += want as isize - have as isize;
                 line = next_line_start(tree.text, line);
-                if line >= tree.text.len() {
-                    break;
-                }
             }
         }
-        edits
+        shifts
+            .into_iter()
+            .filter_map(|(line, shift)| {
+                let spaces = tree.text[line..].bytes().take_while(|&b| b == b' ').count();
+                let blank = tree.text[line + spaces..].starts_with(['\n', '\r'])
+                    || line + spaces == tree.text.len();
+                match shift {
+                    _ if blank || shift == 0 => None,
+                    s if s > 0 => Some(Edit {
+                        start: line,
+                        end: line,
+                        text: " ".repeat(s.unsigned_abs()),
+                    }),
+                    s => Some(Edit {
+                        start: line,
+                        end: line + s.unsigned_abs().min(spaces),
+                        text: String::new(),
+                    }),
+                }
+            })
+            .collect()
     }
 
     pub fn markers(&self) -> Markers<'_> {
