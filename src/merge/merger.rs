@@ -51,7 +51,7 @@ impl<'t> Merger<'t> {
         let at = match f.slot {
             Slot::Entry(key) => tree.node(key).start,
             Slot::Item => dash_of(tree.text, tree.node(f.node).start),
-            Slot::Root => return 0,
+            Slot::Root => tree.node(f.node).start,
         };
         at - line_start(tree.text, at)
     }
@@ -275,7 +275,8 @@ impl<'t> Merger<'t> {
         let (on, tn) = (self.ours.node(o.node), self.theirs.node(t.node));
         let eol = self.ours.eol;
         if o.slot == Slot::Root {
-            let text = reindent(self.theirs.src(t.node), 0, 0, eol);
+            let (from, to) = (Self::column(self.theirs, t), Self::column(self.ours, o));
+            let text = reindent(self.theirs.src(t.node), from, to, eol);
             self.edits.push(Edit {
                 start: on.start,
                 end: on.end,

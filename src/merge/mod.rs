@@ -133,6 +133,15 @@ impl<'a> Versions<'a> {
     /// where.
     pub fn parse(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>> {
         let parse = |name: &str, text: &'a str| -> Result<parse::Tree<'a>> {
+            // A lone CR is a YAML line break that line arithmetic here does not follow.
+            if text
+                .as_bytes()
+                .windows(2)
+                .any(|w| w[0] == b'\r' && w[1] != b'\n')
+                || text.ends_with('\r')
+            {
+                bail!("{name} breaks lines with a bare CR");
+            }
             let tree = parse::parse(text)
                 .with_context(|| format!("{name} is not YAML kmerge can merge"))?;
             if let Some(dup) = tree.duplicate_keys.first() {
@@ -161,8 +170,13 @@ impl<'a> Versions<'a> {
     /// with no base and theirs winning, plus the patch directives; see [`Mode::TwoWay`].
     pub fn merge2(src: &'a str, dest: &'a str, opts: &MergeOptions) -> Result<Merged> {
         let versions = Versions::parse("", dest, src)?;
+        let mode = match opts.mode {
+            Mode::ThreeWay => Mode::TwoWay { prepend: false },
+            two_way => two_way,
+        };
         let opts = MergeOptions {
             policy: Policy::Theirs,
+            mode,
             ..opts.clone()
         };
         versions.merge3(&opts)
@@ -173,7 +187,8 @@ impl<'a> Versions<'a> {
     /// Errors mean "cannot merge this structurally" (duplicate identities, an internal
     /// inconsistency); the driver then falls back to the line merge.
     pub fn merge3(&self, opts: &MergeOptions) -> Result<Merged> {
-        let groups = resource::match_documents(&self.base, &self.ours, &self.theirs)?;
+        let patch = matches!(opts.mode, Mode::TwoWay { .. });
+        let groups = resource::match_documents(&self.base, &self.ours, &self.theirs, patch)?;
         let mut merger = Merger {
             base: &self.base,
             ours: &self.ours,

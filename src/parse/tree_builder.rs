@@ -131,9 +131,9 @@ impl<'a> Builder<'a> {
                         .count();
                     e = (start + trimmed).max(header + header_len);
                     s = header;
-                } else if style == Style::Plain && s == e {
+                } else if style == Style::Plain && s == e && !self.next_is_key() {
                     // An empty value (granit reports it as `~`) sits on its `:` or `-`: move
-                    // it after the indicator.
+                    // it after the indicator. (An empty key stays before its `:`.)
                     if matches!(self.text.as_bytes().get(s), Some(b':') | Some(b'-')) {
                         s += 1;
                         e = s;
@@ -251,6 +251,14 @@ impl<'a> Builder<'a> {
             keys: HashSet::new(),
         });
         Ok(())
+    }
+
+    /// Whether the next node attached is a mapping key.
+    fn next_is_key(&self) -> bool {
+        self.stack.last().is_some_and(|f| {
+            let parent = &self.nodes[f.id];
+            parent.kind == Kind::Map && parent.children.len() % 2 == 0
+        })
     }
 
     fn push(&mut self, node: Node) -> NodeId {

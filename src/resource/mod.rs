@@ -122,11 +122,14 @@ fn documents(tree: &Tree) -> Vec<(DocRef, Option<Identity>)> {
 /// ones by position among the unidentified; a rename on one side (one group missing that side,
 /// one unmatched document of that side) is paired. Duplicate identities cannot be paired
 /// safely: an error, so the driver falls back to the line merge.
-pub fn match_documents(base: &Tree, ours: &Tree, theirs: &Tree) -> Result<Vec<Group>> {
+///
+/// `patch` is merge2: theirs is a patch onto ours, and there is no base.
+pub fn match_documents(base: &Tree, ours: &Tree, theirs: &Tree, patch: bool) -> Result<Vec<Group>> {
     let versions = [documents(base), documents(ours), documents(theirs)];
-    // One document in ours and theirs, and at most one in base (none: added on both sides,
-    // or merge2's patch): the same resource, whatever the identities.
-    if versions[1].len() == 1 && versions[2].len() == 1 && versions[0].len() <= 1 {
+    // One document in each version (merge2: in ours and theirs, with no base): the same
+    // resource, whatever the identities.
+    let bases = if patch { 0 } else { 1 };
+    if versions[1].len() == 1 && versions[2].len() == 1 && versions[0].len() == bases {
         let identity = versions[1][0]
             .1
             .clone()
