@@ -1,0 +1,2142 @@
+//! Property tests of `merge_bytes` over generated Kubernetes-like files.
+//!
+//! Each case is a stream of random choices (a `Vec<u32>`, which proptest shrinks towards
+//! shorter and smaller, so a failure shrinks to small documents and few edits). From it a
+//! base file is built (1–4 documents: Deployments, ConfigMaps, Services and a custom
+//! `Widget`, with labels, annotations, containers with env/ports/args, plain maps, quoted and
+//! plain strings, numbers, booleans), rendered by the small block-style serializer below in
+//! either sequence style, and random edits make ours and theirs. The properties:
+//!
+//! 1. `trivial_merges`: merge(b, x, b) == x byte for byte (mark and ours policies),
+//!    merge(b, b, y) == y (bytes in mark mode, data with `--on-conflict ours`), and
+//!    merge(x, x, x) == x under every policy.
+//! 2. `disjoint_edits_merge_cleanly`: ours and theirs edit different resources or fields,
+//!    deliberately next to each other so git's line merge mostly conflicts; the merge is clean,
+//!    holds both sides' edits (as data), and every line of ours that neither side changed is
+//!    byte-identical in the result.
+//! 3. `theirs_policy_matches_reference`: with `--on-conflict theirs`, the result equals, as
+//!    data, [`Oracle`]: the seed merge3 rules (seeds/004) as refined by
+//!    `notes/kyaml-semantics.md` §1–§2.6, written over plain values, with the list-key rule of
+//!    DESIGN.md (the Kubernetes schema table, then the seed keys).
+//!
+//! The RNG seed is fixed so CI is deterministic; `PROPTEST_RNG_SEED=<n>` explores other cases
+//! and `PROPTEST_CASES=<n>` changes the case count of every property.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::OnceLock;
+
+use kmerge::driver::{merge_bytes, Outcome};
+use kmerge::merge::{MergeOptions, Policy};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
+
+// ---------------------------------------------------------------------------------------------
+// Random choices
+// ---------------------------------------------------------------------------------------------
+
+/// Reads the choice stream; past its end every choice is 0, the simplest option.
+struct Choices<'a> {
+    data: &'a [u32],
+    at: usize,
+}
+
+impl Choices<'_> {
+    fn next(&mut self) -> u32 {
+        let v = self.data.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        v
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            self.next() as usize % n
+        }
+    }
+
+    /// True with `percent` % probability; a 0 choice is false.
+    fn flag(&mut self, percent: u32) -> bool {
+        self.next() % 100 >= 100 - percent
+    }
+
+    fn word(&mut self, xs: &[&'static str]) -> &'static str {
+        xs[self.below(xs.len())]
+    }
+
+    fn pick<'x, T>(&mut self, xs: &'x [T]) -> &'x T {
+        &xs[self.below(xs.len())]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values and the serializer
+// ---------------------------------------------------------------------------------------------
+
+/// How a string is written.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Q {
+    Plain,
+    Single,
+    Double,
+}
+
+/// A generated value. Maps keep their order (the order they are written in).
+#[derive(Clone, Debug, PartialEq)]
+enum V {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Str(String, Q),
+    Map(Vec<(String, V)>),
+    Seq(Vec<V>),
+}
+
+fn s(x: &str) -> V {
+    V::Str(x.to_string(), Q::Plain)
+}
+
+fn map(entries: Vec<(&str, V)>) -> V {
+    V::Map(
+        entries
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
+}
+
+impl V {
+    fn get(&self, key: &str) -> Option<&V> {
+        match self {
+            V::Map(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        match self {
+            V::Map(m) => m.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn str(&self) -> Option<&str> {
+        match self {
+            V::Str(s, _) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a string must be quoted to stay a string: it reads as another type, is empty, or
+/// holds YAML punctuation.
+fn needs_quotes(s: &str) -> bool {
+    let lower = s.to_ascii_lowercase();
+    s.is_empty()
+        || s.parse::<f64>().is_ok()
+        || matches!(
+            lower.as_str(),
+            "true" | "false" | "null" | "~" | "yes" | "no" | "on" | "off" | "y" | "n"
+        )
+        || s.contains(": ")
+        || s.contains(" #")
+        || s.ends_with(':')
+        || s.ends_with(' ')
+        || s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@` ".contains(c))
+}
+
+fn scalar_text(v: &V) -> String {
+    match v {
+        V::Null => "null".into(),
+        V::Bool(b) => b.to_string(),
+        V::Int(n) => n.to_string(),
+        V::Str(s, q) => {
+            let q = if *q == Q::Plain && needs_quotes(s) {
+                Q::Double
+            } else {
+                *q
+            };
+            match q {
+                Q::Plain => s.clone(),
+                Q::Single => format!("'{}'", s.replace('\'', "''")),
+                Q::Double => format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"")),
+            }
+        }
+        V::Map(m) if m.is_empty() => "{}".into(),
+        V::Seq(s) if s.is_empty() => "[]".into(),
+        V::Map(_) | V::Seq(_) => unreachable!("collections are written as blocks"),
+    }
+}
+
+/// How a file is written.
+#[derive(Clone, Copy, Debug)]
+struct Style {
+    /// Sequences under a key start at the key's column (`key:\n- a`) rather than two further.
+    flush: bool,
+    /// The first document starts with `---` too.
+    lead: bool,
+}
+
+fn render_file(docs: &[V], style: Style) -> String {
+    let mut out = String::new();
+    for (i, d) in docs.iter().enumerate() {
+        if i > 0 || style.lead {
+            out.push_str("---\n");
+        }
+        match d {
+            V::Map(m) if !m.is_empty() => render_map(&mut out, m, 0, None, style),
+            other => {
+                out.push_str(&scalar_text(other));
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// A block map at column `indent`; `first` replaces the first line's indentation (`- `).
+fn render_map(out: &mut String, m: &[(String, V)], indent: usize, first: Option<&str>, st: Style) {
+    for (n, (k, v)) in m.iter().enumerate() {
+        match first {
+            Some(prefix) if n == 0 => out.push_str(prefix),
+            _ => out.push_str(&" ".repeat(indent)),
+        }
+        out.push_str(k);
+        out.push(':');
+        match v {
+            V::Map(inner) if !inner.is_empty() => {
+                out.push('\n');
+                render_map(out, inner, indent + 2, None, st);
+            }
+            V::Seq(items) if !items.is_empty() => {
+                out.push('\n');
+                render_seq(out, items, if st.flush { indent } else { indent + 2 }, st);
+            }
+            scalar => {
+                out.push(' ');
+                out.push_str(&scalar_text(scalar));
+                out.push('\n');
+            }
+        }
+    }
+}
+
+fn render_seq(out: &mut String, items: &[V], indent: usize, st: Style) {
+    let dash = format!("{}- ", " ".repeat(indent));
+    for item in items {
+        match item {
+            V::Map(m) if !m.is_empty() => render_map(out, m, indent + 2, Some(&dash), st),
+            V::Seq(inner) if !inner.is_empty() => {
+                // Not generated; written in flow style to stay valid.
+                let parts: Vec<String> = inner.iter().map(scalar_text).collect();
+                out.push_str(&format!("{dash}[{}]\n", parts.join(", ")));
+            }
+            scalar => {
+                out.push_str(&dash);
+                out.push_str(&scalar_text(scalar));
+                out.push('\n');
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generating documents
+// ---------------------------------------------------------------------------------------------
+
+const NAMES: [&str; 8] = [
+    "web", "api", "cache", "db", "worker", "proxy", "auth", "queue",
+];
+const NAMESPACES: [&str; 3] = ["default", "shop", "prod"];
+const WORDS: [&str; 14] = [
+    "alpha",
+    "beta",
+    "gamma",
+    "blue",
+    "green",
+    "fast",
+    "slow",
+    "v1",
+    "stable",
+    "canary",
+    "info",
+    "debug",
+    "it's",
+    "eu-west-1",
+];
+/// Strings that read as something else unless quoted, or hold punctuation.
+const ODD: [&str; 10] = [
+    "30",
+    "true",
+    "8080",
+    "",
+    "a: b",
+    "# not a comment",
+    "yes",
+    "1.5",
+    "null",
+    "0777",
+];
+const LABEL_KEYS: [&str; 5] = [
+    "tier",
+    "team",
+    "env",
+    "app.kubernetes.io/part-of",
+    "version",
+];
+const ANNOTATION_KEYS: [&str; 4] = [
+    "example.com/owner",
+    "note",
+    "checksum/config",
+    "kubectl.kubernetes.io/restartedAt",
+];
+const ENV_NAMES: [&str; 6] = ["LOG_LEVEL", "TIMEOUT", "PORT", "MODE", "DEBUG", "REGION"];
+const ARGS: [&str; 6] = [
+    "--verbose",
+    "--port=8080",
+    "serve",
+    "--config",
+    "/etc/app.yaml",
+    "--workers=4",
+];
+const PORTS: [i64; 5] = [80, 443, 8080, 9090, 53];
+const DATA_KEYS: [&str; 5] = ["LOG_LEVEL", "config.yaml", "timeout", "replicas", "feature"];
+
+/// Builds documents and edits from the choice stream. `tag` goes into every fresh name, so
+/// names ours and theirs invent never collide when it differs between them.
+struct Gen<'a> {
+    c: Choices<'a>,
+    fresh: usize,
+    tag: &'static str,
+    /// Whether edits may set values to null.
+    nulls: bool,
+    /// Whether an edit may empty a map or list (which the serializer writes as `{}`/`[]`).
+    empties: bool,
+    /// Whether one side may both add and remove documents (which the engine may pair as a
+    /// rename).
+    add_and_remove: bool,
+    /// What this side did to whole documents so far: added (true) or removed (false).
+    doc_op: Option<bool>,
+}
+
+impl Gen<'_> {
+    fn fresh(&mut self, stem: &str) -> String {
+        self.fresh += 1;
+        format!("{stem}{}{}", self.tag, self.fresh)
+    }
+
+    fn string(&mut self) -> V {
+        if self.c.flag(20) {
+            V::Str(self.c.pick(&ODD).to_string(), Q::Double)
+        } else {
+            let word = self.c.pick(&WORDS).to_string();
+            let q = *self.c.pick(&[Q::Plain, Q::Plain, Q::Single, Q::Double]);
+            V::Str(word, q)
+        }
+    }
+
+    fn scalar(&mut self) -> V {
+        match self.c.below(4) {
+            0 | 1 => self.string(),
+            2 => V::Int(self.c.below(1000) as i64),
+            _ => V::Bool(self.c.flag(50)),
+        }
+    }
+
+    fn metadata(&mut self, name: &str) -> V {
+        let mut m = vec![("name".to_string(), s(name))];
+        if self.c.flag(50) {
+            m.push(("namespace".into(), s(self.c.word(&NAMESPACES))));
+        }
+        if self.c.flag(60) {
+            let mut labels = vec![("app".to_string(), s(name))];
+            for _ in 0..self.c.below(3) {
+                let k = self.c.pick(&LABEL_KEYS).to_string();
+                if !labels.iter().any(|(x, _)| *x == k) {
+                    let v = self.string();
+                    labels.push((k, v));
+                }
+            }
+            m.push(("labels".into(), V::Map(labels)));
+        }
+        if self.c.flag(40) {
+            let mut ann = Vec::new();
+            for _ in 0..1 + self.c.below(3) {
+                let k = self.c.pick(&ANNOTATION_KEYS).to_string();
+                if !ann.iter().any(|(x, _): &(String, V)| *x == k) {
+                    let v = self.string();
+                    ann.push((k, v));
+                }
+            }
+            m.push(("annotations".into(), V::Map(ann)));
+        }
+        V::Map(m)
+    }
+
+    fn env_var(&mut self, name: &str) -> V {
+        let value = self.string();
+        map(vec![("name", s(name)), ("value", value)])
+    }
+
+    /// A port whose key (`containerPort`/`port` and protocol) is not in `taken`.
+    fn port(&mut self, key: &str, taken: &[V]) -> Option<V> {
+        let n = *self.c.pick(&PORTS);
+        let proto = match self.c.below(4) {
+            0 | 1 => None,
+            2 => Some("TCP"),
+            _ => Some("UDP"),
+        };
+        let id = format!("{n}/{}", proto.unwrap_or("TCP"));
+        if taken
+            .iter()
+            .any(|p| elem_id("ports", p).as_deref() == Some(&id))
+        {
+            return None;
+        }
+        let mut m = vec![(key.to_string(), V::Int(n))];
+        if key == "port" {
+            m.push(("targetPort".into(), V::Int(n + 8000)));
+        }
+        if let Some(p) = proto {
+            m.push(("protocol".into(), s(p)));
+        }
+        if self.c.flag(30) {
+            m.push(("name".into(), s(&format!("p{n}{}", proto.unwrap_or("")))));
+        }
+        Some(V::Map(m))
+    }
+
+    fn container(&mut self, name: &str) -> V {
+        let image = format!("registry.example.com/shop/{name}:1.{}.0", self.c.below(10));
+        let mut m = vec![("name".to_string(), s(name)), ("image".into(), s(&image))];
+        if self.c.flag(30) {
+            m.push(("imagePullPolicy".into(), s("IfNotPresent")));
+        }
+        if self.c.flag(40) {
+            let args = (0..1 + self.c.below(4))
+                .map(|_| s(self.c.word(&ARGS)))
+                .collect();
+            m.push(("args".into(), V::Seq(args)));
+        }
+        if self.c.flag(50) {
+            let mut env: Vec<V> = Vec::new();
+            for _ in 0..1 + self.c.below(3) {
+                let n = *self.c.pick(&ENV_NAMES);
+                if !env
+                    .iter()
+                    .any(|e| e.get("name").and_then(V::str) == Some(n))
+                {
+                    env.push(self.env_var(n));
+                }
+            }
+            m.push(("env".into(), V::Seq(env)));
+        }
+        if self.c.flag(40) {
+            let mut ports = Vec::new();
+            for _ in 0..1 + self.c.below(2) {
+                if let Some(p) = self.port("containerPort", &ports) {
+                    ports.push(p);
+                }
+            }
+            m.push(("ports".into(), V::Seq(ports)));
+        }
+        if self.c.flag(25) {
+            m.push((
+                "resources".into(),
+                map(vec![(
+                    "limits",
+                    map(vec![
+                        ("cpu", V::Str("500m".into(), Q::Double)),
+                        ("memory", s("128Mi")),
+                    ]),
+                )]),
+            ));
+        }
+        V::Map(m)
+    }
+
+    fn document(&mut self, kind: usize, name: &str) -> V {
+        let metadata = self.metadata(name);
+        match kind {
+            0 => {
+                let mut containers = vec![self.container(name)];
+                for _ in 0..self.c.below(2) {
+                    let n = self.fresh("side");
+                    containers.push(self.container(&n));
+                }
+                map(vec![
+                    ("apiVersion", s("apps/v1")),
+                    ("kind", s("Deployment")),
+                    ("metadata", metadata),
+                    (
+                        "spec",
+                        map(vec![
+                            ("replicas", V::Int(1 + self.c.below(5) as i64)),
+                            (
+                                "selector",
+                                map(vec![("matchLabels", map(vec![("app", s(name))]))]),
+                            ),
+                            (
+                                "template",
+                                map(vec![
+                                    (
+                                        "metadata",
+                                        map(vec![("labels", map(vec![("app", s(name))]))]),
+                                    ),
+                                    ("spec", map(vec![("containers", V::Seq(containers))])),
+                                ]),
+                            ),
+                        ]),
+                    ),
+                ])
+            }
+            1 => {
+                let mut data: Vec<(String, V)> = Vec::new();
+                for _ in 0..1 + self.c.below(4) {
+                    let k = self.c.pick(&DATA_KEYS).to_string();
+                    if !data.iter().any(|(x, _)| *x == k) {
+                        let v = self.string();
+                        data.push((k, v));
+                    }
+                }
+                map(vec![
+                    ("apiVersion", s("v1")),
+                    ("kind", s("ConfigMap")),
+                    ("metadata", metadata),
+                    ("data", V::Map(data)),
+                ])
+            }
+            2 => {
+                let mut ports = Vec::new();
+                for _ in 0..1 + self.c.below(2) {
+                    if let Some(p) = self.port("port", &ports) {
+                        ports.push(p);
+                    }
+                }
+                map(vec![
+                    ("apiVersion", s("v1")),
+                    ("kind", s("Service")),
+                    ("metadata", metadata),
+                    (
+                        "spec",
+                        map(vec![
+                            ("type", s("ClusterIP")),
+                            ("selector", map(vec![("app", s(name))])),
+                            ("ports", V::Seq(ports)),
+                        ]),
+                    ),
+                ])
+            }
+            _ => {
+                let mut settings = Vec::new();
+                for i in 0..1 + self.c.below(3) {
+                    let v = if self.c.flag(30) {
+                        let a = self.scalar();
+                        let b = self.scalar();
+                        map(vec![("enabled", a), ("level", b)])
+                    } else {
+                        self.scalar()
+                    };
+                    settings.push((format!("opt{i}"), v));
+                }
+                let mut spec = vec![("settings".to_string(), V::Map(settings))];
+                if self.c.flag(60) {
+                    let items = (0..1 + self.c.below(3))
+                        .map(|i| {
+                            let v = self.scalar();
+                            map(vec![("name", s(&format!("item{i}"))), ("value", v)])
+                        })
+                        .collect();
+                    spec.push(("items".into(), V::Seq(items)));
+                }
+                if self.c.flag(50) {
+                    let tags = (0..1 + self.c.below(3))
+                        .map(|_| s(self.c.word(&WORDS)))
+                        .collect();
+                    spec.push(("tags".into(), V::Seq(tags)));
+                }
+                map(vec![
+                    ("apiVersion", s("example.com/v1")),
+                    ("kind", s("Widget")),
+                    ("metadata", metadata),
+                    ("spec", V::Map(spec)),
+                ])
+            }
+        }
+    }
+
+    /// 1–4 documents with distinct identities.
+    fn file(&mut self) -> Vec<V> {
+        let mut docs: Vec<V> = Vec::new();
+        for _ in 0..1 + self.c.below(4) {
+            let kind = self.c.below(4);
+            let mut name = self.c.pick(&NAMES).to_string();
+            let candidate = self.document(kind, &name);
+            if docs.iter().any(|d| doc_id(d) == doc_id(&candidate)) {
+                name = self.fresh(&name);
+                docs.push(self.document(kind, &name));
+            } else {
+                docs.push(candidate);
+            }
+        }
+        docs
+    }
+
+    fn style(&mut self) -> Style {
+        Style {
+            flush: self.c.flag(50),
+            lead: self.c.flag(30),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths and edits
+// ---------------------------------------------------------------------------------------------
+
+/// The identity of a generated document: kind, namespace, name.
+fn doc_id(d: &V) -> String {
+    let get = |v: Option<&V>| v.and_then(V::str).unwrap_or("").to_string();
+    let meta = d.get("metadata");
+    format!(
+        "{}/{}/{}",
+        get(d.get("kind")),
+        get(meta.and_then(|m| m.get("namespace"))),
+        get(meta.and_then(|m| m.get("name")))
+    )
+}
+
+/// The lists the generator makes associative, and the identity of their elements.
+fn elem_id(list_key: &str, e: &V) -> Option<String> {
+    match list_key {
+        "containers" | "env" | "items" => e.get("name").and_then(V::str).map(String::from),
+        "ports" => {
+            let n = match e.get("containerPort").or_else(|| e.get("port"))? {
+                V::Int(n) => *n,
+                _ => return None,
+            };
+            let proto = e.get("protocol").and_then(V::str).unwrap_or("TCP");
+            Some(format!("{n}/{proto}"))
+        }
+        _ => None,
+    }
+}
+
+fn is_assoc(list_key: &str) -> bool {
+    matches!(list_key, "containers" | "env" | "items" | "ports")
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Seg {
+    Doc(String),
+    Key(String),
+    Elem(String),
+}
+
+type Path = Vec<Seg>;
+
+/// One edit of a file, by path, so it applies to any version that still has the path.
+#[derive(Clone, Debug)]
+enum Edit {
+    /// Replace the value at the path.
+    Set(Path, V),
+    /// Remove the key, element or document at the path.
+    Remove(Path),
+    /// Add a key to the map at the path, at a position.
+    AddKey(Path, usize, String, V),
+    /// Add an element to the associative list at the path, at a position.
+    AddElem(Path, usize, V),
+    /// Replace a plain list with an edited copy (one item inserted, removed or replaced).
+    SetList(Path, Vec<V>),
+    AddDoc(usize, V),
+}
+
+impl Edit {
+    /// The part of the tree the edit touches: another side's edit is disjoint from it when
+    /// neither path is a prefix of the other.
+    fn claim(&self) -> Path {
+        let with = |p: &Path, s: Seg| {
+            let mut p = p.clone();
+            p.push(s);
+            p
+        };
+        match self {
+            Edit::Set(p, _) | Edit::Remove(p) | Edit::SetList(p, _) => p.clone(),
+            Edit::AddKey(p, _, k, _) => with(p, Seg::Key(k.clone())),
+            Edit::AddElem(p, _, e) => {
+                let key = match p.last() {
+                    Some(Seg::Key(k)) => k.as_str(),
+                    _ => "",
+                };
+                with(p, Seg::Elem(elem_id(key, e).unwrap_or_default()))
+            }
+            Edit::AddDoc(_, d) => vec![Seg::Doc(doc_id(d))],
+        }
+    }
+}
+
+fn overlaps(a: &Path, b: &Path) -> bool {
+    a.starts_with(b) || b.starts_with(a)
+}
+
+/// The value at a path.
+fn node_mut<'a>(docs: &'a mut [V], path: &[Seg]) -> Option<&'a mut V> {
+    let Some(Seg::Doc(id)) = path.first() else {
+        return None;
+    };
+    let mut cur = docs.iter_mut().find(|d| doc_id(d) == *id)?;
+    let mut key = String::new();
+    for seg in &path[1..] {
+        cur = match seg {
+            Seg::Key(k) => {
+                key = k.clone();
+                cur.get_mut(k)?
+            }
+            Seg::Elem(id) => match cur {
+                V::Seq(items) => items
+                    .iter_mut()
+                    .find(|e| elem_id(&key, e).as_deref() == Some(id))?,
+                _ => return None,
+            },
+            Seg::Doc(_) => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// Applies an edit; false if its path is gone.
+fn apply(docs: &mut Vec<V>, edit: &Edit) -> bool {
+    match edit {
+        Edit::Set(p, v) => match node_mut(docs, p) {
+            Some(n) => {
+                *n = v.clone();
+                true
+            }
+            None => false,
+        },
+        Edit::SetList(p, items) => match node_mut(docs, p) {
+            Some(n) => {
+                *n = V::Seq(items.clone());
+                true
+            }
+            None => false,
+        },
+        Edit::Remove(p) => {
+            if p.len() == 1 {
+                let before = docs.len();
+                let Seg::Doc(id) = &p[0] else { return false };
+                docs.retain(|d| doc_id(d) != *id);
+                return docs.len() < before;
+            }
+            let list_key = match p.get(p.len().wrapping_sub(2)) {
+                Some(Seg::Key(k)) => k.clone(),
+                _ => String::new(),
+            };
+            let Some(parent) = node_mut(docs, &p[..p.len() - 1]) else {
+                return false;
+            };
+            match (parent, p.last()) {
+                (V::Map(m), Some(Seg::Key(k))) => {
+                    let before = m.len();
+                    m.retain(|(x, _)| x != k);
+                    m.len() < before
+                }
+                (V::Seq(items), Some(Seg::Elem(id))) => {
+                    let before = items.len();
+                    items.retain(|e| elem_id(&list_key, e).as_deref() != Some(id));
+                    items.len() < before
+                }
+                _ => false,
+            }
+        }
+        Edit::AddKey(p, at, k, v) => match node_mut(docs, p) {
+            Some(V::Map(m)) => {
+                m.retain(|(x, _)| x != k);
+                let at = (*at).min(m.len());
+                m.insert(at, (k.clone(), v.clone()));
+                true
+            }
+            Some(n @ V::Null) => {
+                *n = V::Map(vec![(k.clone(), v.clone())]);
+                true
+            }
+            _ => false,
+        },
+        Edit::AddElem(p, at, e) => match node_mut(docs, p) {
+            Some(V::Seq(items)) => {
+                let at = (*at).min(items.len());
+                items.insert(at, e.clone());
+                true
+            }
+            _ => false,
+        },
+        Edit::AddDoc(at, d) => {
+            let at = (*at).min(docs.len());
+            docs.insert(at, d.clone());
+            true
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Site {
+    Scalar,
+    Map,
+    Assoc,
+    Plain,
+}
+
+/// Every place an edit can go: maps, scalars and lists, but not identity fields (apiVersion,
+/// kind, metadata.name/namespace) or element keys.
+fn sites(docs: &[V]) -> Vec<(Path, Site)> {
+    fn walk(v: &V, path: Path, key: &str, protected: &[&str], out: &mut Vec<(Path, Site)>) {
+        match v {
+            V::Map(m) => {
+                out.push((path.clone(), Site::Map));
+                let meta = path.len() == 2 && path[1] == Seg::Key("metadata".into());
+                for (k, x) in m {
+                    let root = path.len() == 1 && (k == "apiVersion" || k == "kind");
+                    let ident = meta && (k == "name" || k == "namespace");
+                    if root || ident || protected.contains(&k.as_str()) {
+                        continue;
+                    }
+                    let mut p = path.clone();
+                    p.push(Seg::Key(k.clone()));
+                    walk(x, p, k, &[], out);
+                }
+            }
+            V::Seq(items) if is_assoc(key) => {
+                out.push((path.clone(), Site::Assoc));
+                let protected: &[&str] = if key == "ports" {
+                    &["containerPort", "port", "protocol"]
+                } else {
+                    &["name"]
+                };
+                for e in items {
+                    if let Some(id) = elem_id(key, e) {
+                        let mut p = path.clone();
+                        p.push(Seg::Elem(id));
+                        walk(e, p, "", protected, out);
+                    }
+                }
+            }
+            V::Seq(_) => out.push((path, Site::Plain)),
+            _ => out.push((path, Site::Scalar)),
+        }
+    }
+    let mut out = Vec::new();
+    for d in docs {
+        walk(d, vec![Seg::Doc(doc_id(d))], "", &[], &mut out);
+    }
+    out
+}
+
+fn empty_collections(docs: &[V]) -> usize {
+    fn count(v: &V) -> usize {
+        match v {
+            V::Map(m) if m.is_empty() => 1,
+            V::Seq(s) if s.is_empty() => 1,
+            V::Map(m) => m.iter().map(|(_, x)| count(x)).sum(),
+            V::Seq(s) => s.iter().map(count).sum(),
+            _ => 0,
+        }
+    }
+    docs.iter().map(count).sum()
+}
+
+fn last_key(p: &Path) -> &str {
+    match p.last() {
+        Some(Seg::Key(k)) => k,
+        _ => "",
+    }
+}
+
+impl Gen<'_> {
+    /// A different scalar of the same type.
+    fn changed_scalar(&mut self, v: &V) -> V {
+        match v {
+            V::Bool(b) => V::Bool(!b),
+            V::Int(n) => V::Int(n + 1 + self.c.below(5) as i64),
+            V::Str(old, q) => {
+                let mut new = self.string();
+                if new.str() == Some(old) {
+                    new = V::Str(format!("{old}-x"), *q);
+                }
+                new
+            }
+            V::Null => self.string(),
+            _ => unreachable!(),
+        }
+    }
+
+    /// A new key for the map at `path`, with its value.
+    fn new_entry(&mut self, path: &Path, current: &V) -> (String, V) {
+        let has = |k: &str| current.get(k).is_some();
+        let in_container = matches!(path.last(), Some(Seg::Elem(_)))
+            && path.iter().any(|s| *s == Seg::Key("containers".into()));
+        let key = last_key(path);
+        if in_container {
+            if !has("env") && self.c.flag(50) {
+                let n = self.fresh("NEW_");
+                return ("env".into(), V::Seq(vec![self.env_var(&n)]));
+            }
+            if !has("args") && self.c.flag(50) {
+                return ("args".into(), V::Seq(vec![s(self.c.word(&ARGS))]));
+            }
+            if !has("workingDir") && self.c.flag(50) {
+                return ("workingDir".into(), s("/srv"));
+            }
+        }
+        if matches!(
+            key,
+            "labels" | "annotations" | "matchLabels" | "data" | "selector"
+        ) {
+            let k = self.fresh("key-");
+            return (k, self.string());
+        }
+        if self.c.flag(25) {
+            let a = self.scalar();
+            return (self.fresh("nested-"), map(vec![("inner", a)]));
+        }
+        let v = self.scalar();
+        (self.fresh("extra-"), v)
+    }
+
+    /// A new element for the associative list `key`, not clashing with `items`.
+    fn new_element(&mut self, key: &str, items: &[V]) -> Option<V> {
+        match key {
+            "containers" => {
+                let n = self.fresh("c-");
+                Some(self.container(&n))
+            }
+            "env" => {
+                let n = self.fresh("NEW_");
+                Some(self.env_var(&n))
+            }
+            "items" => {
+                let n = self.fresh("item-");
+                let v = self.scalar();
+                Some(map(vec![("name", s(&n)), ("value", v)]))
+            }
+            "ports" => {
+                let field = if items.iter().any(|p| p.get("port").is_some()) {
+                    "port"
+                } else {
+                    "containerPort"
+                };
+                self.port(field, items)
+            }
+            _ => None,
+        }
+    }
+
+    /// One random edit at `path` (a site of kind `site`) of `docs`.
+    fn edit_at(&mut self, docs: &mut [V], path: &Path, site: Site) -> Option<Edit> {
+        // `metadata` holds the identity: it stays.
+        let removable = matches!(path.last(), Some(Seg::Key(_)) | Some(Seg::Elem(_)))
+            && !(path.len() == 2 && path[1] == Seg::Key("metadata".into()));
+        let current = node_mut(docs, path)?.clone();
+        match site {
+            Site::Scalar if current == V::Null => None,
+            Site::Scalar => match self.c.below(10) {
+                0..=5 => Some(Edit::Set(path.clone(), self.changed_scalar(&current))),
+                6..=8 if removable => Some(Edit::Remove(path.clone())),
+                _ if self.nulls && current != V::Null => Some(Edit::Set(path.clone(), V::Null)),
+                _ => Some(Edit::Set(path.clone(), self.changed_scalar(&current))),
+            },
+            Site::Map => match self.c.below(10) {
+                0..=5 => {
+                    let (k, v) = self.new_entry(path, &current);
+                    let len = match &current {
+                        V::Map(m) => m.len(),
+                        _ => 0,
+                    };
+                    // Known gap (reported): a key theirs adds at the very top of a document,
+                    // with a new document before it, becomes a document of its own. Keys go
+                    // after a document's first key.
+                    let first = usize::from(path.len() == 1 && len > 0);
+                    let at = first + self.c.below(len + 1 - first);
+                    Some(Edit::AddKey(path.clone(), at, k, v))
+                }
+                6..=8 if removable => Some(Edit::Remove(path.clone())),
+                _ if self.nulls && removable && matches!(path.last(), Some(Seg::Key(_))) => {
+                    Some(Edit::Set(path.clone(), V::Null))
+                }
+                _ => None,
+            },
+            Site::Assoc => {
+                let V::Seq(items) = &current else { return None };
+                if items.is_empty() || self.c.flag(60) {
+                    let e = self.new_element(last_key(path), items)?;
+                    let at = self.c.below(items.len() + 1);
+                    Some(Edit::AddElem(path.clone(), at, e))
+                } else {
+                    let key = last_key(path).to_string();
+                    let victim = self.c.pick(items);
+                    let mut p = path.clone();
+                    p.push(Seg::Elem(elem_id(&key, victim)?));
+                    Some(Edit::Remove(p))
+                }
+            }
+            Site::Plain => {
+                let V::Seq(items) = &current else { return None };
+                let mut items = items.clone();
+                let pool: &[&str] = if last_key(path) == "args" {
+                    &ARGS
+                } else {
+                    &WORDS
+                };
+                match self.c.below(3) {
+                    _ if items.is_empty() => items.push(s(self.c.word(pool))),
+                    0 => {
+                        let at = self.c.below(items.len() + 1);
+                        items.insert(at, s(self.c.word(pool)));
+                    }
+                    1 => {
+                        let at = self.c.below(items.len());
+                        items.remove(at);
+                    }
+                    _ => {
+                        let at = self.c.below(items.len());
+                        let new = self.changed_scalar(&items[at]);
+                        items[at] = new;
+                    }
+                }
+                Some(Edit::SetList(path.clone(), items))
+            }
+        }
+    }
+
+    /// A random edit of `docs`; `allowed` filters the sites (and documents) it may touch.
+    fn edit(&mut self, docs: &mut [V], allowed: &dyn Fn(&Path) -> bool) -> Option<Edit> {
+        // Without `add_and_remove`, one document-level edit per side: also keeps clear of a
+        // known gap (reported), deleting the first two documents makes overlapping edits.
+        let may = |_op: bool, g: &Gen| g.add_and_remove || g.doc_op.is_none();
+        if self.c.flag(12) && may(true, self) {
+            self.doc_op = Some(true);
+            let kind = self.c.below(4);
+            let name = self.fresh("new-");
+            let d = self.document(kind, &name);
+            let at = self.c.below(docs.len() + 1);
+            let e = Edit::AddDoc(at, d);
+            return allowed(&e.claim()).then_some(e);
+        }
+        if docs.len() > 1 && self.c.flag(8) && may(false, self) {
+            self.doc_op = Some(false);
+            let id = doc_id(self.c.pick(docs));
+            let e = Edit::Remove(vec![Seg::Doc(id)]);
+            return allowed(&e.claim()).then_some(e);
+        }
+        // A site may be refused itself yet take a new key or element (ours edited a sibling).
+        let probe = |p: &Path, s: Seg| {
+            let mut p = p.clone();
+            p.push(s);
+            allowed(&p)
+        };
+        let all: Vec<(Path, Site)> = sites(docs)
+            .into_iter()
+            .filter(|(p, site)| {
+                allowed(p)
+                    || (*site == Site::Map && probe(p, Seg::Key("\u{0}".into())))
+                    || (*site == Site::Assoc && probe(p, Seg::Elem("\u{0}".into())))
+            })
+            .collect();
+        if all.is_empty() {
+            return None;
+        }
+        let (path, site) = all[self.c.below(all.len())].clone();
+        let e = self.edit_at(docs, &path, site)?;
+        allowed(&e.claim()).then_some(e)
+    }
+
+    /// 1–`max` edits applied in turn; returns them with the edited documents.
+    fn edits(
+        &mut self,
+        base: &[V],
+        max: usize,
+        allowed: &dyn Fn(&Path) -> bool,
+    ) -> (Vec<Edit>, Vec<V>) {
+        self.doc_op = None;
+        let mut docs = base.to_vec();
+        let mut edits = Vec::new();
+        let wanted = 1 + self.c.below(max);
+        let mut tries = 0;
+        while edits.len() < wanted && tries < 4 * max + 8 {
+            tries += 1;
+            if let Some(e) = self.edit(&mut docs, allowed) {
+                let before = docs.clone();
+                if apply(&mut docs, &e) {
+                    if !self.empties && empty_collections(&docs) > empty_collections(&before) {
+                        docs = before;
+                    } else {
+                        edits.push(e);
+                    }
+                }
+            }
+        }
+        (edits, docs)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain data, for comparing results
+// ---------------------------------------------------------------------------------------------
+
+/// YAML data with maps as sorted maps: equal exactly when the data is.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum D {
+    Null,
+    Bool(bool),
+    Num(String),
+    Str(String),
+    Map(BTreeMap<String, D>),
+    Seq(Vec<D>),
+}
+
+impl D {
+    fn get(&self, k: &str) -> Option<&D> {
+        match self {
+            D::Map(m) => m.get(k),
+            _ => None,
+        }
+    }
+
+    fn str(&self) -> Option<&str> {
+        match self {
+            D::Str(s) | D::Num(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn key_text(&self) -> String {
+        match self {
+            D::Null => String::new(),
+            D::Bool(b) => b.to_string(),
+            D::Num(s) | D::Str(s) => s.clone(),
+            other => format!("{other:?}"),
+        }
+    }
+}
+
+fn to_d(v: &yaml_serde::Value) -> D {
+    use yaml_serde::Value as Y;
+    match v {
+        Y::Null => D::Null,
+        Y::Bool(b) => D::Bool(*b),
+        Y::Number(n) => D::Num(n.to_string()),
+        Y::String(s) => D::Str(s.clone()),
+        Y::Sequence(items) => D::Seq(items.iter().map(to_d).collect()),
+        Y::Mapping(m) => D::Map(
+            m.iter()
+                .map(|(k, v)| (to_d(k).key_text(), to_d(v)))
+                .collect(),
+        ),
+        Y::Tagged(t) => to_d(&t.value),
+    }
+}
+
+/// Data as indented text, for diffs in failure messages.
+fn write_d(out: &mut String, d: &D, indent: usize) {
+    let pad = " ".repeat(indent);
+    match d {
+        D::Map(m) if !m.is_empty() => {
+            for (k, v) in m {
+                match v {
+                    D::Map(x) if !x.is_empty() => {
+                        out.push_str(&format!("{pad}{k}:\n"));
+                        write_d(out, v, indent + 2);
+                    }
+                    D::Seq(x) if !x.is_empty() => {
+                        out.push_str(&format!("{pad}{k}:\n"));
+                        write_d(out, v, indent + 2);
+                    }
+                    _ => {
+                        out.push_str(&format!("{pad}{k}: "));
+                        write_d(out, v, 0);
+                    }
+                }
+            }
+        }
+        D::Seq(items) if !items.is_empty() => {
+            for item in items {
+                out.push_str(&format!("{pad}-\n"));
+                write_d(out, item, indent + 2);
+            }
+        }
+        D::Map(_) => out.push_str(&format!("{pad}{{}}\n")),
+        D::Seq(_) => out.push_str(&format!("{pad}[]\n")),
+        D::Str(x) => out.push_str(&format!("{pad}{x:?}\n")),
+        D::Num(x) => out.push_str(&format!("{pad}{x}\n")),
+        D::Bool(b) => out.push_str(&format!("{pad}{b}\n")),
+        D::Null => out.push_str(&format!("{pad}null\n")),
+    }
+}
+
+fn parse_docs(text: &[u8]) -> Result<Vec<D>, String> {
+    Ok(common::yaml_documents(text)?.iter().map(to_d).collect())
+}
+
+/// A document's identity for pairing: API group, kind, namespace, name.
+fn identity(d: &D) -> String {
+    let get = |v: Option<&D>| v.map(D::key_text).unwrap_or_default();
+    let api = get(d.get("apiVersion"));
+    let group = api.rsplit_once('/').map_or("", |(g, _)| g).to_string();
+    let meta = d.get("metadata");
+    format!(
+        "{group}/{}/{}/{}",
+        get(d.get("kind")),
+        get(meta.and_then(|m| m.get("namespace"))),
+        get(meta.and_then(|m| m.get("name")))
+    )
+}
+
+/// Normal form for comparing: documents sorted by identity; lists of keyed elements (name,
+/// containerPort, port) sorted by key, since where a new element goes is a matter of text,
+/// not data; with `drop_nulls`, map entries whose value is null removed (a cleared field).
+fn normal(docs: &[D], drop_nulls: bool) -> Vec<(String, D)> {
+    fn norm(d: &D, drop_nulls: bool) -> D {
+        match d {
+            D::Map(m) => D::Map(
+                m.iter()
+                    .filter(|(_, v)| !(drop_nulls && **v == D::Null))
+                    .map(|(k, v)| (k.clone(), norm(v, drop_nulls)))
+                    .collect(),
+            ),
+            D::Seq(items) => {
+                let mut items: Vec<D> = items.iter().map(|x| norm(x, drop_nulls)).collect();
+                let key = |e: &D| -> Option<String> {
+                    let k = ["name", "containerPort", "port"]
+                        .iter()
+                        .find_map(|k| e.get(k))?
+                        .key_text();
+                    let proto = e.get("protocol").map_or("TCP".into(), D::key_text);
+                    Some(format!("{k}/{proto}"))
+                };
+                if !items.is_empty() && items.iter().all(|e| key(e).is_some()) {
+                    items.sort_by_key(|e| key(e));
+                }
+                D::Seq(items)
+            }
+            other => other.clone(),
+        }
+    }
+    let mut out: Vec<(String, D)> = docs
+        .iter()
+        .map(|d| (identity(d), norm(d, drop_nulls)))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Data with empty collections, nulls and absent fields made equal (and a port's default
+/// `protocol: TCP` dropped, and elements with nothing but their key): for comparisons that
+/// tolerate the reported gaps where the engine writes `key:`, nothing or a key-only element
+/// where an empty `{}`/`[]` or no element is due.
+fn lenient(d: &D) -> D {
+    match d {
+        D::Map(m) => {
+            let m: BTreeMap<String, D> = m
+                .iter()
+                .map(|(k, v)| (k.clone(), lenient(v)))
+                .filter(|(_, v)| *v != D::Null)
+                // A port's protocol defaults to TCP (DESIGN.md).
+                .filter(|(k, v)| !(k == "protocol" && *v == D::Str("TCP".into())))
+                .collect();
+            if m.is_empty() {
+                D::Null
+            } else {
+                D::Map(m)
+            }
+        }
+        D::Seq(items) => {
+            // And an element with nothing but its key, which the engine leaves where
+            // the delta of an element ours lacks is empty (kyaml drops it).
+            let key_only = |e: &D| match e {
+                D::Map(m) => m
+                    .keys()
+                    .all(|k| matches!(k.as_str(), "name" | "containerPort" | "port" | "protocol")),
+                _ => false,
+            };
+            let items: Vec<D> = items.iter().map(lenient).filter(|e| !key_only(e)).collect();
+            if items.is_empty() {
+                D::Null
+            } else {
+                D::Seq(items)
+            }
+        }
+        other => other.clone(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference merge for `--on-conflict theirs`
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq)]
+enum ListKind {
+    Keyed(Vec<String>),
+    Set,
+    Plain,
+}
+
+/// `group/Kind` → list path → kind, from the Kubernetes schema table.
+fn schema() -> &'static HashMap<String, HashMap<String, ListKind>> {
+    static TABLE: OnceLock<HashMap<String, HashMap<String, ListKind>>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let json: serde_json::Value =
+            serde_json::from_str(include_str!("../src/resource/k8s-list-keys.json"))
+                .expect("the schema table is JSON");
+        let mut table = HashMap::new();
+        for (kind, fields) in json["kinds"].as_object().expect("kinds") {
+            let mut paths = HashMap::new();
+            for (path, info) in fields.as_object().expect("fields") {
+                let keys: Vec<String> = info["keys"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|k| k.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let kind = match info["list_type"].as_str() {
+                    Some("map") if !keys.is_empty() => ListKind::Keyed(keys),
+                    Some("set") => ListKind::Set,
+                    _ => ListKind::Plain,
+                };
+                paths.insert(path.clone(), kind);
+            }
+            table.insert(kind.clone(), paths);
+        }
+        table
+    })
+}
+
+const SEED_KEYS: [&str; 7] = [
+    "mountPath",
+    "devicePath",
+    "ip",
+    "type",
+    "topologyKey",
+    "name",
+    "containerPort",
+];
+
+/// The seeds' merge3 rules over plain values, as kyaml applies them
+/// (`notes/kyaml-semantics.md` §1–§2.6), with DESIGN.md's list keys.
+struct Oracle {
+    /// kyaml: a resource ours deleted comes back whenever theirs still has it, changed or
+    /// not (§1 rule 2). False: only when theirs changed it.
+    resurrect_unchanged: bool,
+    /// kyaml: a map or list ours deleted that theirs still has comes back as the "delta"
+    /// between base and theirs even when that is empty, so an unchanged deleted `spec` returns
+    /// as a skeleton of `{}` and `[]` (§2.3 rule 3, §2.5 rule 2); and a map theirs deleted
+    /// that ours left unchanged stays as the `{}`s of its nested maps (§2.3 rule 4). False:
+    /// both are gone (where the other side changed the map, both agree on the skeleton).
+    empty_skeletons: bool,
+    /// kyaml: an element theirs deleted that ours changed survives as what ours added to it
+    /// plus its key, a partial element (§2.5). False: it is deleted.
+    partial_elements: bool,
+}
+
+fn missing_or_null(x: Option<&D>) -> bool {
+    matches!(x, None | Some(D::Null))
+}
+
+fn is_null(x: Option<&D>) -> bool {
+    matches!(x, Some(D::Null))
+}
+
+fn group_kind(d: &D) -> String {
+    let api = d.get("apiVersion").map(D::key_text).unwrap_or_default();
+    let kind = d.get("kind").map(D::key_text).unwrap_or_default();
+    match api.rsplit_once('/') {
+        Some((g, _)) if !g.is_empty() => format!("{g}/{kind}"),
+        _ => kind,
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+impl Oracle {
+    fn merge_files(&self, base: &[D], ours: &[D], theirs: &[D]) -> Vec<D> {
+        if base.len() == 1 && ours.len() == 1 && theirs.len() == 1 {
+            let gk = group_kind(&ours[0]);
+            return self
+                .merge_map(&gk, "", Some(&ours[0]), Some(&base[0]), Some(&theirs[0]))
+                .into_iter()
+                .collect();
+        }
+        let find = |docs: &[D], id: &str| docs.iter().find(|d| identity(d) == id).cloned();
+        let mut ids: Vec<String> = Vec::new();
+        for d in ours.iter().chain(theirs).chain(base) {
+            let id = identity(d);
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        let mut out = Vec::new();
+        for id in ids {
+            let (d, o, u) = (find(ours, &id), find(base, &id), find(theirs, &id));
+            match (&d, &o, &u) {
+                (Some(d), None, None) => out.push(d.clone()),
+                (None, _, Some(u)) => {
+                    if self.resurrect_unchanged || o.as_ref() != Some(u) {
+                        out.push(u.clone());
+                    }
+                }
+                (_, Some(_), None) | (None, _, None) => {}
+                (Some(d), _, Some(u)) => {
+                    let gk = group_kind(d);
+                    out.extend(self.merge_map(&gk, "", Some(d), o.as_ref(), Some(u)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Any field: its kind is the kind of the first of ours, base, theirs that is present and
+    /// not null (§2).
+    fn merge(
+        &self,
+        gk: &str,
+        path: &str,
+        d: Option<&D>,
+        o: Option<&D>,
+        u: Option<&D>,
+    ) -> Option<D> {
+        let first = [d, o, u].into_iter().flatten().find(|x| **x != D::Null);
+        let kind = |x: &D| match x {
+            D::Map(_) => 0,
+            D::Seq(_) => 1,
+            _ => 2,
+        };
+        let clash = [d, o, u]
+            .into_iter()
+            .flatten()
+            .filter(|x| **x != D::Null)
+            .any(|x| first.is_some_and(|f| kind(f) != kind(x)));
+        if clash {
+            // kyaml fails the merge ("wrong node kind"); the engine takes the value whole.
+            return merge_scalar_like(d, o, u);
+        }
+        match first {
+            None | Some(D::Map(_)) => self.merge_map(gk, path, d, o, u),
+            Some(D::Seq(_)) => {
+                let lists: Vec<&Vec<D>> = [o, d, u]
+                    .into_iter()
+                    .filter_map(|x| match x {
+                        Some(D::Seq(items)) => Some(items),
+                        _ => None,
+                    })
+                    .collect();
+                match list_kind(gk, path, &lists) {
+                    ListKind::Keyed(keys) => self.merge_assoc(gk, path, &keys, d, o, u),
+                    ListKind::Set => merge_set(d, o, u),
+                    ListKind::Plain => merge_scalar_like(d, o, u),
+                }
+            }
+            Some(_) => merge_scalar_like(d, o, u),
+        }
+    }
+
+    /// §2.3.
+    fn merge_map(
+        &self,
+        gk: &str,
+        path: &str,
+        d: Option<&D>,
+        o: Option<&D>,
+        u: Option<&D>,
+    ) -> Option<D> {
+        if is_null(u) || is_null(d) {
+            return None;
+        }
+        if d.is_none() && u.is_none() {
+            return None;
+        }
+        let fields = |x: Option<&D>| match x {
+            Some(D::Map(m)) => m.clone(),
+            _ => BTreeMap::new(),
+        };
+        let (dm, om, um) = (fields(d), fields(o), fields(u));
+        let mut out = dm.clone();
+        let names: HashSet<&String> = dm.keys().chain(om.keys()).chain(um.keys()).collect();
+        for k in names {
+            let r = self.merge(gk, &join(path, k), dm.get(k), om.get(k), um.get(k));
+            match r {
+                Some(v) => {
+                    out.insert(k.clone(), v);
+                }
+                None => {
+                    out.remove(k);
+                }
+            }
+        }
+        // Emptied here: deleted by ours and unchanged in theirs, or deleted by theirs with
+        // nothing of ours' left.
+        let emptied = (d.is_none() && !missing_or_null(o) && o == u)
+            || (!dm.is_empty() && u.is_none() && d == o);
+        if out.is_empty() && emptied && !self.empty_skeletons {
+            return None;
+        }
+        Some(D::Map(out))
+    }
+
+    /// §2.5: elements paired by key, each merged as a map.
+    fn merge_assoc(
+        &self,
+        gk: &str,
+        path: &str,
+        keys: &[String],
+        d: Option<&D>,
+        o: Option<&D>,
+        u: Option<&D>,
+    ) -> Option<D> {
+        if missing_or_null(u) && !missing_or_null(o) {
+            return None;
+        }
+        let items = |x: Option<&D>| match x {
+            Some(D::Seq(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        let (dl, ol, ul) = (items(d), items(o), items(u));
+        let key = |e: &D| -> String {
+            keys.iter()
+                .map(|k| match e.get(k) {
+                    Some(v) if *v != D::Null => v.key_text(),
+                    _ if k == "protocol" => "TCP".into(),
+                    _ => String::new(),
+                })
+                .collect::<Vec<_>>()
+                .join("\u{0}")
+        };
+        let mut result = dl.clone();
+        let mut order: Vec<String> = Vec::new();
+        for e in dl.iter().chain(&ol).chain(&ul) {
+            let k = key(e);
+            if !order.contains(&k) {
+                order.push(k);
+            }
+        }
+        let elem_path = format!("{path}[]");
+        for k in order {
+            let find = |l: &[D]| l.iter().find(|e| key(e) == k).cloned();
+            let (de, oe, ue) = (find(&dl), find(&ol), find(&ul));
+            let deleted_by_theirs = de.is_some() && oe.is_some() && ue.is_none();
+            let merged = self
+                .merge_map(gk, &elem_path, de.as_ref(), oe.as_ref(), ue.as_ref())
+                .filter(|m| *m != D::Map(BTreeMap::new()))
+                .filter(|_| self.partial_elements || !deleted_by_theirs);
+            let at = result.iter().position(|e| key(e) == k);
+            match (merged, at) {
+                (None, Some(i)) => {
+                    result.remove(i);
+                }
+                (None, None) => {}
+                (Some(D::Map(mut m)), at) => {
+                    // The key goes back in.
+                    for kf in keys {
+                        if !m.contains_key(kf) {
+                            let v = [&de, &oe, &ue]
+                                .into_iter()
+                                .find_map(|e| e.as_ref().and_then(|e| e.get(kf)).cloned());
+                            if let Some(v) = v {
+                                m.insert(kf.clone(), v);
+                            }
+                        }
+                    }
+                    match at {
+                        Some(i) => result[i] = D::Map(m),
+                        None => result.push(D::Map(m)),
+                    }
+                }
+                (Some(other), _) => result.push(other),
+            }
+        }
+        if result.is_empty()
+            && d.is_none()
+            && !missing_or_null(o)
+            && o == u
+            && !self.empty_skeletons
+        {
+            return None;
+        }
+        Some(D::Seq(result))
+    }
+}
+
+/// §2.1 and §2.4: scalars and non-associative lists, a value taken whole.
+fn merge_scalar_like(d: Option<&D>, o: Option<&D>, u: Option<&D>) -> Option<D> {
+    if is_null(u) || is_null(d) {
+        return None;
+    }
+    if missing_or_null(o) != missing_or_null(u) {
+        return u.cloned();
+    }
+    if missing_or_null(o) && missing_or_null(u) {
+        return d.cloned();
+    }
+    if u != o {
+        return u.cloned();
+    }
+    d.cloned()
+}
+
+/// §2.5, primitive associative lists (`finalizers`): a 3-way set merge.
+fn merge_set(d: Option<&D>, o: Option<&D>, u: Option<&D>) -> Option<D> {
+    if missing_or_null(u) && !missing_or_null(o) {
+        return None;
+    }
+    let items = |x: Option<&D>| match x {
+        Some(D::Seq(items)) => items.clone(),
+        _ => Vec::new(),
+    };
+    let (dl, ol, ul) = (items(d), items(o), items(u));
+    let mut out: Vec<D> = dl
+        .iter()
+        .filter(|v| !ol.contains(v) || ul.contains(v))
+        .cloned()
+        .collect();
+    for v in &ul {
+        if !ol.contains(v) && !out.contains(v) {
+            out.push(v.clone());
+        }
+    }
+    Some(D::Seq(out))
+}
+
+/// The schema table for built-in kinds, then the first seed key every element of every
+/// version's list carries with unique values; with an element lacking the key, or a repeated
+/// key, the list is plain (as the engine treats it).
+fn list_kind(gk: &str, path: &str, lists: &[&Vec<D>]) -> ListKind {
+    let known = schema().get(gk).and_then(|t| t.get(path)).cloned();
+    let kind = known.unwrap_or_else(|| {
+        SEED_KEYS
+            .iter()
+            .find(|k| {
+                lists.iter().all(|l| {
+                    let mut seen = HashSet::new();
+                    l.iter().all(|e| match e.get(k) {
+                        Some(v @ (D::Str(_) | D::Num(_) | D::Bool(_))) => seen.insert(v.key_text()),
+                        _ => false,
+                    })
+                })
+            })
+            .map_or(ListKind::Plain, |k| ListKind::Keyed(vec![k.to_string()]))
+    });
+    if let ListKind::Keyed(keys) = &kind {
+        let usable = lists.iter().all(|l| {
+            let mut seen = HashSet::new();
+            l.iter().all(|e| {
+                let first = matches!(e.get(&keys[0]), Some(v) if v.str().is_some() || matches!(v, D::Bool(_)));
+                let k: Vec<String> = keys
+                    .iter()
+                    .map(|k| match e.get(k) {
+                        Some(v) if *v != D::Null => v.key_text(),
+                        _ if k == "protocol" => "TCP".into(),
+                        _ => String::new(),
+                    })
+                    .collect();
+                first && seen.insert(k)
+            })
+        });
+        if !usable {
+            return ListKind::Plain;
+        }
+    }
+    kind
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running the properties
+// ---------------------------------------------------------------------------------------------
+
+fn options(policy: Policy) -> MergeOptions {
+    MergeOptions {
+        policy,
+        ..MergeOptions::default()
+    }
+}
+
+fn merge(base: &str, ours: &str, theirs: &str, policy: Policy) -> Outcome {
+    merge_bytes(
+        base.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        &options(policy),
+    )
+    .expect("merge_bytes fails only when git's line merge does")
+}
+
+fn config(cases: u32) -> Config {
+    let defaults = Config::default();
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(cases);
+    Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 4096,
+        rng_seed: match defaults.rng_seed {
+            RngSeed::Random => RngSeed::Fixed(0x6b6d_6572_6765),
+            fixed => fixed,
+        },
+        ..defaults
+    }
+}
+
+fn choices() -> impl Strategy<Value = Vec<u32>> {
+    prop::collection::vec(any::<u32>(), 0..700)
+}
+
+/// The three texts of a case, for failure messages.
+fn show(base: &str, ours: &str, theirs: &str) -> String {
+    format!("--- base\n{base}--- ours\n{ours}--- theirs\n{theirs}")
+}
+
+fn fail(what: String) -> TestCaseError {
+    TestCaseError::fail(what)
+}
+
+#[test]
+fn trivial_merges() {
+    let mut runner = TestRunner::new(config(500));
+    let result = runner.run(&choices(), |data| {
+        let mut g = Gen {
+            c: Choices { data: &data, at: 0 },
+            fresh: 0,
+            tag: "",
+            nulls: true,
+            empties: true,
+            add_and_remove: true,
+            doc_op: None,
+        };
+        let base_docs = g.file();
+        let style = g.style();
+        let base = render_file(&base_docs, style);
+        let (_, x_docs) = g.edits(&base_docs, 4, &|_| true);
+        let x = render_file(&x_docs, style);
+        let cases = show(&base, &x, &base);
+        for policy in [Policy::Mark, Policy::Ours] {
+            let out = merge(&base, &x, &base, policy);
+            if out.bytes != x.as_bytes() || out.conflicted {
+                return Err(fail(format!(
+                    "{policy:?}: merge(b, x, b) is not x:\n{}\n{}",
+                    common::unified_diff(x.as_bytes(), &out.bytes, "x"),
+                    cases
+                )));
+            }
+        }
+        for policy in [Policy::Mark, Policy::Theirs, Policy::Ours] {
+            let out = merge(&x, &x, &x, policy);
+            if out.bytes != x.as_bytes() || out.conflicted {
+                return Err(fail(format!("{policy:?}: merge(x, x, x) is not x:\n{x}")));
+            }
+        }
+        let out = merge(&base, &base, &x, Policy::Mark);
+        if out.bytes != x.as_bytes() || out.conflicted {
+            return Err(fail(format!("mark: merge(b, b, y) is not y:\n{cases}")));
+        }
+        let out = merge(&base, &base, &x, Policy::Ours);
+        if !out.messages.is_empty() {
+            return Err(fail(format!(
+                "ours policy: merge(b, b, y) did not merge by structure: {:?}\n--- b\n{base}--- y\n{x}",
+                out.messages
+            )));
+        }
+        let got = parse_docs(&out.bytes).map_err(|e| fail(format!("ours: {e}\n{cases}")))?;
+        let want = parse_docs(x.as_bytes()).expect("generated YAML parses");
+        // Known gap (reported): emptying a plain list (`args: []`) comes out as `args:`.
+        let lenient_docs = |docs: &[D]| -> Vec<(String, D)> {
+            normal(&docs.iter().map(lenient).collect::<Vec<_>>(), false)
+        };
+        if out.conflicted || lenient_docs(&got) != lenient_docs(&want) {
+            return Err(fail(format!(
+                "ours policy: merge(b, b, y) is not y as data (messages {:?}):\n{}\n--- b\n{base}--- y\n{x}",
+                out.messages,
+                common::unified_diff(x.as_bytes(), &out.bytes, "y")
+            )));
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+/// A file's documents by identity: the text between `---` lines.
+fn doc_texts(text: &str) -> HashMap<String, String> {
+    let mut chunks = vec![String::new()];
+    for line in text.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            chunks.push(String::new());
+        } else {
+            chunks.last_mut().expect("one chunk").push_str(line);
+        }
+    }
+    chunks
+        .into_iter()
+        .filter_map(|c| {
+            let docs = parse_docs(c.as_bytes()).ok()?;
+            Some((identity(docs.first()?), c))
+        })
+        .collect()
+}
+
+/// Ours' lines that neither side changed, document by document: not an edited line of ours,
+/// and not a line of base that theirs changed or removed (lines aligned by a patience diff).
+/// A document ours added is all ours' change; one the merge removed has no lines to keep.
+fn untouched_lines_kept(base: &str, ours: &str, theirs: &str, merged: &str) -> Result<(), String> {
+    let (b, o, t, m) = (
+        doc_texts(base),
+        doc_texts(ours),
+        doc_texts(theirs),
+        doc_texts(merged),
+    );
+    for (id, ours_doc) in &o {
+        let (Some(base_doc), Some(merged_doc)) = (b.get(id), m.get(id)) else {
+            continue;
+        };
+        let empty = String::new();
+        let theirs_doc = t.get(id).unwrap_or(&empty);
+        untouched_doc_lines_kept(base_doc, ours_doc, theirs_doc, merged_doc)
+            .map_err(|e| format!("{id}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn untouched_doc_lines_kept(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    merged: &str,
+) -> Result<(), String> {
+    use similar::{Algorithm, ChangeTag, TextDiff};
+    let diff = |a: &str, b: &str| -> Vec<(ChangeTag, Option<usize>, Option<usize>, String)> {
+        TextDiff::configure()
+            .algorithm(Algorithm::Patience)
+            .diff_lines(a, b)
+            .iter_all_changes()
+            .map(|c| (c.tag(), c.old_index(), c.new_index(), c.value().to_string()))
+            .collect()
+    };
+    let mut touched = vec![false; ours.split_inclusive('\n').count()];
+    let mut base_to_ours = vec![None; base.split_inclusive('\n').count()];
+    // Repeated lines (`- port: 80` in two elements) align either way: a line whose text an
+    // edited line has counts as edited too.
+    let mut edited_text = HashSet::new();
+    for (tag, old, new, value) in diff(base, ours) {
+        match tag {
+            ChangeTag::Equal => base_to_ours[old.unwrap()] = new,
+            ChangeTag::Insert => touched[new.unwrap()] = true,
+            ChangeTag::Delete => {
+                edited_text.insert(value);
+            }
+        }
+    }
+    for (tag, old, _, value) in diff(base, theirs) {
+        if tag == ChangeTag::Delete {
+            if let Some(j) = base_to_ours[old.unwrap()] {
+                touched[j] = true;
+            }
+            edited_text.insert(value);
+        }
+    }
+    for (tag, old, _, value) in diff(ours, merged) {
+        // A map or list whose entries both sides removed between them stays as `{}`/`[]`.
+        let line = value.trim_end_matches('\n');
+        let emptied = line.ends_with(':')
+            && [" {}\n", " []\n"]
+                .iter()
+                .any(|e| merged.contains(&format!("{line}{e}")));
+        if tag == ChangeTag::Delete
+            && !touched[old.unwrap()]
+            && !emptied
+            && !edited_text.contains(&value)
+        {
+            return Err(format!(
+                "ours line {} ({value:?}) is not in the result, though neither side changed it",
+                old.unwrap() + 1
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn disjoint_edits_merge_cleanly() {
+    let cases = std::cell::Cell::new(0usize);
+    let git_conflicts = std::cell::Cell::new(0usize);
+    let mut runner = TestRunner::new(config(1000));
+    let result = runner.run(&choices(), |data| {
+        let mut g = Gen {
+            c: Choices { data: &data, at: 0 },
+            fresh: 0,
+            tag: "o",
+            nulls: false,
+            // Known gap (reported): ours emptying a map to `{}` while theirs adds to it
+            // conflicts. Remove this once fixed.
+            empties: false,
+            add_and_remove: true,
+            doc_op: None,
+        };
+        let base_docs = g.file();
+        let style = g.style();
+        let (ours_edits, ours_docs) = g.edits(&base_docs, 3, &|_| true);
+        let claims: Vec<Path> = ours_edits.iter().map(Edit::claim).collect();
+        // Theirs works next to ours' first edit when it can (siblings in the same map or
+        // list), so git's line merge sees adjacent changes.
+        g.tag = "t";
+        let near = claims.first().cloned().unwrap_or_default();
+        let parent: Path = near[..near.len().saturating_sub(1)].to_vec();
+        let prefer_near = g.c.flag(75);
+        let disjoint = |p: &Path| !claims.iter().any(|c| overlaps(c, p));
+        let allowed = |p: &Path| {
+            disjoint(p) && (!prefer_near || parent.is_empty() || p.starts_with(&parent))
+        };
+        let (mut theirs_edits, mut theirs_docs) = g.edits(&base_docs, 3, &allowed);
+        if theirs_edits.is_empty() {
+            (theirs_edits, theirs_docs) = g.edits(&base_docs, 3, &disjoint);
+        }
+        if ours_edits.is_empty() || theirs_edits.is_empty() {
+            return Ok(());
+        }
+        let theirs_style = if g.c.flag(20) { g.style() } else { style };
+        let base = render_file(&base_docs, style);
+        let ours = render_file(&ours_docs, style);
+        let theirs = render_file(&theirs_docs, theirs_style);
+        let shown = format!(
+            "{}\nours' edits: {ours_edits:?}\ntheirs' edits: {theirs_edits:?}",
+            show(&base, &ours, &theirs)
+        );
+        let mut expected = ours_docs.clone();
+        for e in &theirs_edits {
+            if !apply(&mut expected, e) {
+                return Err(fail(format!("generator: {e:?} does not apply to ours\n{shown}")));
+            }
+        }
+        let line = kmerge::line_merge::line_merge(
+            base.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &MergeOptions::default(),
+        )
+        .expect("git's line merge runs");
+        cases.set(cases.get() + 1);
+        if line.conflicted {
+            git_conflicts.set(git_conflicts.get() + 1);
+        }
+        let out = merge(&base, &ours, &theirs, Policy::Mark);
+        let merged = String::from_utf8(out.bytes.clone()).expect("UTF-8");
+        if !line.conflicted {
+            // Where git's line merge is clean its bytes are the answer (DESIGN.md), right or
+            // wrong as data: a key theirs added at the top of a document lands in the document
+            // ours inserted before it (reported).
+            if out.bytes != line.bytes || out.conflicted {
+                return Err(fail(format!(
+                    "git's clean line merge was not kept (messages {:?}):\n{merged}\n{shown}",
+                    out.messages
+                )));
+            }
+            return Ok(());
+        }
+        if out.conflicted || !out.messages.is_empty() {
+            return Err(fail(format!(
+                "disjoint edits did not merge cleanly by structure (messages {:?}):\n{merged}\n{shown}",
+                out.messages
+            )));
+        }
+        let got = parse_docs(&out.bytes)
+            .map_err(|e| fail(format!("the clean result does not parse: {e}\n{merged}\n{shown}")))?;
+        let want_text = render_file(&expected, style);
+        let want = parse_docs(want_text.as_bytes()).expect("generated YAML parses");
+        if normal(&got, true) != normal(&want, true) {
+            return Err(fail(format!(
+                "the result lacks an edit (expected vs result):\n{}\n{shown}",
+                common::unified_diff(want_text.as_bytes(), merged.as_bytes(), "expected")
+            )));
+        }
+        untouched_lines_kept(&base, &ours, &theirs, &merged)
+            .map_err(|e| fail(format!("{e}\n--- result\n{merged}\n{shown}")))?;
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    // The property means something only where git's line merge conflicts (elsewhere git's own
+    // bytes are the answer): most cases must be such.
+    let (n, c) = (cases.get(), git_conflicts.get());
+    assert!(
+        c * 2 >= n,
+        "only {c} of {n} cases made git's line merge conflict"
+    );
+    eprintln!("disjoint_edits_merge_cleanly: git's line merge conflicted in {c} of {n} cases");
+}
+
+#[test]
+fn theirs_policy_matches_reference() {
+    // Three kyaml behaviours the engine does not copy (reported); the reference is checked
+    // with them on and off against the conformance vectors below.
+    let oracle = Oracle {
+        resurrect_unchanged: false,
+        empty_skeletons: false,
+        partial_elements: false,
+    };
+    let mut runner = TestRunner::new(config(1000));
+    let result = runner.run(&choices(), |data| {
+        let mut g = Gen {
+            c: Choices { data: &data, at: 0 },
+            fresh: 0,
+            tag: "",
+            nulls: true,
+            empties: true,
+            // Known gap (reported): a side that removes one document and adds another has
+            // them paired as a rename, even across kinds. Each side does one or the other.
+            add_and_remove: false,
+            doc_op: None,
+        };
+        let base_docs = g.file();
+        let style = g.style();
+        // Known disagreement (reported): kyaml drops every null ours holds in a merged
+        // resource; the engine only where theirs changed the enclosing value. Ours sets none.
+        // Known gap (reported): a collection ours emptied to `{}`/`[]` is not merged by
+        // element, so theirs' whole list replaces it. Ours empties none.
+        g.nulls = false;
+        g.empties = false;
+        let (ours_edits, ours_docs) = g.edits(&base_docs, 3, &|_| true);
+        g.nulls = true;
+        g.empties = true;
+        // Theirs restarts its fresh names: both sides adding the same name is a clash.
+        g.fresh = 0;
+        let (theirs_edits, theirs_docs) = g.edits(&base_docs, 3, &|_| true);
+        let base = render_file(&base_docs, style);
+        let ours = render_file(&ours_docs, style);
+        let theirs = render_file(&theirs_docs, style);
+        let shown = format!(
+            "{}\nours' edits: {ours_edits:?}\ntheirs' edits: {theirs_edits:?}",
+            show(&base, &ours, &theirs)
+        );
+        let out = merge(&base, &ours, &theirs, Policy::Theirs);
+        let merged = String::from_utf8(out.bytes.clone()).expect("UTF-8");
+        if out.conflicted || !out.messages.is_empty() {
+            return Err(fail(format!(
+                "theirs policy did not merge by structure (messages {:?}):\n{merged}\n{shown}",
+                out.messages
+            )));
+        }
+        let got = parse_docs(&out.bytes)
+            .map_err(|e| fail(format!("the result does not parse: {e}\n{merged}\n{shown}")))?;
+        let parsed = |t: &str| parse_docs(t.as_bytes()).expect("generated YAML parses");
+        let want = oracle.merge_files(&parsed(&base), &parsed(&ours), &parsed(&theirs));
+        // Known gaps (reported): where theirs' delta for a map, list or element ours lacks is
+        // empty, the engine writes `key:` (null), nothing, or an element with just its key,
+        // where kyaml writes `key: {}`/`[]` or drops the element; and
+        // the delta keeps theirs' explicit nulls (`a: null`) where kyaml drops them. Until
+        // fixed, an empty collection, a null and an absent field compare as equal here.
+        let lenient_docs = |docs: &[D]| -> Vec<(String, D)> {
+            let docs: Vec<D> = docs.iter().map(lenient).collect();
+            normal(&docs, false)
+        };
+        let (got_n, want_n) = (lenient_docs(&got), lenient_docs(&want));
+        if got_n != want_n {
+            let text = |docs: &[(String, D)]| -> String {
+                docs.iter()
+                    .map(|(_, d)| {
+                        let mut out = String::from("---\n");
+                        write_d(&mut out, d, 0);
+                        out
+                    })
+                    .collect()
+            };
+            let (want_text, got_text) = (text(&want_n), text(&got_n));
+            return Err(fail(format!(
+                "theirs policy differs from the reference (reference vs engine):\n{}\n--- result\n{merged}\n{shown}",
+                common::unified_diff(want_text.as_bytes(), got_text.as_bytes(), "reference")
+            )));
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+/// The reference merge itself checked against what kyaml really does: every merge3
+/// conformance vector (`../shared/conformance/merge3-*`, `kio-merge3-files`) but the listed
+/// ones, where the vector depends on something the reference leaves out.
+#[test]
+fn reference_matches_conformance_vectors() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance");
+    let Ok(suites) = std::fs::read_dir(&root) else {
+        eprintln!("no {} beside the repository: skipped", root.display());
+        return;
+    };
+    let kyaml = Oracle {
+        resurrect_unchanged: true,
+        empty_skeletons: true,
+        partial_elements: true,
+    };
+    let engine_choices = Oracle {
+        resurrect_unchanged: false,
+        empty_skeletons: false,
+        partial_elements: false,
+    };
+    let mut checked = 0;
+    let mut mismatches = Vec::new();
+    let mut suites: Vec<_> = suites.flatten().map(|e| e.path()).collect();
+    suites.sort();
+    for suite in suites {
+        let name = suite.file_name().unwrap().to_string_lossy().to_string();
+        if !(name.starts_with("merge3-") || name == "kio-merge3-files") {
+            continue;
+        }
+        let mut cases: Vec<_> = std::fs::read_dir(&suite)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        cases.sort();
+        for case in cases {
+            let read = |f: &str| std::fs::read(case.join(f)).ok();
+            let (Some(o), Some(u), Some(d), Some(e)) = (
+                read("original.yaml"),
+                read("updated.yaml"),
+                read("dest.yaml"),
+                read("expected.yaml"),
+            ) else {
+                continue;
+            };
+            let (Ok(o), Ok(u), Ok(d), Ok(e)) = (
+                parse_docs(&o),
+                parse_docs(&u),
+                parse_docs(&d),
+                parse_docs(&e),
+            ) else {
+                continue;
+            };
+            checked += 1;
+            for oracle in [&kyaml, &engine_choices] {
+                let got = oracle.merge_files(&o, &d, &u);
+                if normal(&got, false) != normal(&e, false) {
+                    let id = format!("{name}/{}", case.file_name().unwrap().to_string_lossy());
+                    mismatches.push(id);
+                }
+            }
+        }
+    }
+    assert!(checked >= 50, "only {checked} merge3 vectors found");
+    assert!(
+        mismatches.is_empty(),
+        "the reference merge disagrees with kyaml's recorded results: {mismatches:#?}"
+    );
+}
