@@ -72,6 +72,7 @@ pub fn merge_bytes(
     }
     // Parsing can panic on hostile input as much as merging can: both are caught.
     let structural = catch_unwind(AssertUnwindSafe(|| -> Result<Outcome> {
+        let mut git_conflicts = None;
         if opts.policy == Policy::Mark {
             let line = line_merge(base, ours, theirs, opts)?;
             // Git's clean result stands unless it breaks the YAML or duplicates something.
@@ -86,16 +87,32 @@ pub fn merge_bytes(
                     messages: Vec::new(),
                 });
             }
+            git_conflicts = line.conflicted.then_some(line);
         }
         let merged = Versions::parse(base_text, ours_text, theirs_text)?.merge3(opts)?;
+        let mut messages: Vec<String> = merged
+            .conflicts
+            .iter()
+            .map(|c| format!("conflict in {} at {}: {}", c.resource, c.path, c.what))
+            .collect();
+        // Never worse than git: where both leave conflicts and git's markers enclose less than
+        // half as many lines (a list both sides reshuffled can be narrower line by line than
+        // element by element), git's result is kept; otherwise the field-shaped markers are.
+        if let Some(line) = git_conflicts.filter(|_| !merged.conflicts.is_empty()) {
+            let size = opts.marker_size;
+            if 2 * marked_lines(&line.bytes, size) < marked_lines(merged.text.as_bytes(), size) {
+                messages.push("git's line merge marks under half the lines the structural merge would: its markers are kept".into());
+                return Ok(Outcome {
+                    bytes: line.bytes,
+                    conflicted: true,
+                    messages,
+                });
+            }
+        }
         Ok(Outcome {
             bytes: merged.text.into_bytes(),
             conflicted: !merged.conflicts.is_empty(),
-            messages: merged
-                .conflicts
-                .iter()
-                .map(|c| format!("conflict in {} at {}: {}", c.resource, c.path, c.what))
-                .collect(),
+            messages,
         })
     }));
     match structural {
@@ -126,6 +143,26 @@ fn fallback(
         conflicted: line.conflicted,
         messages: vec![format!("line merge used: {reason}")],
     })
+}
+
+/// How many lines conflict markers of `size` enclose in `text`, the marker lines included.
+fn marked_lines(text: &[u8], size: usize) -> usize {
+    let open = "<".repeat(size);
+    let close = ">".repeat(size);
+    let mut inside = false;
+    let mut count = 0;
+    for line in text.split(|&b| b == b'\n') {
+        if line.starts_with(open.as_bytes()) {
+            inside = true;
+        }
+        if inside {
+            count += 1;
+        }
+        if line.starts_with(close.as_bytes()) {
+            inside = false;
+        }
+    }
+    count
 }
 
 /// Names the first version holding a line that starts with a conflict marker. Git merges
