@@ -2140,3 +2140,75 @@ fn reference_matches_conformance_vectors() {
         "the reference merge disagrees with kyaml's recorded results: {mismatches:#?}"
     );
 }
+
+/// The generator really makes what the properties claim to cover: both sequence styles, all
+/// three string styles, several kinds and documents, and every kind of edit.
+#[test]
+fn generator_covers_its_styles() {
+    let mut runner = TestRunner::new(config(300));
+    let seen = std::cell::RefCell::new(HashSet::new());
+    runner
+        .run(&choices(), |data| {
+            let mut g = Gen {
+                c: Choices { data: &data, at: 0 },
+                fresh: 0,
+                tag: "",
+                nulls: true,
+                empties: true,
+                add_and_remove: true,
+                doc_op: None,
+            };
+            let docs = g.file();
+            let style = g.style();
+            let (edits, _) = g.edits(&docs, 3, &|_| true);
+            let text = render_file(&docs, style);
+            let mut seen = seen.borrow_mut();
+            let mut mark = |what: &str, yes: bool| {
+                if yes {
+                    seen.insert(what.to_string());
+                }
+            };
+            // A sequence under a key: its dash at the key's column, or two further.
+            let lines: Vec<&str> = text.lines().collect();
+            for pair in lines.windows(2) {
+                let indent = |l: &str| l.len() - l.trim_start().len();
+                if pair[0].ends_with(':') && pair[1].trim_start().starts_with("- ") {
+                    let (key, dash) = (indent(pair[0]), indent(pair[1]));
+                    mark("flush sequences", dash == key);
+                    mark("indented sequences", dash == key + 2);
+                }
+            }
+            mark("single quotes", text.contains(": '"));
+            mark("double quotes", text.contains(": \""));
+            mark("several documents", docs.len() > 1);
+            for kind in ["Deployment", "ConfigMap", "Service", "Widget"] {
+                mark(kind, text.contains(&format!("kind: {kind}\n")));
+            }
+            for e in &edits {
+                let name = format!("{e:?}");
+                mark(name.split('(').next().unwrap_or(""), true);
+            }
+            Ok(())
+        })
+        .unwrap();
+    let seen = seen.into_inner();
+    let wanted = [
+        "flush sequences",
+        "indented sequences",
+        "single quotes",
+        "double quotes",
+        "several documents",
+        "Deployment",
+        "ConfigMap",
+        "Service",
+        "Widget",
+        "Set",
+        "Remove",
+        "AddKey",
+        "AddElem",
+        "SetList",
+        "AddDoc",
+    ];
+    let missing: Vec<&str> = wanted.into_iter().filter(|w| !seen.contains(*w)).collect();
+    assert!(missing.is_empty(), "the generator never made: {missing:?}");
+}
