@@ -124,24 +124,12 @@ impl Merger<'_> {
         }
     }
 
-    /// Removes a field (a map entry); a cleared element or document becomes theirs' null.
+    /// Removes a field or an element; a cleared document becomes an empty map.
     pub fn clear(&mut self, o: Field) {
         match o.slot {
-            Slot::Entry(key) => {
-                let next = self.next_key(key);
-                self.delete(o, next);
-            }
-            Slot::Item => self.delete(o, None),
+            Slot::Entry(_) | Slot::Item => self.delete(o),
             Slot::Root => self.replace_with(o, "{}"),
         }
-    }
-
-    /// The key after `key` in its ours map, if any.
-    pub fn next_key(&self, key: NodeId) -> Option<NodeId> {
-        let parent = self.ours.node(key).parent?;
-        let kids = &self.ours.node(parent).children;
-        let i = kids.iter().position(|&k| k == key)?;
-        kids.get(i + 2).copied()
     }
 
     /// Seed map rules: fields paired by name; present only in ours → kept; added in theirs →
@@ -196,7 +184,7 @@ impl Merger<'_> {
         let Some(first) = ours.first() else { return };
         let column = Merger::column(self.ours, first.field);
         let mut inserted = false;
-        for (n, c) in ours.iter().enumerate() {
+        for c in ours {
             let b = bi.get(&c.name).map(|&i| base[i].field);
             match ti.get(&c.name) {
                 Some(&i) => {
@@ -206,12 +194,8 @@ impl Merger<'_> {
                 }
                 None => {
                     let Some(b) = b else { continue }; // added in ours
-                    let next = ours.get(n + 1).and_then(|x| match x.field.slot {
-                        Slot::Entry(k) => Some(k),
-                        _ => None,
-                    });
                     if same_data(self.base, b.node, self.ours, c.field.node) {
-                        self.delete(c.field, next);
+                        self.delete(c.field);
                     } else if kind == Children::Fields
                         && (is_block_collection(self.ours, c.field.node)
                             || self.ours.node(c.field.node).children.is_empty())
@@ -221,7 +205,7 @@ impl Merger<'_> {
                         self.merge_map(&sub(c), Some(b.node), c.field, None);
                     } else {
                         match self.opts.policy {
-                            Policy::Theirs => self.delete(c.field, next),
+                            Policy::Theirs => self.delete(c.field),
                             Policy::Ours => {}
                             Policy::Mark => self.conflict_field(
                                 &sub(c),

@@ -156,7 +156,7 @@ impl Merger<'_> {
                         self.insert(item(i), pos, column, &[]);
                     }
                     for &i in &ours_items[ours] {
-                        self.delete(item(i), None);
+                        self.delete(item(i));
                     }
                 }
                 Chunk::Conflict { base, ours, theirs } => {

@@ -234,6 +234,7 @@ impl<'t> Merger<'t> {
             }
             _ => (anchor..anchor, column, None),
         };
+        let range = self.after_bom(range.start)..range.end.max(self.after_bom(range.start));
         let mut ours_text = self.ours.text[range.clone()].to_string();
         if !ours_text.is_empty() && !ours_text.ends_with('\n') {
             ours_text.push_str(self.ours.eol);
@@ -348,15 +349,19 @@ impl<'t> Merger<'t> {
     }
 
     /// Deletes ours' field (its lines, with the comments above it).
-    pub fn delete(&mut self, o: Field, next_key: Option<NodeId>) {
+    pub fn delete(&mut self, o: Field) {
+        let text = self.ours.text;
         let range = Self::lines(self.ours, o);
-        let ls = line_start(self.ours.text, range.start);
-        let range = if ls < range.start {
-            // The first key on a `- ` line: pull the next key up, or leave an empty item.
-            match next_key {
-                Some(k) => range.start..self.ours.node(k).start,
-                None => range.start..line_end(self.ours.text, range.end.saturating_sub(1)),
-            }
+        let range = if line_start(text, range.start) < range.start {
+            // The first key on a `- ` line: the dash stays, alone on its line, and the item's
+            // other keys keep theirs (`-` then the map below it is the same YAML). Pulling the
+            // next key up instead would move lines other edits may be planned at.
+            let start = if text[..range.start].ends_with(' ') {
+                range.start - 1
+            } else {
+                range.start
+            };
+            start..line_end(text, range.end.saturating_sub(1).max(range.start))
         } else {
             range
         };
@@ -391,6 +396,7 @@ impl<'t> Merger<'t> {
     /// moved to ours' column `col`.
     /// `edits` (against theirs' text) trim what is inserted (kyaml's delta).
     pub fn insert(&mut self, t: Field, at: usize, col: usize, edits: &[Edit]) {
+        let at = self.after_bom(at);
         let text = self.ours.text;
         let mut new = String::new();
         if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
@@ -411,6 +417,16 @@ impl<'t> Merger<'t> {
             end: at,
             text: new,
         });
+    }
+
+    /// A byte-order mark stays the first thing in the file: nothing is inserted before it.
+    pub fn after_bom(&self, at: usize) -> usize {
+        let bom = if self.ours.text.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
+        at.max(bom)
     }
 
     /// Where a field inserted after ours' field `after` goes: the start of the next line.

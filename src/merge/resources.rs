@@ -109,6 +109,7 @@ impl Merger<'_> {
     }
 
     fn insert_document(&mut self, t: DocRef, at: usize) {
+        let at = self.after_bom(at);
         let mut text = String::new();
         let ours = self.ours.text;
         if at > 0 && !ours[..at].ends_with('\n') {

@@ -1,9 +1,16 @@
 //! Line arithmetic on source text: the splice works in whole lines wherever it can, so that
 //! what it leaves untouched stays byte-identical.
 
-/// The offset where the line holding `at` starts.
+/// The offset where the line holding `at` starts. A byte-order mark is not part of the first
+/// line: columns count from after it, and nothing is placed before it.
 pub fn line_start(text: &str, at: usize) -> usize {
-    text[..at].rfind('\n').map_or(0, |i| i + 1)
+    let bom = '\u{feff}'.len_utf8();
+    let first = if text.starts_with('\u{feff}') && at >= bom {
+        bom
+    } else {
+        0
+    };
+    text[..at].rfind('\n').map_or(first, |i| i + 1)
 }
 
 /// The offset of the line break ending the line holding `at` (before a `\r\n`'s `\r`), or the

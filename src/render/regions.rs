@@ -15,7 +15,7 @@ pub fn key_lines_start(text: &str, at: usize) -> usize {
         return at;
     }
     let mut first = start;
-    while first > 0 {
+    while first > 0 && text.as_bytes()[first - 1] == b'\n' {
         let prev = line_start(text, first - 1);
         if text[prev..first].trim_start().starts_with('#') {
             first = prev;
