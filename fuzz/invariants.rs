@@ -88,11 +88,12 @@ pub fn check_parse(data: &[u8]) {
             assert!(root < tree.nodes.len(), "document {i} has a dangling root");
         }
     }
+    // Versions::parse refuses more than the parser does (bare CR line breaks, files of only
+    // comments), but never a text with a repeated key.
     let versions = Versions::parse(text, text, text);
-    assert_eq!(
-        versions.is_ok(),
-        tree.duplicate_keys.is_empty(),
-        "Versions::parse disagrees with parse::parse on the same text"
+    assert!(
+        !(versions.is_ok() && !tree.duplicate_keys.is_empty()),
+        "Versions::parse accepted a text that repeats a mapping key"
     );
     let Ok(versions) = versions else { return };
     assert!(
