@@ -94,7 +94,8 @@ impl Merger<'_> {
     fn document_text(&self, t: DocRef) -> String {
         let tree: &Tree = self.theirs;
         let region = &tree.docs[t.doc].region;
-        let doc = &tree.text[region.clone()];
+        // Theirs' byte-order mark belongs to theirs' file, not to a document placed in ours.
+        let doc = tree.text[region.clone()].trim_start_matches('\u{feff}');
         let eol = self.ours.eol;
         let mut text = String::new();
         if !doc.trim_start().starts_with("---") && !doc.lines().any(|l| l.starts_with("---")) {
