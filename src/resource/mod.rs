@@ -214,6 +214,16 @@ fn pair_renames(groups: &mut Vec<Group>) {
             })
             .collect();
         if let (&[m], &[o]) = (missing.as_slice(), only.as_slice()) {
+            // A rename changes one part of an identity; a document of another kind and name
+            // is another resource (paired, ours' edit of a deleted resource would silently
+            // land on a new one).
+            let close = match (&groups[m].identity, &groups[o].identity) {
+                (Some(x), Some(y)) => x.differences(y) <= 1,
+                _ => true,
+            };
+            if !close {
+                continue;
+            }
             let doc = groups[o].side(side);
             groups[m].set_side(side, doc);
             groups.remove(o);
