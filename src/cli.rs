@@ -263,16 +263,13 @@ where
 }
 
 fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
-    let base = read(&a.base, "base")?;
-    let ours = read(&a.ours, "ours")?;
-    let theirs = read(&a.theirs, "theirs")?;
     let style = if a.shared.diff3 {
         ConflictStyle::Diff3
     } else {
         ConflictStyle::Merge
     };
     let opts = options(&a.shared, a.shared.marker_size, style);
-    let outcome = merge_bytes(&base, &ours, &theirs, &opts).context("merging")?;
+    let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
     report(&outcome, &a.ours);
     write_result(a.output.as_deref(), &outcome.bytes)?;
     Ok(exit_code(&outcome))
@@ -311,20 +308,30 @@ fn write_result(output: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 fn driver(a: DriverArgs) -> anyhow::Result<i32> {
-    let base = read(&a.base, "base")?;
-    let ours = read(&a.ours, "ours")?;
-    let theirs = read(&a.theirs, "theirs")?;
     let style = if a.shared.diff3 {
         ConflictStyle::Diff3
     } else {
         configured_style()
     };
     let opts = options(&a.shared, a.shared.marker_size.or(a.git_marker_size), style);
-    let outcome = merge_bytes(&base, &ours, &theirs, &opts).context("merging")?;
+    let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
     report(&outcome, a.path.as_deref().unwrap_or(&a.ours));
     write_atomically(&a.ours, &outcome.bytes)
         .with_context(|| format!("writing ours file {}", a.ours.display()))?;
     Ok(exit_code(&outcome))
+}
+
+/// Reads the three versions (any failure is an I/O error, exit 2) and merges them.
+fn merge_files(
+    base: &Path,
+    ours: &Path,
+    theirs: &Path,
+    opts: &MergeOptions,
+) -> anyhow::Result<Outcome> {
+    let base = read(base, "base")?;
+    let ours = read(ours, "ours")?;
+    let theirs = read(theirs, "theirs")?;
+    merge_bytes(&base, &ours, &theirs, opts).context("merging")
 }
 
 fn read(path: &Path, role: &str) -> anyhow::Result<Vec<u8>> {
