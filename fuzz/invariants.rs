@@ -7,7 +7,10 @@
 //! found as a crash too; the regression test sees such panics as an "internal error" message.
 
 use kmerge::driver::merge_bytes;
-use kmerge::merge::{MergeOptions, Policy, Versions};
+use kmerge::options::{MergeOptions, Policy};
+use kmerge::testing::{
+    accepts, line_result_is_sound, merge_structurally, parses, repeats_a_key, span_tree_errors,
+};
 
 /// Every policy, in the order the checks run them.
 pub const POLICIES: [Policy; 3] = [Policy::Mark, Policy::Theirs, Policy::Ours];
@@ -45,71 +48,32 @@ pub fn check_parse(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(tree) = kmerge::parse::parse(text) else {
+    let Some(errors) = span_tree_errors(text) else {
         return;
     };
-    for (id, node) in tree.nodes.iter().enumerate() {
-        assert!(
-            node.start <= node.end && node.end <= text.len(),
-            "node {id} ({:?}) spans {}..{} in a text of {} bytes",
-            node.kind,
-            node.start,
-            node.end,
-            text.len()
-        );
-        assert!(
-            text.is_char_boundary(node.start) && text.is_char_boundary(node.end),
-            "node {id} span {}..{} splits a character",
-            node.start,
-            node.end
-        );
-        for &child in &node.children {
-            assert!(child < tree.nodes.len(), "node {id} has a dangling child");
-            assert_eq!(
-                tree.nodes[child].parent,
-                Some(id),
-                "node {child}'s parent is not node {id}, which lists it as a child"
-            );
-        }
-        if node.kind == kmerge::parse::Kind::Map {
-            assert!(
-                node.children.len() % 2 == 0,
-                "map node {id} has an odd number of children"
-            );
-        }
+    assert!(errors.is_empty(), "inconsistent span tree: {errors:#?}");
+    // The structural merge refuses more than the parser does (bare CR line breaks, files of
+    // only comments), but never accepts a text with a repeated key.
+    if !accepts(text, text, text) {
+        return;
     }
-    for (i, doc) in tree.docs.iter().enumerate() {
-        assert!(
-            doc.region.start <= doc.region.end && doc.region.end <= text.len(),
-            "document {i} region {:?} outside the text",
-            doc.region
-        );
-        if let Some(root) = doc.root {
-            assert!(root < tree.nodes.len(), "document {i} has a dangling root");
-        }
-    }
-    // Versions::parse refuses more than the parser does (bare CR line breaks, files of only
-    // comments), but never a text with a repeated key.
-    let versions = Versions::parse(text, text, text);
     assert!(
-        versions.is_err() || tree.duplicate_keys.is_empty(),
-        "Versions::parse accepted a text that repeats a mapping key"
+        !repeats_a_key(text),
+        "the structural merge accepted a text that repeats a mapping key"
     );
-    let Ok(versions) = versions else { return };
     assert!(
-        kmerge::merge::line_result_is_sound(text, text, text, text),
+        line_result_is_sound(text, text, text, text),
         "a text is not a sound line-merge result of itself"
     );
     for policy in POLICIES {
         // An error is a refusal (two documents with one identity): the driver falls back.
-        if let Ok(merged) = versions.merge3(&options(policy)) {
-            assert!(
-                merged.conflicts.is_empty(),
-                "{policy:?}: merging a text with itself conflicts: {:?}",
-                merged.conflicts
+        if let Ok((merged, conflicts)) = merge_structurally(text, text, text, &options(policy)) {
+            assert_eq!(
+                conflicts, 0,
+                "{policy:?}: merging a text with itself conflicts"
             );
             assert_eq!(
-                merged.text, text,
+                merged, text,
                 "{policy:?}: merging a text with itself changed it"
             );
         }
@@ -138,7 +102,7 @@ pub fn check_merge3(data: &[u8]) {
     }
     let texts = [base, ours, theirs].map(|t| std::str::from_utf8(t).ok());
     let all_parse = match texts {
-        [Some(b), Some(o), Some(t)] => Versions::parse(b, o, t).is_ok(),
+        [Some(b), Some(o), Some(t)] => accepts(b, o, t),
         _ => false,
     };
     let markers_in_inputs = [base, ours, theirs].into_iter().any(has_marker_lines);
@@ -155,8 +119,8 @@ pub fn check_merge3(data: &[u8]) {
         if all_parse && structural && !out.conflicted {
             let text = std::str::from_utf8(&out.bytes)
                 .unwrap_or_else(|e| panic!("{policy:?}: a clean merge is not UTF-8: {e}"));
-            if let Err(e) = kmerge::parse::parse(text) {
-                panic!("{policy:?}: a clean merge does not parse: {e:#}\n{text}");
+            if let Err(e) = parses(text) {
+                panic!("{policy:?}: a clean merge does not parse: {e}\n{text}");
             }
         }
         if !markers_in_inputs {

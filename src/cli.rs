@@ -14,9 +14,9 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::atomic_write::write_atomically;
-use crate::driver::{merge_bytes, Outcome};
+use crate::driver::{merge2 as merge2_text, merge_bytes, Outcome};
 use crate::line_merge::configured_style;
-use crate::merge::{ConflictStyle, Labels, MergeOptions, Policy, Versions};
+use crate::options::{ConflictStyle, Labels, MergeOptions, Policy};
 
 /// Exit code: merged cleanly.
 pub const EXIT_CLEAN: i32 = 0;
@@ -180,7 +180,7 @@ struct Shared {
     #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
     theirs_label: Option<String>,
     /// Largest version (bytes) merged by structure; larger files use git's line merge.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::merge::DEFAULT_MAX_SIZE)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::options::DEFAULT_MAX_SIZE)]
     max_size: usize,
 }
 
@@ -284,10 +284,10 @@ fn merge2(a: Merge2Args) -> anyhow::Result<i32> {
     };
     let (src_text, dest_text) = (text(&src, &a.src)?, text(&dest, &a.dest)?);
     let opts = MergeOptions {
-        mode: crate::merge::Mode::TwoWay { prepend: a.prepend },
+        mode: crate::options::Mode::TwoWay { prepend: a.prepend },
         ..MergeOptions::default()
     };
-    let merged = Versions::merge2(&src_text, &dest_text, &opts).context("merging")?;
+    let merged = merge2_text(&src_text, &dest_text, &opts).context("merging")?;
     write_result(a.output.as_deref(), merged.text.as_bytes())?;
     Ok(EXIT_CLEAN)
 }
@@ -349,7 +349,7 @@ fn options(shared: &Shared, marker_size: Option<u16>, style: ConflictStyle) -> M
             ours: label(&shared.ours_label, defaults.ours),
             theirs: label(&shared.theirs_label, defaults.theirs),
         },
-        mode: crate::merge::Mode::ThreeWay,
+        mode: crate::options::Mode::ThreeWay,
         max_size: shared.max_size,
     }
 }

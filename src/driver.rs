@@ -11,7 +11,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use anyhow::Result;
 
 use crate::line_merge::{is_binary, line_merge};
-use crate::merge::{line_result_is_sound, MergeOptions, Policy, Versions};
+use crate::merge::Conflict;
+use crate::options::{MergeOptions, Mode, Policy};
+use crate::parse::Versions;
+use crate::text::markers::{has_marker_lines, marked_lines};
+use crate::verify::{line_result_is_sound, reads_back};
+use crate::{merge, render};
 
 /// The merged bytes, whether conflicts remain in them, and the lines for stderr.
 #[derive(Clone, Debug)]
@@ -61,7 +66,10 @@ pub fn merge_bytes(
         );
         return fallback(base, ours, theirs, opts, reason);
     }
-    if let Some(side) = side_with_markers(base_text, ours_text, theirs_text) {
+    if let Some((side, _)) = [("base", base), ("ours", ours), ("theirs", theirs)]
+        .into_iter()
+        .find(|(_, bytes)| has_marker_lines(bytes))
+    {
         return fallback(
             base,
             ours,
@@ -89,7 +97,8 @@ pub fn merge_bytes(
             }
             git_conflicts = line.conflicted.then_some(line);
         }
-        let merged = Versions::parse(base_text, ours_text, theirs_text)?.merge3(opts)?;
+        let versions = Versions::parse(base_text, ours_text, theirs_text)?;
+        let merged = structural(&versions, opts)?;
         let mut messages: Vec<String> = merged
             .conflicts
             .iter()
@@ -145,37 +154,39 @@ fn fallback(
     })
 }
 
-/// How many lines conflict markers of `size` enclose in `text`, the marker lines included.
-fn marked_lines(text: &[u8], size: usize) -> usize {
-    let open = "<".repeat(size);
-    let close = ">".repeat(size);
-    let mut inside = false;
-    let mut count = 0;
-    for line in text.split(|&b| b == b'\n') {
-        if line.starts_with(open.as_bytes()) {
-            inside = true;
-        }
-        if inside {
-            count += 1;
-        }
-        if line.starts_with(close.as_bytes()) {
-            inside = false;
-        }
-    }
-    count
+/// The structural result: the merged text and the conflicts marked in it.
+#[derive(Clone, Debug)]
+pub struct Merged {
+    pub text: String,
+    pub conflicts: Vec<Conflict>,
 }
 
-/// Names the first version holding a line that starts with a conflict marker. Git merges
-/// criss-cross ancestors with this same driver, so a base can carry markers; they can even
-/// parse as YAML inside a scalar, so they are looked for explicitly.
-fn side_with_markers(base: &str, ours: &str, theirs: &str) -> Option<&'static str> {
-    let has_markers = |text: &str| {
-        text.lines().any(|l| {
-            l.starts_with("<<<<<<<") || l.starts_with(">>>>>>>") || l.starts_with("|||||||")
-        })
+/// Plans the merge of the parsed versions and writes it into ours' text.
+pub(crate) fn structural(versions: &Versions, opts: &MergeOptions) -> Result<Merged> {
+    let plan = merge::plan(versions, opts)?;
+    let text = render::render(versions, &plan, opts)?;
+    if plan.conflicts.is_empty() {
+        reads_back(&text)?;
+    }
+    Ok(Merged {
+        text,
+        conflicts: plan.conflicts,
+    })
+}
+
+/// merge2: lays the patch `src` onto `dest` (seeds 002/003), by structure: merge3's rules
+/// with no base and the patch winning, plus its directives (see [`Mode::TwoWay`]). There is
+/// no line merge to fall back on without a base: input it cannot merge is an error.
+pub fn merge2(src: &str, dest: &str, opts: &MergeOptions) -> Result<Merged> {
+    let versions = Versions::parse("", dest, src)?;
+    let mode = match opts.mode {
+        Mode::ThreeWay => Mode::TwoWay { prepend: false },
+        two_way => two_way,
     };
-    [("base", base), ("ours", ours), ("theirs", theirs)]
-        .into_iter()
-        .find(|(_, t)| has_markers(t))
-        .map(|(side, _)| side)
+    let opts = MergeOptions {
+        policy: Policy::Theirs,
+        mode,
+        ..opts.clone()
+    };
+    structural(&versions, &opts)
 }

@@ -18,6 +18,11 @@ pub mod cli;
 pub mod driver;
 pub mod line_merge;
 pub mod merge;
+pub mod options;
 pub mod parse;
 pub mod render;
 pub mod resource;
+#[doc(hidden)]
+pub mod testing;
+pub(crate) mod text;
+pub(crate) mod verify;

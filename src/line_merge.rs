@@ -5,7 +5,7 @@
 
 use anyhow::{anyhow, Context};
 
-use crate::merge::{ConflictStyle, MergeOptions};
+use crate::options::{ConflictStyle, MergeOptions};
 
 /// The result of git's line merge.
 #[derive(Clone, Debug)]

@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::OnceLock;
 
 use kmerge::driver::{merge_bytes, Outcome};
-use kmerge::merge::{MergeOptions, Policy};
+use kmerge::options::{MergeOptions, Policy};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 

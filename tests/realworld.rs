@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use common::{kmerge_bin, run_guarded, yaml_documents};
 use kmerge::driver::merge_bytes;
-use kmerge::merge::MergeOptions;
+use kmerge::options::MergeOptions;
 use yaml_serde::Value;
 
 /// A clean git merge whose result has a duplicate `serviceName:` key that no input had (both

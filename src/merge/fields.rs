@@ -4,14 +4,14 @@
 
 use std::collections::HashMap;
 
-use crate::parse::{line_start, same_data, Kind, NodeId, Tree};
-use crate::render::{entry_lines, item_lines, Edit};
-use crate::resource::{list_key_for, ListKind};
+use crate::parse::{same_data, Kind, NodeId, Tree};
+use crate::resource::{element_key, schema_keys, ListKind};
 
-use super::merger::{is_block_collection, Field, Merger, Slot};
+use super::merger::Merger;
 use super::patch::directive;
 use super::path::Path;
-use super::Policy;
+use super::plan::{Anchor, Field, Op, Slot};
+use super::policy::Resolution;
 
 /// A child of a map or associative list, by the name that pairs it across versions.
 #[derive(Clone, Debug)]
@@ -49,7 +49,7 @@ impl Merger<'_> {
         }
         if b.is_some_and(|b| same_data(base, b.node, theirs, t.node)) {
             // Theirs did not change it. kyaml clears a field ours set to null.
-            if self.opts.policy == Policy::Theirs && ours.is_null(o.node) {
+            if self.opts.policy.kyaml() && ours.is_null(o.node) {
                 self.clear(o);
             }
             return;
@@ -57,20 +57,24 @@ impl Merger<'_> {
         let ours_unchanged = b.is_some_and(|b| same_data(base, b.node, ours, o.node));
         if theirs.is_null(t.node) && !b.is_some_and(|b| base.is_null(b.node)) {
             // Theirs cleared it.
-            if ours_unchanged || self.opts.policy == Policy::Theirs {
+            if ours_unchanged {
                 self.clear(o);
-            } else if self.opts.policy == Policy::Mark {
-                self.conflict_field(
+                return;
+            }
+            match self.opts.policy.resolve() {
+                Resolution::Theirs => self.clear(o),
+                Resolution::Ours => {}
+                Resolution::Mark => self.conflict_field(
                     path,
                     "theirs cleared it, ours changed it".into(),
                     b,
-                    Some(o),
+                    o,
                     Some(t),
-                );
+                ),
             }
             return;
         }
-        if self.opts.policy == Policy::Theirs && ours.is_null(o.node) && !ours_unchanged {
+        if self.opts.policy.kyaml() && ours.is_null(o.node) && !ours_unchanged {
             self.clear(o);
             return;
         }
@@ -80,7 +84,7 @@ impl Merger<'_> {
         // an empty `{}`/`[]`, whose "children" are all deletions.
         let theirs_mergeable = !tn.flow || tn.children.is_empty();
         if on.kind == tn.kind
-            && is_block_collection(ours, o.node)
+            && ours.is_block_collection(o.node)
             && theirs_mergeable
             && base_map_or_none(on.kind)
         {
@@ -97,14 +101,14 @@ impl Merger<'_> {
         if on.kind == Kind::Seq
             && tn.kind == Kind::Seq
             && on.flow
-            && self.opts.policy != Policy::Theirs
+            && !self.opts.policy.kyaml()
             && self.merge_flow_list(b, o, t)
         {
             return;
         }
         if on.kind == Kind::Scalar
             && tn.kind == Kind::Scalar
-            && self.opts.policy != Policy::Theirs
+            && !self.opts.policy.kyaml()
             && self.merge_lines(path, b, o, t)
         {
             return;
@@ -114,12 +118,12 @@ impl Merger<'_> {
 
     /// Ours and theirs changed the same value differently: the policy decides.
     pub fn both_changed(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
-        match self.opts.policy {
-            Policy::Theirs => self.take_theirs(o, t),
-            Policy::Ours => {}
-            Policy::Mark => {
+        match self.opts.policy.resolve() {
+            Resolution::Theirs => self.take_theirs(o, t),
+            Resolution::Ours => {}
+            Resolution::Mark => {
                 let what = describe_change(self.base, b, self.ours, o, self.theirs, t);
-                self.conflict_field(path, what, b, Some(o), Some(t));
+                self.conflict_field(path, what, b, o, Some(t));
             }
         }
     }
@@ -128,7 +132,10 @@ impl Merger<'_> {
     pub fn clear(&mut self, o: Field) {
         match o.slot {
             Slot::Entry(_) | Slot::Item => self.delete(o),
-            Slot::Root => self.replace_with(o, "{}"),
+            Slot::Root => self.plan.ops.push(Op::Empty {
+                ours: o,
+                list: false,
+            }),
         }
     }
 
@@ -145,10 +152,7 @@ impl Merger<'_> {
                 .map(|(k, v)| Child {
                     name: tree.value(k).to_string(),
                     shown: tree.value(k).to_string(),
-                    field: Field {
-                        slot: Slot::Entry(k),
-                        node: v,
-                    },
+                    field: Field::entry(k, v),
                 })
                 .collect()
         };
@@ -182,7 +186,7 @@ impl Merger<'_> {
             Children::Resources => Path::default(),
         };
         let Some(first) = ours.first() else { return };
-        let column = Merger::column(self.ours, first.field);
+        let like = Some(first.field);
         let mut inserted = false;
         for c in ours {
             let b = bi.get(&c.name).map(|&i| base[i].field);
@@ -197,21 +201,21 @@ impl Merger<'_> {
                     if same_data(self.base, b.node, self.ours, c.field.node) {
                         self.delete(c.field);
                     } else if kind == Children::Fields
-                        && (is_block_collection(self.ours, c.field.node)
+                        && (self.ours.is_block_collection(c.field.node)
                             || self.ours.node(c.field.node).children.is_empty())
                         && self.ours.node(c.field.node).kind == Kind::Map
                         && self.base.node(b.node).kind == Kind::Map
                     {
                         self.merge_map(&sub(c), Some(b.node), c.field, None);
                     } else {
-                        match self.opts.policy {
-                            Policy::Theirs => self.delete(c.field),
-                            Policy::Ours => {}
-                            Policy::Mark => self.conflict_field(
+                        match self.opts.policy.resolve() {
+                            Resolution::Theirs => self.delete(c.field),
+                            Resolution::Ours => {}
+                            Resolution::Mark => self.conflict_field(
                                 &sub(c),
                                 "theirs deleted it, ours changed it".into(),
                                 Some(b),
-                                Some(c.field),
+                                c.field,
                                 None,
                             ),
                         }
@@ -240,10 +244,10 @@ impl Merger<'_> {
             );
             match bi.get(&c.name) {
                 None => {
-                    if self.opts.policy == Policy::Theirs && self.theirs.is_null(c.field.node) {
+                    if self.opts.policy.kyaml() && self.theirs.is_null(c.field.node) {
                         continue;
                     }
-                    self.insert(c.field, at, column, &[]);
+                    self.insert(c.field, at, like, Vec::new());
                     inserted = true;
                 }
                 Some(&i) => {
@@ -252,29 +256,27 @@ impl Merger<'_> {
                     if cleared || same_data(self.base, b.node, self.theirs, c.field.node) {
                         continue; // deleted in ours; unchanged, or cleared too, in theirs
                     }
-                    match self.opts.policy {
-                        Policy::Theirs => {
+                    match self.opts.policy.resolve() {
+                        Resolution::Theirs => {
                             // kyaml adds back only what theirs changed.
                             let keep = match kind {
                                 Children::Fields | Children::Resources => Vec::new(),
                                 Children::Elements => self.element_keys(path),
                             };
-                            let mut delta = Vec::new();
-                            self.delta(&sub(c), b.node, c.field.node, &keep, &mut delta);
-                            self.insert(c.field, at, column, &delta);
+                            let mut omit = Vec::new();
+                            self.delta(&sub(c), b.node, c.field.node, &keep, &mut omit);
+                            self.insert(c.field, at, like, omit);
                             inserted = true;
                         }
-                        Policy::Ours => {}
-                        Policy::Mark => {
+                        Resolution::Ours => {}
+                        Resolution::Mark => {
                             let what = "ours deleted it, theirs changed it".to_string();
                             self.conflict(
                                 &sub(c).shown,
                                 what,
-                                Some(b),
-                                None,
-                                Some(c.field),
+                                [Some(b), None, Some(c.field)],
                                 at,
-                                column,
+                                like,
                             );
                         }
                     }
@@ -312,12 +314,12 @@ impl Merger<'_> {
         bi: &HashMap<String, usize>,
         ti: &HashMap<String, usize>,
         first: Field,
-    ) -> usize {
+    ) -> Anchor {
         if let (Some(prepend), Slot::Item) = (self.prepend(), first.slot) {
             // merge2 puts the patch's new elements after ours (or before, prepending).
             return match (prepend, ours.last()) {
-                (false, Some(l)) => self.after(l.field),
-                _ => self.before(first),
+                (false, Some(l)) => Anchor::After(l.field),
+                _ => Anchor::Before(first),
             };
         }
         if let Some(&i) = before.iter().rev().find_map(|p| oi.get(&p.name)) {
@@ -328,93 +330,70 @@ impl Merger<'_> {
             {
                 i += 1;
             }
-            return self.after(ours[i].field);
+            return Anchor::After(ours[i].field);
         }
         match after.iter().find_map(|p| oi.get(&p.name)) {
-            Some(&i) => self.before(ours[i].field),
+            Some(&i) => Anchor::Before(ours[i].field),
             None => ours
                 .last()
-                .map_or_else(|| self.before(first), |l| self.after(l.field)),
+                .map_or(Anchor::Before(first), |l| Anchor::After(l.field)),
         }
     }
 
     /// When every child of ours' collection was deleted and none added, the collection stays
     /// as an empty `{}`/`[]` rather than turning into a null.
     fn empty_if_all_deleted(&mut self, parent: Field, ours: &[Child]) {
-        let ranges: Option<std::collections::HashSet<(usize, usize)>> = ours
-            .iter()
-            .map(|c| self.deleted.get(&c.field.node).map(|r| (r.start, r.end)))
-            .collect();
-        let Some(ranges) = ranges else { return };
-        self.edits
-            .retain(|e| !(e.text.is_empty() && ranges.contains(&(e.start, e.end))));
-        let empty = if self.ours.node(parent.node).kind == Kind::Map {
-            "{}"
-        } else {
-            "[]"
-        };
-        self.replace_with(parent, empty);
+        if !ours.iter().all(|c| self.deleted.contains(&c.field.node)) {
+            return;
+        }
+        let children: std::collections::HashSet<NodeId> =
+            ours.iter().map(|c| c.field.node).collect();
+        self.plan
+            .ops
+            .retain(|op| !matches!(op, Op::Delete { ours } if children.contains(&ours.node)));
+        let list = self.ours.node(parent.node).kind == Kind::Seq;
+        self.plan.ops.push(Op::Empty { ours: parent, list });
     }
 
     /// The key fields of the associative list at `path`, which an element always keeps.
     fn element_keys(&self, path: &Path) -> Vec<String> {
-        match list_key_for(self.group_kind.as_deref(), &path.schema, |_| false) {
-            ListKind::Keyed(keys) => keys,
-            _ => vec!["name".into()],
-        }
+        schema_keys(self.group_kind.as_deref(), &path.schema)
     }
 
-    /// Edits of theirs' text that leave only what changed from base (kyaml's "delta" for a
-    /// field ours does not have), keeping the fields named in `keep` (an element's keys).
-    fn delta(&self, path: &Path, b: NodeId, t: NodeId, keep: &[String], out: &mut Vec<Edit>) {
+    /// Theirs' fields to leave out so that only what changed from base remains (kyaml's
+    /// "delta" for a field ours does not have), keeping the fields named in `keep` (an
+    /// element's keys).
+    fn delta(&self, path: &Path, b: NodeId, t: NodeId, keep: &[String], out: &mut Vec<Field>) {
         let (base, theirs) = (self.base, self.theirs);
-        if base.node(b).kind != theirs.node(t).kind || !is_block_collection(theirs, t) {
+        if base.node(b).kind != theirs.node(t).kind || !theirs.is_block_collection(t) {
             return;
         }
         if theirs.node(t).kind == Kind::Seq {
             let ListKind::Keyed(keys) = self.list_kind(path, &[(base, b), (theirs, t)]) else {
                 return; // a plain list is taken whole
             };
-            let named = |tree: &Tree, list: NodeId| -> HashMap<String, NodeId> {
-                tree.node(list)
-                    .children
-                    .iter()
-                    .map(|&e| {
-                        (
-                            keys.iter()
-                                .map(|k| tree.get_str(e, k).unwrap_or(""))
-                                .collect::<Vec<_>>()
-                                .join("\u{0}"),
-                            e,
-                        )
-                    })
-                    .collect()
-            };
-            let in_base = named(base, b);
+            let in_base: HashMap<String, NodeId> = base
+                .node(b)
+                .children
+                .iter()
+                .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
+                .collect();
             for &e in &theirs.node(t).children {
-                let name: String = keys
-                    .iter()
-                    .map(|k| theirs.get_str(e, k).unwrap_or(""))
-                    .collect::<Vec<_>>()
-                    .join("\u{0}");
+                let Some((name, _)) = element_key(theirs, e, &keys) else {
+                    continue;
+                };
                 let Some(&be) = in_base.get(&name) else {
                     continue;
                 };
                 if same_data(base, be, theirs, e) {
-                    let range = item_lines(theirs, e);
-                    out.push(Edit {
-                        start: range.start,
-                        end: range.end,
-                        text: String::new(),
-                    });
+                    out.push(Field::item(e));
                 } else {
                     self.delta(&path.element(&name), be, e, &keys, out);
                 }
             }
             return;
         }
-        let entries: Vec<(NodeId, NodeId)> = theirs.entries(t).collect();
-        for (n, &(k, v)) in entries.iter().enumerate() {
+        for (k, v) in theirs.entries(t) {
             let name = theirs.value(k);
             if keep.iter().any(|k| k == name) {
                 continue;
@@ -423,36 +402,23 @@ impl Merger<'_> {
                 continue;
             };
             if same_data(base, bv, theirs, v) {
-                let mut range = entry_lines(theirs, k, v);
-                if line_start(theirs.text, range.start) < range.start {
-                    // The first key on a `- ` line: pull the next key up.
-                    range.end = entries
-                        .get(n + 1)
-                        .map_or(range.end, |&(nk, _)| theirs.node(nk).start);
-                }
-                out.push(Edit {
-                    start: range.start,
-                    end: range.end,
-                    text: String::new(),
-                });
+                out.push(Field::entry(k, v));
             } else {
                 self.delta(&path.key(name), bv, v, &[], out);
             }
         }
     }
 
-    /// A conflict over one field of ours (or, with no ours field, where it would go).
+    /// A conflict over one field of ours.
     pub fn conflict_field(
         &mut self,
         path: &Path,
         what: String,
         b: Option<Field>,
-        o: Option<Field>,
+        o: Field,
         t: Option<Field>,
     ) {
-        let anchor = o.map_or(0, |o| Merger::lines(self.ours, o).start);
-        let column = o.map_or(0, |o| Merger::column(self.ours, o));
-        self.conflict(&path.shown, what, b, o, t, anchor, column);
+        self.conflict(&path.shown, what, [b, Some(o), t], Anchor::Before(o), None);
     }
 }
 

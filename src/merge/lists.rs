@@ -5,34 +5,20 @@
 use std::collections::HashSet;
 
 use crate::parse::{Kind, NodeId, ScalarKey, Tree};
-use crate::resource::{list_key_for, ListKind};
+use crate::resource::{element_key, list_kind, ListKind};
 
 use super::diff3::{diff3, Chunk};
 use super::fields::{Child, Children};
-use super::merger::{Field, Merger, Slot};
+use super::merger::Merger;
 use super::patch::list_directive;
 use super::path::Path;
-use super::Policy;
+use super::plan::{Anchor, Field, Op};
+use super::policy::Resolution;
 
 impl Merger<'_> {
-    /// How the elements of the list at `path` are identified, given its versions: the schema
-    /// for built-in kinds, else the first seed key every version carries uniquely.
+    /// How the elements of the list at `path` are identified, given its versions.
     pub fn list_kind(&self, path: &Path, lists: &[(&Tree, NodeId)]) -> ListKind {
-        let lists: Vec<&(&Tree, NodeId)> = lists
-            .iter()
-            .filter(|(tree, n)| tree.node(*n).kind == Kind::Seq)
-            .collect();
-        if let Some(kind) = lists
-            .iter()
-            .find_map(|&&(tree, list)| schema_comment(tree, list))
-        {
-            return kind;
-        }
-        list_key_for(self.group_kind.as_deref(), &path.schema, |field| {
-            lists
-                .iter()
-                .all(|&&(tree, list)| unique_field(tree, list, field))
-        })
+        list_kind(self.group_kind.as_deref(), &path.schema, lists)
     }
 
     /// Merges a block sequence both sides have.
@@ -112,7 +98,7 @@ impl Merger<'_> {
             Some([base, ours, theirs]) => {
                 self.merge_children(path, Children::Elements, o, &base, &ours, &theirs)
             }
-            None if self.opts.policy == Policy::Theirs => self.take_theirs(o, t),
+            None if self.opts.policy.kyaml() => self.take_theirs(o, t),
             None => self.merge_plain_list(path, b, o, t),
         }
     }
@@ -129,38 +115,32 @@ impl Merger<'_> {
             element_data(self.ours, o.node),
             element_data(self.theirs, t.node),
         );
-        let item = |id: NodeId| Field {
-            slot: Slot::Item,
-            node: id,
-        };
+        let item = Field::item;
         let ours_items = self.ours.node(o.node).children.clone();
         let theirs_items = self.theirs.node(t.node).children.clone();
         let base_items = self.base.node(b.node).children.clone();
         let Some(&first) = ours_items.first() else {
             return self.both_changed(path, Some(b), o, t);
         };
-        let column = Merger::column(self.ours, item(first));
-        let at = |m: &Merger, j: usize| {
-            if j < ours_items.len() {
-                m.before(item(ours_items[j]))
-            } else {
-                m.after(item(ours_items[ours_items.len() - 1]))
-            }
+        let like = Some(item(first));
+        let at = |j: usize| match ours_items.get(j) {
+            Some(&e) => Anchor::Before(item(e)),
+            None => Anchor::After(item(ours_items[ours_items.len() - 1])),
         };
         for chunk in diff3(&bs, &os, &ts) {
             match chunk {
                 Chunk::Same { .. } | Chunk::Ours { .. } => {}
                 Chunk::Theirs { ours, theirs } => {
-                    let pos = at(self, ours.start);
+                    let pos = at(ours.start);
                     for &i in &theirs_items[theirs] {
-                        self.insert(item(i), pos, column, &[]);
+                        self.insert(item(i), pos, like, Vec::new());
                     }
                     for &i in &ours_items[ours] {
                         self.delete(item(i));
                     }
                 }
                 Chunk::Conflict { base, ours, theirs } => {
-                    if self.opts.policy == Policy::Ours {
+                    if self.opts.policy.resolve() == Resolution::Ours {
                         continue;
                     }
                     if base.len() == ours.len() && base.len() == theirs.len() {
@@ -182,58 +162,21 @@ impl Merger<'_> {
                         "both sides changed elements {}..{} differently",
                         base.start, base.end
                     );
-                    let anchor = at(self, ours.start);
                     self.conflict_many(
                         &path.element(&format!("{}", base.start)).shown,
                         what,
-                        &fields(&base_items[base]),
-                        &fields(&ours_items[ours]),
-                        &fields(&theirs_items[theirs]),
-                        anchor,
-                        column,
+                        [
+                            fields(&base_items[base]),
+                            fields(&ours_items[ours.clone()]),
+                            fields(&theirs_items[theirs]),
+                        ],
+                        at(ours.start),
+                        like,
                     );
                 }
             }
         }
     }
-}
-
-/// A list's schema given in a comment on its key's line, as kpt and kustomize setters write
-/// it: `items: # {"type": "array", "x-kubernetes-patch-strategy": "merge",
-/// "x-kubernetes-patch-merge-key": "name"}`. It overrides the built-in schema for that field.
-fn schema_comment(tree: &Tree, list: NodeId) -> Option<ListKind> {
-    let parent = tree.node(tree.node(list).parent?);
-    let i = parent.children.iter().position(|&c| c == list)?;
-    if parent.kind != Kind::Map || i % 2 == 0 {
-        return None;
-    }
-    let key = tree.node(parent.children[i - 1]);
-    let line = &tree.text[key.end..crate::parse::line_end(tree.text, key.end)];
-    let json = &line[line.find("# {")? + 2..];
-    let schema: serde_json::Value = serde_json::from_str(json).ok()?;
-    let strategy = schema.get("x-kubernetes-patch-strategy")?.as_str()?;
-    if !strategy.split(',').any(|s| s.trim() == "merge") {
-        return Some(ListKind::Plain);
-    }
-    let keys: Vec<String> = match schema
-        .get("x-kubernetes-list-map-keys")
-        .and_then(|k| k.as_array())
-    {
-        Some(keys) => keys
-            .iter()
-            .filter_map(|k| k.as_str().map(String::from))
-            .collect(),
-        None => schema
-            .get("x-kubernetes-patch-merge-key")
-            .and_then(|k| k.as_str())
-            .map(|k| vec![k.to_string()])
-            .unwrap_or_default(),
-    };
-    Some(if keys.is_empty() {
-        ListKind::Set
-    } else {
-        ListKind::Keyed(keys)
-    })
 }
 
 /// The items of a `kind: List` named by identity; `None` if one has none or two share one.
@@ -252,25 +195,10 @@ fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Child>> {
         out.push(Child {
             name,
             shown: id.to_string(),
-            field: Field {
-                slot: Slot::Item,
-                node: e,
-            },
+            field: Field::item(e),
         });
     }
     Some(out)
-}
-
-/// Whether every element of a list is a map carrying `field` as a scalar, with no value twice.
-fn unique_field(tree: &Tree, list: NodeId, field: &str) -> bool {
-    let mut seen = HashSet::new();
-    tree.node(list)
-        .children
-        .iter()
-        .all(|&e| match tree.get(e, field) {
-            Some(v) if tree.node(v).kind == Kind::Scalar => seen.insert(tree.value(v)),
-            _ => false,
-        })
 }
 
 /// A list's elements named by their merge key (`keys`), or by their value for a set. `None`
@@ -285,33 +213,7 @@ fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>, patch: bool) -> 
             continue;
         }
         let (name, shown) = match keys {
-            Some(keys) => {
-                if tree.node(e).kind != Kind::Map {
-                    return None;
-                }
-                let values: Vec<String> = keys
-                    .iter()
-                    .map(|k| match tree.get(e, k) {
-                        Some(v) if tree.node(v).kind == Kind::Scalar && !tree.is_null(v) => {
-                            tree.value(v).to_string()
-                        }
-                        // The API's default: a port without a protocol is TCP.
-                        _ if k == "protocol" => "TCP".into(),
-                        _ => String::new(),
-                    })
-                    .collect();
-                if values[0].is_empty() {
-                    return None;
-                }
-                let shown = keys
-                    .iter()
-                    .zip(&values)
-                    .filter(|(k, v)| !(k.as_str() == "protocol" && v.as_str() == "TCP"))
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(",");
-                (values.join("\u{0}"), shown)
-            }
+            Some(keys) => element_key(tree, e, keys)?,
             None => {
                 if tree.node(e).kind != Kind::Scalar {
                     return None;
@@ -326,10 +228,7 @@ fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>, patch: bool) -> 
         out.push(Child {
             name,
             shown,
-            field: Field {
-                slot: Slot::Item,
-                node: e,
-            },
+            field: Field::item(e),
         });
     }
     Some(out)
@@ -391,48 +290,11 @@ impl Merger<'_> {
         if chunks.iter().any(|c| matches!(c, Chunk::Conflict { .. })) {
             return false;
         }
-        let oi = &ours.node(o.node).children;
-        let ti = &theirs.node(t.node).children;
-        let mut planned = Vec::new();
-        for chunk in chunks {
-            let Chunk::Theirs {
-                ours: or,
-                theirs: tr,
-            } = chunk
-            else {
-                continue;
-            };
-            let new = ti[tr]
-                .iter()
-                .map(|&i| theirs.src(i))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let span = |j: usize| (ours.node(oi[j]).start, ours.node(oi[j]).end);
-            let (start, end, text) = if or.is_empty() {
-                if oi.is_empty() {
-                    let open = ours.text[ours.node(o.node).start..]
-                        .find('[')
-                        .map_or(ours.node(o.node).start, |i| ours.node(o.node).start + i + 1);
-                    (open, open, new)
-                } else if or.start < oi.len() {
-                    let at = span(or.start).0;
-                    (at, at, format!("{new}, "))
-                } else {
-                    let at = span(oi.len() - 1).1;
-                    (at, at, format!(", {new}"))
-                }
-            } else if !new.is_empty() {
-                (span(or.start).0, span(or.end - 1).1, new)
-            } else if or.end < oi.len() {
-                (span(or.start).0, span(or.end).0, String::new())
-            } else if or.start > 0 {
-                (span(or.start - 1).1, span(or.end - 1).1, String::new())
-            } else {
-                (span(or.start).0, span(or.end - 1).1, String::new())
-            };
-            planned.push(crate::render::Edit { start, end, text });
-        }
-        self.edits.extend(planned);
+        self.plan.ops.push(Op::FlowList {
+            ours: o,
+            theirs: t,
+            chunks,
+        });
         true
     }
 }

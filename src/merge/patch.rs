@@ -1,11 +1,11 @@
 //! merge2's patch semantics (seeds 002/003, kustomize's strategic-merge patches): a field the
 //! patch sets to null is removed, and `$patch` directives delete or replace what they sit on.
 
+use crate::options::Mode;
 use crate::parse::{Kind, NodeId, Tree};
-use crate::render::Edit;
 
-use super::merger::{is_block_collection, Field, Merger, Slot};
-use super::Mode;
+use super::merger::Merger;
+use super::plan::{Field, Op};
 
 /// The `$patch` directive of a map, if it carries one (`delete`, `replace`, `merge`).
 pub fn directive<'t>(tree: &'t Tree, node: NodeId) -> Option<&'t str> {
@@ -56,23 +56,18 @@ impl Merger<'_> {
 
     /// Puts theirs' children (directives left out) in place of ours'.
     pub fn replace_children(&mut self, o: Field, t: Field) {
-        if !is_block_collection(self.ours, o.node)
+        if !self.ours.is_block_collection(o.node)
             || self.ours.node(o.node).kind != self.theirs.node(t.node).kind
         {
             self.take_theirs(o, t);
             return;
         }
-        let map = self.ours.node(o.node).kind == Kind::Map;
-        let ours: Vec<Field> = self.fields_of(o.node, map);
         let theirs_tree = self.theirs;
-        let theirs: Vec<Field> = if map {
+        let theirs: Vec<Field> = if self.ours.node(o.node).kind == Kind::Map {
             theirs_tree
                 .entries(t.node)
                 .filter(|&(k, _)| theirs_tree.value(k) != "$patch")
-                .map(|(k, v)| Field {
-                    slot: Slot::Entry(k),
-                    node: v,
-                })
+                .map(|(k, v)| Field::entry(k, v))
                 .collect()
         } else {
             theirs_tree
@@ -80,48 +75,9 @@ impl Merger<'_> {
                 .children
                 .iter()
                 .filter(|&&e| list_directive(theirs_tree, e).is_none())
-                .map(|&e| Field {
-                    slot: Slot::Item,
-                    node: e,
-                })
+                .map(|&e| Field::item(e))
                 .collect()
         };
-        let (Some(&first), Some(&last)) = (ours.first(), ours.last()) else {
-            return;
-        };
-        let column = Merger::column(self.ours, first);
-        let at = self.after(last);
-        for f in theirs {
-            self.insert(f, at, column, &[]);
-        }
-        let range = Merger::lines(self.ours, first).start..at;
-        self.edits.push(Edit {
-            start: range.start,
-            end: range.end,
-            text: String::new(),
-        });
-    }
-
-    /// The fields of one of ours' maps, or the items of one of ours' lists.
-    fn fields_of(&self, node: NodeId, map: bool) -> Vec<Field> {
-        if map {
-            self.ours
-                .entries(node)
-                .map(|(k, v)| Field {
-                    slot: Slot::Entry(k),
-                    node: v,
-                })
-                .collect()
-        } else {
-            self.ours
-                .node(node)
-                .children
-                .iter()
-                .map(|&e| Field {
-                    slot: Slot::Item,
-                    node: e,
-                })
-                .collect()
-        }
+        self.plan.ops.push(Op::ReplaceChildren { ours: o, theirs });
     }
 }

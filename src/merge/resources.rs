@@ -1,14 +1,14 @@
 //! The resource rules of merge3 (seeds 000/004): which documents survive, which are added,
 //! and which are merged field by field.
 
-use crate::parse::{line_start, same_data, Tree};
-use crate::render::Edit;
+use crate::parse::same_data;
 use crate::resource::{DocRef, Group};
 
-use super::merger::{Field, Merger, Slot};
+use super::merger::Merger;
 use super::patch::directive;
 use super::path::Path;
-use super::Policy;
+use super::plan::{Anchor, Field, Op};
+use super::policy::Resolution;
 
 impl Merger<'_> {
     /// Applies the resource rules to every matched group, in ours' order; new documents go
@@ -18,16 +18,13 @@ impl Merger<'_> {
         for g in groups {
             self.resource = g.label.clone();
             self.group_kind = g.identity.as_ref().map(|id| id.group_kind());
-            let root = |d: DocRef| Field {
-                slot: Slot::Root,
-                node: d.root,
-            };
+            let root = |d: DocRef| Field::root(d.root);
             match (g.base, g.ours, g.theirs) {
                 (b, Some(o), Some(t)) => {
                     if self.prepend().is_some() && directive(self.theirs, t.root) == Some("delete")
                     {
                         // merge2: `$patch: delete` at the top deletes the whole document.
-                        self.delete_document(o);
+                        self.plan.ops.push(Op::DeleteDocument { ours: o });
                     } else {
                         self.merge_value(&Path::default(), b.map(root), root(o), root(t))
                     }
@@ -36,21 +33,22 @@ impl Merger<'_> {
                 (None, Some(_), None) | (Some(_), None, None) | (None, None, None) => {}
                 (None, None, Some(t)) => {
                     let at = self.new_document_position(&places, t);
-                    self.insert_document(t, at);
+                    self.plan.ops.push(Op::InsertDocument { theirs: t, at });
                 }
                 (Some(b), Some(o), None) => {
-                    if same_data(self.base, b.root, self.ours, o.root)
-                        || self.opts.policy == Policy::Theirs
-                    {
-                        self.delete_document(o);
-                    } else if self.opts.policy == Policy::Mark {
-                        self.document_conflict(
+                    let resolution = if same_data(self.base, b.root, self.ours, o.root) {
+                        Resolution::Theirs
+                    } else {
+                        self.opts.policy.resolve()
+                    };
+                    match resolution {
+                        Resolution::Theirs => self.plan.ops.push(Op::DeleteDocument { ours: o }),
+                        Resolution::Ours => {}
+                        Resolution::Mark => self.document_conflict(
                             "theirs deleted it, ours changed it",
-                            Some(b),
-                            Some(o),
-                            None,
-                            0,
-                        );
+                            [Some(b), Some(o), None],
+                            Anchor::DocStart(o.doc),
+                        ),
                     }
                 }
                 (Some(b), None, Some(t)) => {
@@ -58,14 +56,14 @@ impl Merger<'_> {
                         continue; // deleted in ours, unchanged in theirs
                     }
                     let at = self.new_document_position(&places, t);
-                    match self.opts.policy {
-                        Policy::Theirs => self.insert_document(t, at),
-                        Policy::Ours => {}
-                        Policy::Mark => self.document_conflict(
+                    match self.opts.policy.resolve() {
+                        Resolution::Theirs => {
+                            self.plan.ops.push(Op::InsertDocument { theirs: t, at })
+                        }
+                        Resolution::Ours => {}
+                        Resolution::Mark => self.document_conflict(
                             "ours deleted it, theirs changed it",
-                            Some(b),
-                            None,
-                            Some(t),
+                            [Some(b), None, Some(t)],
                             at,
                         ),
                     }
@@ -77,112 +75,32 @@ impl Merger<'_> {
     /// Where a document new to ours goes: after the nearest document before it in theirs that
     /// ours has (and after ours' own new documents right after that one, as git orders them),
     /// else before ours' first document.
-    fn new_document_position(&self, places: &DocPlaces, t: DocRef) -> usize {
+    fn new_document_position(&self, places: &DocPlaces, t: DocRef) -> Anchor {
         match places.after[t.doc] {
-            Some(doc) => self.ours.docs[places.run_end[doc]].region.end,
+            Some(doc) => Anchor::DocEnd(places.run_end[doc]),
             None => self
                 .ours
                 .docs
                 .iter()
-                .find(|d| d.root.is_some())
-                .map_or(self.ours.text.len(), |d| d.region.start),
+                .position(|d| d.root.is_some())
+                .map_or(Anchor::End, Anchor::DocStart),
         }
-    }
-
-    /// Theirs' document text, as a document of its own: it starts with `---` and ends with a
-    /// line break, in ours' line endings.
-    fn document_text(&self, t: DocRef) -> String {
-        let tree: &Tree = self.theirs;
-        let region = &tree.docs[t.doc].region;
-        // Theirs' byte-order mark belongs to theirs' file, not to a document placed in ours.
-        let doc = tree.text[region.clone()].trim_start_matches('\u{feff}');
-        let eol = self.ours.eol;
-        let mut text = String::new();
-        if !doc.trim_start().starts_with("---") && !doc.lines().any(|l| l.starts_with("---")) {
-            text.push_str("---");
-            text.push_str(eol);
-        }
-        text.push_str(&crate::render::reindent(doc, 0, 0, eol));
-        if !text.ends_with('\n') {
-            text.push_str(eol);
-        }
-        text
-    }
-
-    fn insert_document(&mut self, t: DocRef, at: usize) {
-        let at = self.after_bom(at);
-        let mut text = String::new();
-        let ours = self.ours.text;
-        if at > 0 && !ours[..at].ends_with('\n') {
-            text.push_str(self.ours.eol);
-        }
-        text.push_str(&self.document_text(t));
-        if at == 0 && !ours.is_empty() {
-            // Ours' first document now follows: it needs its own separator.
-            let first_explicit = self.ours.docs.first().is_some_and(|d| d.explicit_start);
-            if !first_explicit {
-                text.push_str("---");
-                text.push_str(self.ours.eol);
-            }
-        }
-        self.edits.push(Edit {
-            start: at,
-            end: at,
-            text,
-        });
-    }
-
-    fn delete_document(&mut self, o: DocRef) {
-        let mut region = self.ours.docs[o.doc].region.clone();
-        let text = self.ours.text;
-        if region.start == 0 && !self.ours.docs[o.doc].explicit_start {
-            // The file's first document goes: so does the bare `---` that followed it.
-            let next = crate::parse::next_line_start(text, region.end.min(text.len()));
-            if text[region.end..next].trim_end() == "---" {
-                region.end = next;
-            }
-        }
-        self.edits.push(Edit {
-            start: region.start,
-            end: region.end,
-            text: String::new(),
-        });
     }
 
     /// A whole document deleted on one side and changed on the other.
     fn document_conflict(
         &mut self,
         what: &str,
-        b: Option<DocRef>,
-        o: Option<DocRef>,
-        t: Option<DocRef>,
-        at: usize,
+        [base, ours, theirs]: [Option<DocRef>; 3],
+        at: Anchor,
     ) {
-        let root = |d: Option<DocRef>| {
-            d.map(|d| Field {
-                slot: Slot::Root,
-                node: d.root,
-            })
-        };
-        let anchor = match o {
-            Some(o) => line_start(self.ours.text, self.ours.node(o.root).start),
-            None => {
-                // Theirs' side of the conflict is a document of its own.
-                let mut sep = String::new();
-                if at > 0 && !self.ours.text[..at].ends_with('\n') {
-                    sep.push_str(self.ours.eol);
-                }
-                sep.push_str("---");
-                sep.push_str(self.ours.eol);
-                self.edits.push(Edit {
-                    start: at,
-                    end: at,
-                    text: sep,
-                });
-                at
-            }
-        };
-        self.conflict("", what.into(), root(b), root(o), root(t), anchor, 0);
+        self.plan.ops.push(Op::DocumentConflict {
+            base,
+            ours,
+            theirs,
+            at,
+        });
+        self.record_conflict("", what.into());
     }
 }
 

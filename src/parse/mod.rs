@@ -6,12 +6,12 @@
 //! (extents are derived from the children), block scalar spans skip the `|`/`>` header and run
 //! into the next line's indentation, and anchors/tags sit outside the node's span.
 
-mod lines;
 mod scalar;
 mod tree_builder;
+mod versions;
 
-pub use lines::{indent_of_line, line_end, line_start, next_line_start};
 pub use scalar::ScalarKey;
+pub use versions::Versions;
 
 use std::ops::Range;
 
@@ -140,11 +140,64 @@ impl<'a> Tree<'a> {
             .map(|(_, v)| v)
     }
 
+    /// Whether the node is a block map or block sequence with children: text that spans lines
+    /// below its key.
+    pub fn is_block_collection(&self, id: NodeId) -> bool {
+        let n = &self.nodes[id];
+        matches!(n.kind, Kind::Map | Kind::Seq) && !n.flow && !n.children.is_empty()
+    }
+
     /// The scalar text under `key`, if it is a non-null scalar.
     pub fn get_str(&self, map: NodeId, key: &str) -> Option<&str> {
         let v = self.get(map, key)?;
         let n = &self.nodes[v];
         (n.kind == Kind::Scalar && !self.is_null(v)).then_some(self.value(v))
+    }
+}
+
+/// A block scalar's content as lines: for merging multi-line strings line by line.
+#[derive(Clone, Debug)]
+pub struct BlockLines<'a> {
+    /// Where the content starts: the line after the `|`/`>` header.
+    pub content: usize,
+    /// The content's indentation (0 when it has no content line).
+    pub indent: usize,
+    /// Its lines without the block's indentation (line breaks and a `\r` before them left out).
+    pub lines: Vec<&'a str>,
+}
+
+impl<'a> Tree<'a> {
+    /// A literal or folded scalar's content lines; `None` for any other node.
+    pub fn block_lines(&self, id: NodeId) -> Option<BlockLines<'a>> {
+        use crate::text::{indent_of_line, line_end, next_line_start};
+        let n = &self.nodes[id];
+        if !matches!(n.style, Style::Literal | Style::Folded) {
+            return None;
+        }
+        let text = self.text;
+        let content = next_line_start(text, n.start);
+        if content >= n.end {
+            return Some(BlockLines {
+                content,
+                indent: 0,
+                lines: Vec::new(),
+            });
+        }
+        let indent = indent_of_line(text, content);
+        let body = &text[content..line_end(text, n.end)];
+        let lines = body
+            .split('\n')
+            .map(|l| {
+                let l = l.strip_suffix('\r').unwrap_or(l);
+                let have = l.bytes().take_while(|&b| b == b' ').count();
+                &l[have.min(indent)..]
+            })
+            .collect();
+        Some(BlockLines {
+            content,
+            indent,
+            lines,
+        })
     }
 }
 

@@ -6,7 +6,8 @@ use std::hash::{Hash, Hasher};
 use anyhow::{anyhow, bail, Result};
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
-use super::{lines, Doc, Kind, Node, NodeId, Style, Tree};
+use super::{Doc, Kind, Node, NodeId, Style, Tree};
+use crate::text as lines;
 
 /// An open collection and the keys seen in it so far (to find duplicates).
 struct Frame {

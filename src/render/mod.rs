@@ -1,86 +1,130 @@
-//! Ours' text with the merge's edits spliced in: every byte no edit touches stays as it was.
+//! A merge plan written into ours' text: every byte no edit touches stays as it was.
+//!
+//! Text taken from theirs (or base, inside conflicts) is copied from its source with its
+//! comments, moved to ours' column and sequence style, in ours' line endings. Conflicts get
+//! git's markers around the smallest whole-line range.
 
+mod documents;
+mod fields;
 mod regions;
-mod reindent;
+mod scalars;
+mod splice;
 
-pub use regions::{dash_of, entry_lines, item_lines, key_lines_start};
-pub use reindent::reindent;
+use anyhow::{Context, Result};
 
-use anyhow::{bail, Result};
+use crate::merge::plan::{Op, Plan};
+use crate::options::{ConflictStyle, MergeOptions};
+use crate::parse::{Tree, Versions};
+use crate::text::markers::Markers;
 
-/// Replace `start..end` of ours' text with `text` (an insertion when the range is empty, a
-/// deletion when the text is).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Edit {
-    pub start: usize,
-    pub end: usize,
-    pub text: String,
-}
+use splice::{splice, Edit};
 
-/// Applies edits to `source`; they may not overlap, but for deletions. Insertions at the same offset keep the order they
-/// were planned in, and come before a replacement starting there.
-pub fn splice(source: &str, edits: &mut [Edit]) -> Result<String> {
-    edits.sort_by_key(|e| (e.start, e.end > e.start));
-    let mut out =
-        String::with_capacity(source.len() + edits.iter().map(|e| e.text.len()).sum::<usize>());
-    let mut at = 0;
-    let mut deleting = false;
-    for e in edits.iter() {
-        if e.start < at {
-            // Two deletions may overlap (a document and the separator after the one before
-            // it): together they delete their union. Anything else is a planning error.
-            if deleting && e.text.is_empty() {
-                at = at.max(e.end);
-                continue;
-            }
-            bail!("internal error: overlapping edits at byte {}", e.start);
-        }
-        out.push_str(&source[at..e.start]);
-        out.push_str(&e.text);
-        at = e.end;
-        deleting = e.text.is_empty() && e.end > e.start;
+/// Ours' text with the plan's edits spliced in.
+///
+/// Fails only on a planning error (two edits of one range): that is a bug, and the driver
+/// reports it as one.
+pub(crate) fn render(versions: &Versions, plan: &Plan, opts: &MergeOptions) -> Result<String> {
+    let r = Renderer::new(versions, opts);
+    let mut edits = Vec::new();
+    for op in &plan.ops {
+        r.edits(op, &mut edits)?;
     }
-    out.push_str(&source[at..]);
-    Ok(out)
+    splice(r.ours.text, &mut edits).context("internal error: the plan's edits overlap")
 }
 
-/// The text of a conflict: ours' lines, base's (diff3 style only) and theirs', between markers
-/// of `size` characters labelled like git's. Each part is whole lines ending in `eol`.
-pub struct Markers<'a> {
-    pub size: usize,
-    pub labels: [&'a str; 3],
-    pub diff3: bool,
-    pub eol: &'a str,
+/// What every edit is written against: the three trees and git's marker settings.
+struct Renderer<'t> {
+    base: &'t Tree<'t>,
+    ours: &'t Tree<'t>,
+    theirs: &'t Tree<'t>,
+    opts: &'t MergeOptions,
+    /// How far ours indents a block sequence's dashes from its key (0 or 2, usually), so text
+    /// from theirs takes ours' sequence style; `None` when ours has no such sequence.
+    ours_sequence_offset: Option<usize>,
 }
 
-impl Markers<'_> {
-    pub fn wrap(&self, ours: &str, base: &str, theirs: &str) -> String {
-        let line = |c: char, label: &str| {
-            let mut s: String = std::iter::repeat_n(c, self.size).collect();
-            if !label.is_empty() {
-                s.push(' ');
-                s.push_str(label);
-            }
-            s.push_str(self.eol);
-            s
-        };
-        let whole = |part: &str| {
-            if part.is_empty() || part.ends_with('\n') {
-                part.to_string()
-            } else {
-                format!("{part}{}", self.eol)
-            }
-        };
-        let [base_label, ours_label, theirs_label] = self.labels;
-        let mut out = line('<', ours_label);
-        out.push_str(&whole(ours));
-        if self.diff3 {
-            out.push_str(&line('|', base_label));
-            out.push_str(&whole(base));
+impl<'t> Renderer<'t> {
+    fn new(versions: &'t Versions<'t>, opts: &'t MergeOptions) -> Renderer<'t> {
+        let ours = &versions.ours;
+        Renderer {
+            base: &versions.base,
+            ours,
+            theirs: &versions.theirs,
+            opts,
+            ours_sequence_offset: (0..ours.nodes.len())
+                .find_map(|n| regions::sequence_offset(ours, n)),
         }
-        out.push_str(&line('=', ""));
-        out.push_str(&whole(theirs));
-        out.push_str(&line('>', theirs_label));
-        out
+    }
+
+    /// The text edits of one planned edit.
+    fn edits(&self, op: &Op, out: &mut Vec<Edit>) -> Result<()> {
+        match op {
+            Op::Take { ours, theirs } => out.push(self.take(*ours, *theirs)),
+            Op::Delete { ours } => out.push(self.delete(*ours)),
+            Op::Empty { ours, list } => out.push(self.empty(*ours, *list)),
+            Op::Insert {
+                theirs,
+                at,
+                like,
+                omit,
+            } => {
+                let column = like.map_or(0, |f| regions::column(self.ours, f));
+                out.push(self.insert(*theirs, self.place(*at), column, omit)?);
+            }
+            Op::Conflict {
+                base,
+                ours,
+                theirs,
+                at,
+                like,
+            } => {
+                let column = like.map_or(0, |f| regions::column(self.ours, f));
+                out.push(self.conflict(base, ours, theirs, self.place(*at), column)?);
+            }
+            Op::Lines {
+                base,
+                ours,
+                theirs,
+                chunks,
+            } => out.extend(self.lines(*base, *ours, *theirs, chunks)),
+            Op::FlowList {
+                ours,
+                theirs,
+                chunks,
+            } => out.extend(self.flow_list(*ours, *theirs, chunks)),
+            Op::ReplaceChildren { ours, theirs } => self.replace_children(*ours, theirs, out)?,
+            Op::InsertDocument { theirs, at } => {
+                out.push(self.insert_document(*theirs, self.place(*at)))
+            }
+            Op::DeleteDocument { ours } => out.push(self.delete_document(*ours)),
+            Op::DocumentConflict {
+                base,
+                ours,
+                theirs,
+                at,
+            } => self.document_conflict(*base, *ours, *theirs, self.place(*at), out)?,
+        }
+        Ok(())
+    }
+
+    /// How conflicts are written in this file.
+    fn markers(&self) -> Markers<'_> {
+        let l = &self.opts.labels;
+        Markers {
+            size: self.opts.marker_size,
+            labels: [&l.base, &l.ours, &l.theirs],
+            diff3: self.opts.style != ConflictStyle::Merge,
+            eol: self.ours.eol,
+        }
+    }
+
+    /// A byte-order mark stays the first thing in the file: nothing is inserted before it.
+    fn after_bom(&self, at: usize) -> usize {
+        let bom = if self.ours.text.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
+        at.max(bom)
     }
 }

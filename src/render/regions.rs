@@ -4,12 +4,16 @@
 
 use std::ops::Range;
 
-use crate::parse::{line_start, next_line_start, NodeId, Tree};
+use crate::merge::plan::{Anchor, Field, Slot};
+use crate::parse::{Kind, NodeId, Tree};
+use crate::text::{line_start, next_line_start};
+
+use super::Renderer;
 
 /// Where the lines of a node starting at `at` begin: the start of its line, moved up over
 /// the comment lines directly above. When something precedes `at` on its line (the `- ` of
 /// a sequence item holding a map), the node starts at `at` itself.
-pub fn key_lines_start(text: &str, at: usize) -> usize {
+pub(crate) fn key_lines_start(text: &str, at: usize) -> usize {
     let start = line_start(text, at);
     if !text[start..at].trim().is_empty() {
         return at;
@@ -28,7 +32,7 @@ pub fn key_lines_start(text: &str, at: usize) -> usize {
 
 /// The lines of a map entry: its key's lines (with the comments above) through the end of
 /// the line where its value ends.
-pub fn entry_lines(tree: &Tree, key: NodeId, value: NodeId) -> Range<usize> {
+pub(crate) fn entry_lines(tree: &Tree, key: NodeId, value: NodeId) -> Range<usize> {
     let text = tree.text;
     let start = key_lines_start(text, tree.node(key).start);
     let end = next_line_start(text, tree.node(value).end.max(tree.node(key).end));
@@ -37,7 +41,7 @@ pub fn entry_lines(tree: &Tree, key: NodeId, value: NodeId) -> Range<usize> {
 
 /// The lines of a block sequence item: from its dash (with the comments above) through the
 /// end of the line where it ends.
-pub fn item_lines(tree: &Tree, item: NodeId) -> Range<usize> {
+pub(crate) fn item_lines(tree: &Tree, item: NodeId) -> Range<usize> {
     let text = tree.text;
     let dash = dash_of(text, tree.node(item).start);
     let start = key_lines_start(text, dash);
@@ -45,11 +49,92 @@ pub fn item_lines(tree: &Tree, item: NodeId) -> Range<usize> {
 }
 
 /// The `-` that opens the sequence item whose content starts at `item`.
-pub fn dash_of(text: &str, item: usize) -> usize {
+pub(crate) fn dash_of(text: &str, item: usize) -> usize {
     let trimmed = text[..item].trim_end_matches([' ', '\t', '\r', '\n']);
     if trimmed.ends_with('-') {
         trimmed.len() - 1
     } else {
         item
+    }
+}
+
+/// The column a field's lines are indented to: its key's, its dash's, 0 for a root.
+pub(crate) fn column(tree: &Tree, f: Field) -> usize {
+    let at = match f.slot {
+        Slot::Entry(key) => tree.node(key).start,
+        Slot::Item => dash_of(tree.text, tree.node(f.node).start),
+        Slot::Root => tree.node(f.node).start,
+    };
+    at - line_start(tree.text, at)
+}
+
+/// The whole lines a field occupies.
+pub(crate) fn lines(tree: &Tree, f: Field) -> Range<usize> {
+    match f.slot {
+        Slot::Entry(key) => entry_lines(tree, key, f.node),
+        Slot::Item => item_lines(tree, f.node),
+        Slot::Root => {
+            let n = tree.node(f.node);
+            line_start(tree.text, n.start)..next_line_start(tree.text, n.end)
+        }
+    }
+}
+
+/// How far a block sequence that is a map value sits right of its key; `None` for anything
+/// else.
+pub(crate) fn sequence_offset(tree: &Tree, seq: NodeId) -> Option<usize> {
+    let n = tree.node(seq);
+    if n.kind != Kind::Seq || n.flow || n.children.is_empty() {
+        return None;
+    }
+    let parent = tree.node(n.parent?);
+    if parent.kind != Kind::Map {
+        return None;
+    }
+    let i = parent.children.iter().position(|&c| c == seq)?;
+    let key = tree.node(*parent.children.get(i.checked_sub(1)?)?);
+    let key_col = key.start - line_start(tree.text, key.start);
+    let dash = dash_of(tree.text, tree.node(n.children[0]).start);
+    (dash - line_start(tree.text, dash)).checked_sub(key_col)
+}
+
+/// The start of the line holding a block collection's first child (its dash for a sequence).
+pub(crate) fn first_child_line(tree: &Tree, id: NodeId) -> usize {
+    let n = tree.node(id);
+    let first = n.children.first().map_or(n.start, |&c| tree.node(c).start);
+    let at = if n.kind == Kind::Seq {
+        dash_of(tree.text, first)
+    } else {
+        first
+    };
+    line_start(tree.text, at)
+}
+
+/// The position right after a field's `:` or `-`.
+pub(crate) fn after_indicator(tree: &Tree, f: Field) -> Option<usize> {
+    match f.slot {
+        Slot::Entry(key) => {
+            let k = tree.node(key).end;
+            tree.text[k..].find(':').map(|i| k + i + 1)
+        }
+        Slot::Item => Some(dash_of(tree.text, tree.node(f.node).start) + 1),
+        Slot::Root => None,
+    }
+}
+
+impl Renderer<'_> {
+    /// The byte offset in ours' text an anchor names.
+    pub(super) fn place(&self, at: Anchor) -> usize {
+        let ours = self.ours;
+        match at {
+            Anchor::Before(f) => match f.slot {
+                Slot::Entry(key) => key_lines_start(ours.text, ours.node(key).start),
+                _ => lines(ours, f).start,
+            },
+            Anchor::After(f) => lines(ours, f).end,
+            Anchor::DocStart(doc) => ours.docs[doc].region.start,
+            Anchor::DocEnd(doc) => ours.docs[doc].region.end,
+            Anchor::End => ours.text.len(),
+        }
     }
 }

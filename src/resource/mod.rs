@@ -1,9 +1,9 @@
 //! Documents as resources: their identities, and which document of base, ours and theirs is
 //! the same resource.
 
-mod schema;
+mod list_keys;
 
-pub use schema::{list_key_for, ListKind};
+pub(crate) use list_keys::{element_key, list_kind, schema_keys, ListKind};
 
 use std::collections::HashMap;
 use std::fmt;

@@ -1,0 +1,382 @@
+//! Fields written into ours: theirs' values taken, ours' fields deleted or emptied, theirs'
+//! fields inserted, and conflicts around ours' fields.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+
+use crate::merge::plan::{Field, Slot};
+use crate::parse::{NodeId, Tree};
+use crate::text::{indent_of_line, line_end, line_start, next_line_start, reindent};
+
+use super::regions::{
+    after_indicator, column, entry_lines, first_child_line, item_lines, lines, sequence_offset,
+};
+use super::splice::{splice, Edit};
+use super::Renderer;
+
+impl Renderer<'_> {
+    /// Ours' value replaced by theirs' (theirs' text, quoting and end-of-line comment).
+    pub(super) fn take(&self, o: Field, t: Field) -> Edit {
+        let (on, tn) = (self.ours.node(o.node), self.theirs.node(t.node));
+        let eol = self.ours.eol;
+        if o.slot == Slot::Root {
+            let (from, to) = (column(self.theirs, t), column(self.ours, o));
+            let text = reindent(self.theirs.src(t.node), from, to, eol);
+            return Edit {
+                start: on.start,
+                end: on.end,
+                text,
+            };
+        }
+        let ours_block = self.ours.is_block_collection(o.node);
+        let ours_col = column(self.ours, o);
+        let theirs_col = column(self.theirs, t);
+        // Ours' key line stays (with its comment) when ours' value is a block below it.
+        let indicator = after_indicator(self.ours, o).unwrap_or(on.start);
+        let (mut start, mut end) = if ours_block {
+            (
+                line_end(self.ours.text, indicator),
+                line_end(self.ours.text, on.end),
+            )
+        } else {
+            (on.start, on.end)
+        };
+        let mut text = String::new();
+        if self.theirs.is_block_collection(t.node) {
+            let first_child = first_child_line(self.theirs, t.node);
+            let child_col = indent_of_line(self.theirs.text, first_child);
+            let to = if ours_block {
+                indent_of_line(self.ours.text, first_child_line(self.ours, o.node))
+            } else {
+                ours_col + child_col.saturating_sub(theirs_col)
+            };
+            let props = self.theirs.text[tn.start..first_child.max(tn.start)].trim_end();
+            if !props.is_empty() || !ours_block {
+                start = indicator;
+                end = line_end(self.ours.text, on.end);
+                if !props.is_empty() {
+                    text.push(' ');
+                    text.push_str(props);
+                }
+            }
+            let body = &self.theirs.text[first_child..line_end(self.theirs.text, tn.end)];
+            text.push_str(eol);
+            text.push_str(&" ".repeat(to));
+            text.push_str(&reindent(body.trim_start_matches(' '), child_col, to, eol));
+        } else {
+            // Ours' value is a block, or empty (`key:`): theirs' follows the indicator.
+            let empty = on.start == on.end && self.ours.text[..on.start].ends_with([':', '-']);
+            if ours_block || empty {
+                start = if ours_block { indicator } else { start };
+                text.push(' ');
+            }
+            text.push_str(&reindent(
+                self.theirs.src(t.node),
+                theirs_col,
+                ours_col,
+                eol,
+            ));
+            // Theirs' end-of-line comment comes with the value it describes; without one,
+            // ours' comment stays.
+            let line_rest = line_end(self.ours.text, on.end);
+            let ours_rest = &self.ours.text[on.end..line_rest];
+            let theirs_rest = &self.theirs.text[tn.end..line_end(self.theirs.text, tn.end)];
+            if theirs_rest.trim_start().starts_with('#')
+                && (ours_rest.trim().is_empty() || ours_rest.trim_start().starts_with('#'))
+            {
+                end = line_rest;
+                text.push_str(theirs_rest);
+            }
+        }
+        Edit { start, end, text }
+    }
+
+    /// Ours' field deleted: its lines, with the comments above it.
+    pub(super) fn delete(&self, o: Field) -> Edit {
+        let text = self.ours.text;
+        let range = lines(self.ours, o);
+        let range = if line_start(text, range.start) < range.start {
+            // The first key on a `- ` line: the dash stays, alone on its line, and the item's
+            // other keys keep theirs (`-` then the map below it is the same YAML). Pulling the
+            // next key up instead would move lines other edits may be planned at.
+            let start = if text[..range.start].ends_with(' ') {
+                range.start - 1
+            } else {
+                range.start
+            };
+            start..line_end(text, range.end.saturating_sub(1).max(range.start))
+        } else {
+            range
+        };
+        Edit {
+            start: range.start,
+            end: range.end,
+            text: String::new(),
+        }
+    }
+
+    /// Ours' value replaced by an empty collection (`[]` or `{}`), keeping its key line.
+    pub(super) fn empty(&self, o: Field, list: bool) -> Edit {
+        let on = self.ours.node(o.node);
+        let empty = if list { "[]" } else { "{}" };
+        let (start, prefix) = match after_indicator(self.ours, o) {
+            Some(after) => (after, " "),
+            None => (on.start, ""),
+        };
+        let end = if self.ours.is_block_collection(o.node) {
+            line_end(self.ours.text, on.end)
+        } else {
+            on.end
+        };
+        Edit {
+            start,
+            end,
+            text: format!("{prefix}{empty}"),
+        }
+    }
+
+    /// Theirs' field (whole lines, with theirs' comments above it) inserted at `at` in ours,
+    /// moved to ours' column `col`, without theirs' fields in `omit`.
+    pub(super) fn insert(&self, t: Field, at: usize, col: usize, omit: &[Field]) -> Result<Edit> {
+        let at = self.after_bom(at);
+        let text = self.ours.text;
+        let omit = self.omitted(omit);
+        let mut new = String::new();
+        if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
+            // Ours ends without a line break: so does the result.
+            new.push_str(self.ours.eol);
+            let lines = self.moved_lines(self.theirs, t, col, None, &omit)?;
+            new.push_str(lines.strip_suffix(self.ours.eol).unwrap_or(&lines));
+        } else if at > line_start(text, at) {
+            // Before the first key of a `- ` item: the new field takes the dash line.
+            new.push_str(&self.moved_lines(self.theirs, t, col, Some(""), &omit)?);
+            new.push_str(&" ".repeat(col));
+        } else {
+            new.push_str(&self.moved_lines(self.theirs, t, col, None, &omit)?);
+        }
+        Ok(Edit {
+            start: at,
+            end: at,
+            text: new,
+        })
+    }
+
+    /// Deletions of theirs' text that leave out the given fields of theirs.
+    fn omitted(&self, omit: &[Field]) -> Vec<Edit> {
+        let theirs = self.theirs;
+        omit.iter()
+            .map(|&f| {
+                let mut range = match f.slot {
+                    Slot::Entry(key) => entry_lines(theirs, key, f.node),
+                    _ => item_lines(theirs, f.node),
+                };
+                if let Slot::Entry(key) = f.slot {
+                    if line_start(theirs.text, range.start) < range.start {
+                        // The first key on a `- ` line: pull the next key up.
+                        range.end = next_key_start(theirs, key).unwrap_or(range.end);
+                    }
+                }
+                Edit {
+                    start: range.start,
+                    end: range.end,
+                    text: String::new(),
+                }
+            })
+            .collect()
+    }
+
+    /// A conflict over ours' lines of consecutive fields (or, when ours has none, at
+    /// `anchor`), with base's and theirs' versions moved to ours' column.
+    pub(super) fn conflict(
+        &self,
+        base: &[Field],
+        ours: &[Field],
+        theirs: &[Field],
+        anchor: usize,
+        column_if_none: usize,
+    ) -> Result<Edit> {
+        let (range, col, prefix) = match (ours.first(), ours.last()) {
+            (Some(&first), Some(&last)) => {
+                let r = lines(self.ours, first);
+                let ls = line_start(self.ours.text, r.start);
+                let prefix = (ls < r.start).then(|| self.ours.text[ls..r.start].to_string());
+                (
+                    ls..lines(self.ours, last).end,
+                    column(self.ours, first),
+                    prefix,
+                )
+            }
+            _ => (anchor..anchor, column_if_none, None),
+        };
+        let range = self.after_bom(range.start)..range.end.max(self.after_bom(range.start));
+        let mut ours_text = self.ours.text[range.clone()].to_string();
+        if !ours_text.is_empty() && !ours_text.ends_with('\n') {
+            ours_text.push_str(self.ours.eol);
+        }
+        let side = |tree: &Tree, fields: &[Field]| -> Result<String> {
+            fields
+                .iter()
+                .map(|&f| self.moved_lines(tree, f, col, prefix.as_deref(), &[]))
+                .collect()
+        };
+        let base_text = side(self.base, base)?;
+        let theirs_text = side(self.theirs, theirs)?;
+        let mut text = String::new();
+        if range.start == self.ours.text.len()
+            && !self.ours.text.is_empty()
+            && !self.ours.text.ends_with('\n')
+        {
+            text.push_str(self.ours.eol);
+        }
+        text.push_str(&self.markers().wrap(&ours_text, &base_text, &theirs_text));
+        Ok(Edit {
+            start: range.start,
+            end: range.end,
+            text,
+        })
+    }
+
+    /// merge2's `$patch: replace`: theirs' fields in place of ours' children.
+    pub(super) fn replace_children(
+        &self,
+        o: Field,
+        theirs: &[Field],
+        out: &mut Vec<Edit>,
+    ) -> Result<()> {
+        let ours = self.ours;
+        let children: Vec<Field> = if ours.node(o.node).kind == crate::parse::Kind::Map {
+            ours.entries(o.node)
+                .map(|(k, v)| Field::entry(k, v))
+                .collect()
+        } else {
+            ours.node(o.node)
+                .children
+                .iter()
+                .map(|&e| Field::item(e))
+                .collect()
+        };
+        let (Some(&first), Some(&last)) = (children.first(), children.last()) else {
+            return Ok(());
+        };
+        let col = column(ours, first);
+        let at = lines(ours, last).end;
+        for &f in theirs {
+            out.push(self.insert(f, at, col, &[])?);
+        }
+        out.push(Edit {
+            start: lines(ours, first).start,
+            end: at,
+            text: String::new(),
+        });
+        Ok(())
+    }
+
+    /// The text of a field's lines moved to column `to` (with ours' line endings and
+    /// sequence style), as whole lines, without the ranges `omit` deletes. When ours' lines
+    /// start mid-line (`- ` before a key), `prefix` stands in for the first line's
+    /// indentation.
+    pub(super) fn moved_lines(
+        &self,
+        tree: &Tree,
+        f: Field,
+        to: usize,
+        prefix: Option<&str>,
+        omit: &[Edit],
+    ) -> Result<String> {
+        let range = lines(tree, f);
+        let mut local: Vec<Edit> = omit
+            .iter()
+            .filter(|e| e.start >= range.start && e.end <= range.end)
+            .cloned()
+            .collect();
+        for e in self.sequence_style_edits(tree, f.node) {
+            if range.contains(&e.start)
+                && !local.iter().any(|d| d.start <= e.start && e.start < d.end)
+            {
+                local.push(e);
+            }
+        }
+        for e in &mut local {
+            e.start -= range.start;
+            e.end -= range.start;
+        }
+        let source = &tree.text[range.clone()];
+        let edited = splice(source, &mut local)
+            .context("internal error: moving lines from another version")?;
+        let text = edited.as_str();
+        let from = column(tree, f);
+        let first_indent = text.bytes().take_while(|&b| b == b' ').count();
+        // The first line's own indentation, relative to the field's column.
+        let lead = if range.start == line_start(tree.text, range.start) {
+            first_indent.saturating_sub(from)
+        } else {
+            0
+        };
+        let body = reindent(&text[first_indent..], from, to, self.ours.eol);
+        let mut out = match prefix {
+            Some(p) => p.to_string(),
+            None => " ".repeat(to + lead),
+        };
+        out.push_str(&body);
+        if !out.ends_with('\n') {
+            out.push_str(self.ours.eol);
+        }
+        Ok(out)
+    }
+
+    /// Edits of `tree`'s text that give the block sequences under `node` ours' sequence
+    /// style (dashes flush with their key, or indented by as much as ours indents them).
+    fn sequence_style_edits(&self, tree: &Tree, node: NodeId) -> Vec<Edit> {
+        let Some(want) = self.ours_sequence_offset else {
+            return Vec::new();
+        };
+        // Nested sequences shift their lines together: one total shift per line.
+        let mut shifts: HashMap<usize, isize> = HashMap::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            stack.extend(&tree.node(n).children);
+            let Some(have) = sequence_offset(tree, n) else {
+                continue;
+            };
+            if have == want {
+                continue;
+            }
+            let seq = tree.node(n);
+            let mut line = line_start(tree.text, seq.start);
+            let last = line_start(tree.text, seq.end);
+            while line <= last && line < tree.text.len() {
+                *shifts.entry(line).or_default() += want as isize - have as isize;
+                line = next_line_start(tree.text, line);
+            }
+        }
+        shifts
+            .into_iter()
+            .filter_map(|(line, shift)| {
+                let spaces = tree.text[line..].bytes().take_while(|&b| b == b' ').count();
+                let blank = tree.text[line + spaces..].starts_with(['\n', '\r'])
+                    || line + spaces == tree.text.len();
+                match shift {
+                    _ if blank || shift == 0 => None,
+                    s if s > 0 => Some(Edit {
+                        start: line,
+                        end: line,
+                        text: " ".repeat(s.unsigned_abs()),
+                    }),
+                    s => Some(Edit {
+                        start: line,
+                        end: line + s.unsigned_abs().min(spaces),
+                        text: String::new(),
+                    }),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Where the key after `key` in its map starts, if there is one.
+fn next_key_start(tree: &Tree, key: NodeId) -> Option<usize> {
+    let map = tree.node(tree.node(key).parent?);
+    let i = map.children.iter().position(|&c| c == key)?;
+    map.children.get(i + 2).map(|&k| tree.node(k).start)
+}

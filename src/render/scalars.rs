@@ -1,0 +1,113 @@
+//! Values merged inside ours' text rather than replaced: block scalars merged line by line
+//! and flow lists merged element by element.
+
+use crate::merge::plan::Field;
+use crate::merge::Chunk;
+use crate::text::line_end;
+
+use super::regions::column;
+use super::splice::Edit;
+use super::Renderer;
+
+impl Renderer<'_> {
+    /// A block scalar's content rewritten from the chunks of its 3-way line merge, in ours'
+    /// indentation; conflicting chunks are marked inside the scalar, as git's would be.
+    pub(super) fn lines(&self, b: Field, o: Field, t: Field, chunks: &[Chunk]) -> Option<Edit> {
+        let (bb, ob, tb) = (
+            self.base.block_lines(b.node)?,
+            self.ours.block_lines(o.node)?,
+            self.theirs.block_lines(t.node)?,
+        );
+        let on = self.ours.node(o.node);
+        let indent = if ob.content < on.end {
+            ob.indent
+        } else {
+            column(self.ours, o) + 2
+        };
+        let line = |l: &str| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{}{l}", " ".repeat(indent))
+            }
+        };
+        let mut merged: Vec<String> = Vec::new();
+        for chunk in chunks {
+            match chunk {
+                Chunk::Same { ours } | Chunk::Ours { ours } => {
+                    merged.extend(ob.lines[ours.clone()].iter().map(|l| line(l)))
+                }
+                Chunk::Theirs { theirs, .. } => {
+                    merged.extend(tb.lines[theirs.clone()].iter().map(|l| line(l)))
+                }
+                Chunk::Conflict { base, ours, theirs } => {
+                    let part = |lines: &[&str]| {
+                        lines
+                            .iter()
+                            .map(|l| line(l) + self.ours.eol)
+                            .collect::<String>()
+                    };
+                    let marked = self.markers().wrap(
+                        &part(&ob.lines[ours.clone()]),
+                        &part(&bb.lines[base.clone()]),
+                        &part(&tb.lines[theirs.clone()]),
+                    );
+                    let marked = marked.strip_suffix(self.ours.eol).unwrap_or(&marked);
+                    merged.push(marked.to_string());
+                }
+            }
+        }
+        Some(Edit {
+            start: ob.content,
+            end: line_end(self.ours.text, on.end).max(ob.content),
+            text: merged.join(self.ours.eol),
+        })
+    }
+
+    /// A flow list (`args: [a, b]`) with theirs' stretches written inside ours' brackets.
+    pub(super) fn flow_list(&self, o: Field, t: Field, chunks: &[Chunk]) -> Vec<Edit> {
+        let (ours, theirs) = (self.ours, self.theirs);
+        let oi = &ours.node(o.node).children;
+        let ti = &theirs.node(t.node).children;
+        let mut out = Vec::new();
+        for chunk in chunks {
+            let Chunk::Theirs {
+                ours: or,
+                theirs: tr,
+            } = chunk
+            else {
+                continue;
+            };
+            let new = ti[tr.clone()]
+                .iter()
+                .map(|&i| theirs.src(i))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let span = |j: usize| (ours.node(oi[j]).start, ours.node(oi[j]).end);
+            let (start, end, text) = if or.is_empty() {
+                if oi.is_empty() {
+                    let open = ours.text[ours.node(o.node).start..]
+                        .find('[')
+                        .map_or(ours.node(o.node).start, |i| ours.node(o.node).start + i + 1);
+                    (open, open, new)
+                } else if or.start < oi.len() {
+                    let at = span(or.start).0;
+                    (at, at, format!("{new}, "))
+                } else {
+                    let at = span(oi.len() - 1).1;
+                    (at, at, format!(", {new}"))
+                }
+            } else if !new.is_empty() {
+                (span(or.start).0, span(or.end - 1).1, new)
+            } else if or.end < oi.len() {
+                (span(or.start).0, span(or.end).0, String::new())
+            } else if or.start > 0 {
+                (span(or.start - 1).1, span(or.end - 1).1, String::new())
+            } else {
+                (span(or.start).0, span(or.end - 1).1, String::new())
+            };
+            out.push(Edit { start, end, text });
+        }
+        out
+    }
+}

@@ -1,0 +1,231 @@
+//! Which lists are associative, and by which keys: the one home of the list-key rules.
+//!
+//! In order: a schema written in a comment on the list's key (kpt and kustomize setters write
+//! them), the Kubernetes schema for built-in kinds (compiled from `k8s-list-keys.json` by
+//! `build.rs`), then the seeds' key rule for every other list (CRDs, plain YAML). Composite
+//! keys compare a missing `protocol` as `TCP`, the API's default, so `- containerPort: 80` and
+//! `- containerPort: 80\n  protocol: TCP` are the same element.
+
+use std::collections::HashSet;
+
+use crate::parse::{Kind, NodeId, Tree};
+use crate::text::line_end;
+
+/// How the elements of a list are identified.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    /// Elements are maps identified by these fields (`[containerPort, protocol]`).
+    Keyed(Vec<String>),
+    /// Elements are scalars identified by their value (`finalizers`).
+    Set,
+    /// No identity: elements are compared by position and value.
+    Plain,
+}
+
+/// A row of the compiled schema table.
+enum Entry {
+    Keyed(&'static [&'static str]),
+    Set,
+    Atomic,
+}
+
+mod table {
+    use super::Entry;
+    include!(concat!(env!("OUT_DIR"), "/list_keys_table.rs"));
+}
+
+/// The seeds' associative keys, in order of preference.
+const SEED_KEYS: [&str; 7] = [
+    "mountPath",
+    "devicePath",
+    "ip",
+    "type",
+    "topologyKey",
+    "name",
+    "containerPort",
+];
+
+/// The schema table's answer for the list at `path` (`spec.template.spec.containers[].ports`)
+/// of a `group_kind` (`apps/Deployment`), if the table knows it.
+fn schema(group_kind: &str, path: &str) -> Option<ListKind> {
+    let i = table::TABLE
+        .binary_search_by(|&(kind, p, _)| (kind, p).cmp(&(group_kind, path)))
+        .ok()?;
+    Some(match table::TABLE[i].2 {
+        Entry::Keyed(keys) => ListKind::Keyed(keys.iter().map(|k| k.to_string()).collect()),
+        Entry::Set => ListKind::Set,
+        Entry::Atomic => ListKind::Plain,
+    })
+}
+
+/// How the elements of the list at `path` are identified, given its versions (`lists`: each
+/// version's node there, if it is a sequence): a schema comment, the schema table for
+/// built-in kinds, else the first seed key every version's elements carry uniquely.
+pub(crate) fn list_kind(
+    group_kind: Option<&str>,
+    path: &str,
+    lists: &[(&Tree, NodeId)],
+) -> ListKind {
+    let lists: Vec<&(&Tree, NodeId)> = lists
+        .iter()
+        .filter(|(tree, n)| tree.node(*n).kind == Kind::Seq)
+        .collect();
+    if let Some(kind) = lists
+        .iter()
+        .find_map(|&&(tree, list)| schema_comment(tree, list))
+    {
+        return kind;
+    }
+    if let Some(known) = group_kind.and_then(|gk| schema(gk, path)) {
+        return known;
+    }
+    SEED_KEYS
+        .iter()
+        .find(|k| {
+            lists
+                .iter()
+                .all(|&&(tree, list)| unique_field(tree, list, k))
+        })
+        .map_or(ListKind::Plain, |k| ListKind::Keyed(vec![k.to_string()]))
+}
+
+/// The merge keys of the list at `path` as the schema table gives them, `name` otherwise: the
+/// fields an element always keeps (kyaml's delta of a re-added element).
+pub(crate) fn schema_keys(group_kind: Option<&str>, path: &str) -> Vec<String> {
+    match group_kind.and_then(|gk| schema(gk, path)) {
+        Some(ListKind::Keyed(keys)) => keys,
+        _ => vec!["name".into()],
+    }
+}
+
+/// An element's identity under `keys`: the pairing name (values joined by NUL) and how paths
+/// show it (`name=web`, `containerPort=80,protocol=UDP`). `None` when the element is not a map
+/// or lacks its first key: such a list cannot be paired by key.
+pub(crate) fn element_key(
+    tree: &Tree,
+    element: NodeId,
+    keys: &[String],
+) -> Option<(String, String)> {
+    if tree.node(element).kind != Kind::Map {
+        return None;
+    }
+    let values: Vec<String> = keys
+        .iter()
+        .map(|k| match tree.get(element, k) {
+            Some(v) if tree.node(v).kind == Kind::Scalar && !tree.is_null(v) => {
+                tree.value(v).to_string()
+            }
+            // The API's default: a port without a protocol is TCP.
+            _ if k == "protocol" => "TCP".into(),
+            _ => String::new(),
+        })
+        .collect();
+    if values.first().is_none_or(|v| v.is_empty()) {
+        return None;
+    }
+    let shown = keys
+        .iter()
+        .zip(&values)
+        .filter(|(k, v)| !(k.as_str() == "protocol" && v.as_str() == "TCP"))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    Some((values.join("\u{0}"), shown))
+}
+
+/// A list's schema given in a comment on its key's line, as kpt and kustomize setters write
+/// it: `items: # {"type": "array", "x-kubernetes-patch-strategy": "merge",
+/// "x-kubernetes-patch-merge-key": "name"}`. It overrides the built-in schema for that field.
+fn schema_comment(tree: &Tree, list: NodeId) -> Option<ListKind> {
+    let parent = tree.node(tree.node(list).parent?);
+    let i = parent.children.iter().position(|&c| c == list)?;
+    if parent.kind != Kind::Map || i % 2 == 0 {
+        return None;
+    }
+    let key = tree.node(parent.children[i - 1]);
+    let line = &tree.text[key.end..line_end(tree.text, key.end)];
+    let json = &line[line.find("# {")? + 2..];
+    let schema: serde_json::Value = serde_json::from_str(json).ok()?;
+    let strategy = schema.get("x-kubernetes-patch-strategy")?.as_str()?;
+    if !strategy.split(',').any(|s| s.trim() == "merge") {
+        return Some(ListKind::Plain);
+    }
+    let keys: Vec<String> = match schema
+        .get("x-kubernetes-list-map-keys")
+        .and_then(|k| k.as_array())
+    {
+        Some(keys) => keys
+            .iter()
+            .filter_map(|k| k.as_str().map(String::from))
+            .collect(),
+        None => schema
+            .get("x-kubernetes-patch-merge-key")
+            .and_then(|k| k.as_str())
+            .map(|k| vec![k.to_string()])
+            .unwrap_or_default(),
+    };
+    Some(if keys.is_empty() {
+        ListKind::Set
+    } else {
+        ListKind::Keyed(keys)
+    })
+}
+
+/// Whether every element of a list is a map carrying `field` as a scalar, with no value twice.
+fn unique_field(tree: &Tree, list: NodeId, field: &str) -> bool {
+    let mut seen = HashSet::new();
+    tree.node(list)
+        .children
+        .iter()
+        .all(|&e| match tree.get(e, field) {
+            Some(v) if tree.node(v).kind == Kind::Scalar => seen.insert(tree.value(v)),
+            _ => false,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_compiled_table_answers_built_in_kinds() {
+        assert_eq!(
+            schema("apps/Deployment", "spec.template.spec.containers"),
+            Some(ListKind::Keyed(vec!["name".into()]))
+        );
+        assert_eq!(
+            schema("Service", "spec.ports"),
+            Some(ListKind::Keyed(vec!["port".into(), "protocol".into()]))
+        );
+        assert_eq!(
+            schema("apps/Deployment", "metadata.finalizers"),
+            Some(ListKind::Set)
+        );
+        assert_eq!(
+            schema("apps/Deployment", "spec.selector.matchExpressions"),
+            Some(ListKind::Plain)
+        );
+        assert_eq!(schema("example.com/Widget", "spec.items"), None);
+    }
+
+    #[test]
+    fn the_table_is_sorted_for_binary_search() {
+        assert!(table::TABLE
+            .windows(2)
+            .all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
+    }
+
+    #[test]
+    fn a_port_without_protocol_is_tcp() {
+        let tree =
+            crate::parse::parse("- containerPort: 80\n- containerPort: 80\n  protocol: TCP\n")
+                .unwrap();
+        let root = tree.docs[0].root.unwrap();
+        let keys = ["containerPort".to_string(), "protocol".to_string()];
+        let items = &tree.node(root).children;
+        let a = element_key(&tree, items[0], &keys).unwrap();
+        let b = element_key(&tree, items[1], &keys).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.1, "containerPort=80");
+    }
+}

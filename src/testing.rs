@@ -1,0 +1,87 @@
+//! Hooks for the fuzz targets and the test that replays their findings: checks that need the
+//! engine's internals. Not an API: nothing here is stable.
+
+use crate::driver::{structural, Merged};
+use crate::options::MergeOptions;
+use crate::parse::{self, Kind, Versions};
+
+/// The inconsistencies of the span tree of `text` (spans outside the text or splitting a
+/// character, children that do not name their parent, maps with a key and no value,
+/// documents outside the text); `None` when the text does not parse.
+pub fn span_tree_errors(text: &str) -> Option<Vec<String>> {
+    let tree = parse::parse(text).ok()?;
+    let mut errors = Vec::new();
+    for (id, node) in tree.nodes.iter().enumerate() {
+        if !(node.start <= node.end && node.end <= text.len()) {
+            errors.push(format!(
+                "node {id} ({:?}) spans {}..{} in a text of {} bytes",
+                node.kind,
+                node.start,
+                node.end,
+                text.len()
+            ));
+        } else if !(text.is_char_boundary(node.start) && text.is_char_boundary(node.end)) {
+            errors.push(format!(
+                "node {id} span {}..{} splits a character",
+                node.start, node.end
+            ));
+        }
+        for &child in &node.children {
+            if child >= tree.nodes.len() {
+                errors.push(format!("node {id} has a dangling child"));
+            } else if tree.nodes[child].parent != Some(id) {
+                errors.push(format!(
+                    "node {child}'s parent is not node {id}, which lists it as a child"
+                ));
+            }
+        }
+        if node.kind == Kind::Map && node.children.len() % 2 != 0 {
+            errors.push(format!("map node {id} has an odd number of children"));
+        }
+    }
+    for (i, doc) in tree.docs.iter().enumerate() {
+        if !(doc.region.start <= doc.region.end && doc.region.end <= text.len()) {
+            errors.push(format!(
+                "document {i} region {:?} outside the text",
+                doc.region
+            ));
+        }
+        if doc.root.is_some_and(|root| root >= tree.nodes.len()) {
+            errors.push(format!("document {i} has a dangling root"));
+        }
+    }
+    Some(errors)
+}
+
+/// Whether `text` parses and repeats a mapping key.
+pub fn repeats_a_key(text: &str) -> bool {
+    parse::parse(text).is_ok_and(|t| !t.duplicate_keys.is_empty())
+}
+
+/// Whether the structural merge accepts the three texts as input.
+pub fn accepts(base: &str, ours: &str, theirs: &str) -> bool {
+    Versions::parse(base, ours, theirs).is_ok()
+}
+
+/// The structural merge alone, without git's line merge or any fallback: the merged text
+/// and the number of conflicts, or why it refused.
+pub fn merge_structurally(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    opts: &MergeOptions,
+) -> Result<(String, usize), String> {
+    let versions = Versions::parse(base, ours, theirs).map_err(|e| format!("{e:#}"))?;
+    let Merged { text, conflicts } = structural(&versions, opts).map_err(|e| format!("{e:#}"))?;
+    Ok((text, conflicts.len()))
+}
+
+/// Whether a text parses as YAML, with the parser's error if not.
+pub fn parses(text: &str) -> Result<(), String> {
+    parse::parse(text).map(|_| ()).map_err(|e| format!("{e:#}"))
+}
+
+/// Whether git's clean line merge `merged` of the three texts would be kept as it is.
+pub fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged: &str) -> bool {
+    crate::verify::line_result_is_sound(base, ours, theirs, merged)
+}
