@@ -2,26 +2,45 @@
 //!
 //! Git hands a merge driver three versions of a file: the common ancestor (base, `%O`), the
 //! current branch (ours, `%A`) and the branch being merged (theirs, `%B`). kmerge parses the
-//! YAML documents of each, pairs the resources by identity (API group, kind, namespace, name),
-//! merges them field by field with the kyaml merge3 rules (see `merge`), and writes the result
-//! into ours. The result is ours' own text with surgical edits spliced in, so comments, key
-//! order, quoting and line endings that no change touches stay byte-identical.
+//! YAML documents of each, pairs the resources by identity (API group, kind, namespace,
+//! name), merges them field by field with the kyaml merge3 rules, and writes the result into
+//! ours. The result is ours' own text with surgical edits spliced in, so comments, key order,
+//! quoting and line endings that no change touches stay byte-identical. Where both sides
+//! changed the same field differently, git's conflict markers go around just that field.
 //!
-//! The pipeline runs one way: `parse` (text to a lossless span tree) → `resource` (documents,
-//! identities, matching) → `merge` (3-way rules producing an edit plan and conflicts) → `render`
-//! (edits spliced into ours, conflict markers) → `driver` (never-worse-than-git policy, line
-//! fallback, exit codes) with `cli` as the command-line surface. Anything the structural path
-//! cannot handle falls back to git's own line merge (`line_merge`), so no input loses data.
+//! The data walks one way through the pipeline, one folder a stage:
+//!
+//! ```text
+//!  base, ours, theirs (bytes)
+//!     │  parse     text → lossless span trees (byte spans, styles), refused input typed
+//!     ▼
+//!  resource        identities, base/ours/theirs matching, list keys
+//!     ▼
+//!  merge           the rules → a Plan: edits against ours' tree + conflicts (no text)
+//!     ▼
+//!  render          the plan spliced into ours' bytes: re-indented, markers around conflicts
+//!     ▼
+//!  verify          the result checked as data against base, ours and theirs
+//!     ▼
+//!  driver / cli    choose git's result or the structural one, fall back, write, exit code
+//! ```
+//!
+//! `text` (lines, re-indentation, conflict markers) and `options` sit below every stage.
+//! Anything the structural path cannot take falls back to git's own line merge
+//! (`line_merge`), with a typed [`fallback::Reason`], so no input loses data. The public
+//! surface is the command line ([`cli`]) and the library entry points [`driver::merge_bytes`]
+//! (merge3 with every fallback) and [`driver::merge2`].
 
-pub mod atomic_write;
+pub(crate) mod atomic_write;
 pub mod cli;
 pub mod driver;
+pub mod fallback;
 pub mod line_merge;
-pub mod merge;
+pub(crate) mod merge;
 pub mod options;
-pub mod parse;
-pub mod render;
-pub mod resource;
+pub(crate) mod parse;
+pub(crate) mod render;
+pub(crate) mod resource;
 #[doc(hidden)]
 pub mod testing;
 pub(crate) mod text;

@@ -13,8 +13,7 @@ mod policy;
 mod resources;
 mod strings;
 
-use anyhow::Result;
-
+use crate::fallback::Reason;
 use crate::options::{MergeOptions, Mode};
 use crate::parse::Versions;
 use crate::resource;
@@ -29,7 +28,7 @@ pub(crate) use plan::Plan;
 ///
 /// Errors mean "cannot merge this structurally" (duplicate identities): the driver then
 /// falls back to the line merge.
-pub(crate) fn plan(versions: &Versions, opts: &MergeOptions) -> Result<Plan> {
+pub(crate) fn plan(versions: &Versions, opts: &MergeOptions) -> Result<Plan, Reason> {
     let patch = matches!(opts.mode, Mode::TwoWay { .. });
     let groups =
         resource::match_documents(&versions.base, &versions.ours, &versions.theirs, patch)?;

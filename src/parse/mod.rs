@@ -92,8 +92,46 @@ pub struct Tree<'a> {
     pub duplicate_keys: Vec<String>,
 }
 
+/// Why a text has no span tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// Not YAML, where the parser says.
+    Syntax {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A mapping key that is a collection (a template's `{{ … }}` reads as one).
+    ComplexKey { line: usize },
+    /// More nodes than [`MAX_NODES`].
+    TooManyNodes,
+    /// The parser broke its own contract.
+    Internal(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Syntax {
+                line,
+                column,
+                message,
+            } => write!(f, "YAML error at line {line} column {column}: {message}"),
+            Error::ComplexKey { line } => {
+                write!(f, "line {line}: a mapping key that is not a plain value")
+            }
+            Error::TooManyNodes => write!(f, "over {MAX_NODES} YAML nodes"),
+            Error::Internal(what) => f.write_str(what),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub use tree_builder::MAX_NODES;
+
 /// Parses `text` into a span tree. Errors name the line and column.
-pub fn parse(text: &str) -> anyhow::Result<Tree<'_>> {
+pub fn parse(text: &str) -> Result<Tree<'_>, Error> {
     tree_builder::build(text)
 }
 

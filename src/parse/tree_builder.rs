@@ -3,7 +3,9 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
-use anyhow::{anyhow, bail, Result};
+use super::Error;
+
+type Result<T> = std::result::Result<T, Error>;
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
 use super::{Doc, Kind, Node, NodeId, Style, Tree};
@@ -56,16 +58,15 @@ pub(super) fn build(text: &str) -> Result<Tree<'_>> {
     for next in Parser::new_from_str_with_options(text, options) {
         let (event, span) = next.map_err(|e| {
             let m = e.marker();
-            anyhow!(
-                "YAML error at line {} column {}: {}",
-                m.line(),
-                m.col() + 1,
-                e.info()
-            )
+            Error::Syntax {
+                line: m.line(),
+                column: m.col() + 1,
+                message: e.info().to_string(),
+            }
         })?;
         b.event(event, span)?;
         if b.nodes.len() > MAX_NODES {
-            bail!("over {MAX_NODES} YAML nodes: too large to merge by structure");
+            return Err(Error::TooManyNodes);
         }
     }
     b.finish_regions();
@@ -82,7 +83,7 @@ pub(super) fn build(text: &str) -> Result<Tree<'_>> {
 fn range(span: &Span) -> Result<(usize, usize)> {
     let r = span
         .byte_range()
-        .ok_or_else(|| anyhow!("parser gave no byte offsets"))?;
+        .ok_or_else(|| Error::Internal("the parser gave no byte offsets".into()))?;
     Ok((r.start, r.end))
 }
 
@@ -188,7 +189,7 @@ impl<'a> Builder<'a> {
                     .nodes
                     .len()
                     .checked_sub(1)
-                    .ok_or_else(|| anyhow!("anchor before any node"))?;
+                    .ok_or_else(|| Error::Internal("an anchor before any node".into()))?;
                 let node = &mut self.nodes[id];
                 node.anchor = Some(name.as_ref().into());
                 node.start = node.start.min(start);
@@ -206,7 +207,7 @@ impl<'a> Builder<'a> {
                 let frame = self
                     .stack
                     .pop()
-                    .ok_or_else(|| anyhow!("unbalanced collection end"))?;
+                    .ok_or_else(|| Error::Internal("an unbalanced collection end".into()))?;
                 self.close(frame.id, end);
             }
             _ => {}
@@ -280,10 +281,9 @@ impl<'a> Builder<'a> {
         if is_key {
             let key = &self.nodes[id];
             if key.kind != Kind::Scalar {
-                bail!(
-                    "line {}: a mapping key that is not a plain value (a template?)",
-                    lines_at(self.text, key.start)
-                );
+                return Err(Error::ComplexKey {
+                    line: lines_at(self.text, key.start),
+                });
             }
             let value = super::value_of(self.text, key);
             let mut hasher = std::collections::hash_map::DefaultHasher::new();

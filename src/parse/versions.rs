@@ -1,9 +1,9 @@
 //! The three versions of a file, parsed together and checked for what the structural merge
 //! cannot take.
 
-use anyhow::{bail, Context, Result};
+use crate::fallback::{Reason, Side};
 
-use super::Tree;
+use super::{Error, Tree};
 
 /// The three versions of a file, parsed once for both the line-merge check and the
 /// structural merge.
@@ -14,31 +14,14 @@ pub struct Versions<'a> {
 }
 
 impl<'a> Versions<'a> {
-    /// Parses base, ours and theirs. Errors mean "not YAML kmerge can merge" (a Helm
-    /// template, a syntax error, tab indentation, duplicate keys) and say which version and
+    /// Parses base, ours and theirs. Errors say why the structural merge cannot take them (a
+    /// Helm template, a syntax error, tab indentation, duplicate keys), which version and
     /// where.
-    pub fn parse(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>> {
-        let parse = |name: &str, text: &'a str| -> Result<Tree<'a>> {
-            // A lone CR is a YAML line break that line arithmetic here does not follow.
-            if text
-                .as_bytes()
-                .windows(2)
-                .any(|w| w[0] == b'\r' && w[1] != b'\n')
-                || text.ends_with('\r')
-            {
-                bail!("{name} breaks lines with a bare CR");
-            }
-            let tree = super::parse(text)
-                .with_context(|| format!("{name} is not YAML kmerge can merge"))?;
-            if let Some(dup) = tree.duplicate_keys.first() {
-                bail!("{name} repeats a mapping key ({dup})");
-            }
-            Ok(tree)
-        };
+    pub fn parse(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>, Reason> {
         let versions = Versions {
-            base: parse("base", base)?,
-            ours: parse("ours", ours)?,
-            theirs: parse("theirs", theirs)?,
+            base: parse(Side::Base, base)?,
+            ours: parse(Side::Ours, ours)?,
+            theirs: parse(Side::Theirs, theirs)?,
         };
         // Comments are not data: where no version holds any, the file (a comment block, a
         // placeholder) is merged line by line, where edits of its comments count.
@@ -47,8 +30,50 @@ impl<'a> Versions<'a> {
             .into_iter()
             .all(no_data)
         {
-            bail!("no version holds YAML data, only comments");
+            return Err(Reason::Unsupported(
+                "no version holds YAML data, only comments".into(),
+            ));
         }
         Ok(versions)
     }
+}
+
+/// One version parsed, or why the structural merge cannot take it.
+fn parse(side: Side, text: &str) -> Result<Tree<'_>, Reason> {
+    // A lone CR is a YAML line break that line arithmetic here does not follow.
+    if text
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'\r' && w[1] != b'\n')
+        || text.ends_with('\r')
+    {
+        return Err(Reason::Unsupported(format!(
+            "{side} breaks lines with a bare CR"
+        )));
+    }
+    let tree = super::parse(text).map_err(|e| match e {
+        Error::TooManyNodes => Reason::TooManyNodes(side),
+        Error::Internal(what) => Reason::Internal(format!("parsing {side}: {what}")),
+        Error::Syntax { .. } | Error::ComplexKey { .. } => match template_line(text) {
+            Some(line) => Reason::Template { side, line },
+            None => Reason::NotYaml {
+                side,
+                error: e.to_string(),
+            },
+        },
+    })?;
+    if let Some(dup) = tree.duplicate_keys.first() {
+        return Err(Reason::Unsupported(format!(
+            "{side} repeats a mapping key ({dup})"
+        )));
+    }
+    Ok(tree)
+}
+
+/// The first line holding a Go template action (`{{`) outside a comment: a text that does
+/// not parse and has one is a Helm/Go template, not broken YAML.
+fn template_line(text: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| l.contains("{{") && !l.trim_start().starts_with('#'))
+        .map(|i| i + 1)
 }

@@ -302,8 +302,7 @@ impl Renderer<'_> {
             e.end -= range.start;
         }
         let source = &tree.text[range.clone()];
-        let edited = splice(source, &mut local)
-            .context("internal error: moving lines from another version")?;
+        let edited = splice(source, &mut local).context("moving lines from another version")?;
         let text = edited.as_str();
         let from = column(tree, f);
         let first_indent = text.bytes().take_while(|&b| b == b' ').count();

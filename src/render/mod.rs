@@ -10,8 +10,9 @@ mod regions;
 mod scalars;
 mod splice;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
+use crate::fallback::Reason;
 use crate::merge::plan::{Op, Plan};
 use crate::options::{ConflictStyle, MergeOptions};
 use crate::parse::{Tree, Versions};
@@ -23,13 +24,18 @@ use splice::{splice, Edit};
 ///
 /// Fails only on a planning error (two edits of one range): that is a bug, and the driver
 /// reports it as one.
-pub(crate) fn render(versions: &Versions, plan: &Plan, opts: &MergeOptions) -> Result<String> {
+pub(crate) fn render(
+    versions: &Versions,
+    plan: &Plan,
+    opts: &MergeOptions,
+) -> Result<String, Reason> {
     let r = Renderer::new(versions, opts);
     let mut edits = Vec::new();
+    let internal = |e: anyhow::Error| Reason::Internal(format!("{e:#}"));
     for op in &plan.ops {
-        r.edits(op, &mut edits)?;
+        r.edits(op, &mut edits).map_err(internal)?;
     }
-    splice(r.ours.text, &mut edits).context("internal error: the plan's edits overlap")
+    splice(r.ours.text, &mut edits).map_err(internal)
 }
 
 /// What every edit is written against: the three trees and git's marker settings.

@@ -27,7 +27,7 @@ pub(crate) fn splice(source: &str, edits: &mut [Edit]) -> Result<String> {
                 at = at.max(e.end);
                 continue;
             }
-            bail!("internal error: overlapping edits at byte {}", e.start);
+            bail!("two planned edits overlap at byte {}", e.start);
         }
         out.push_str(&source[at..e.start]);
         out.push_str(&e.text);

@@ -8,8 +8,7 @@ pub(crate) use list_keys::{element_key, list_kind, schema_keys, ListKind};
 use std::collections::HashMap;
 use std::fmt;
 
-use anyhow::{bail, Result};
-
+use crate::fallback::Reason;
 use crate::parse::{Kind, NodeId, Tree};
 
 /// A resource's identity: API group (not version, so `autoscaling/v2beta2` → `autoscaling/v2`
@@ -124,7 +123,12 @@ fn documents(tree: &Tree) -> Vec<(DocRef, Option<Identity>)> {
 /// safely: an error, so the driver falls back to the line merge.
 ///
 /// `patch` is merge2: theirs is a patch onto ours, and there is no base.
-pub fn match_documents(base: &Tree, ours: &Tree, theirs: &Tree, patch: bool) -> Result<Vec<Group>> {
+pub fn match_documents(
+    base: &Tree,
+    ours: &Tree,
+    theirs: &Tree,
+    patch: bool,
+) -> Result<Vec<Group>, Reason> {
     let versions = [documents(base), documents(ours), documents(theirs)];
     // One document in each version (merge2: in ours and theirs, with no base): the same
     // resource, whatever the identities.
@@ -165,12 +169,12 @@ pub fn match_documents(base: &Tree, ours: &Tree, theirs: &Tree, patch: bool) -> 
             };
             if !seen.insert(key.clone()) {
                 let name = ["base", "ours", "theirs"][side];
-                bail!(
+                return Err(Reason::Unsupported(format!(
                     "{name} has two documents for {}",
                     identity
                         .as_ref()
                         .map_or("the same position".into(), |i| i.to_string())
-                );
+                )));
             }
             let g = *index.entry(key).or_insert_with(|| {
                 groups.push(Group {

@@ -2,16 +2,18 @@
 
 use std::collections::HashSet;
 
-use anyhow::{bail, Context, Result};
-
+use crate::fallback::Reason;
 use crate::{parse, resource};
 
 /// A clean structural result must read back as YAML with no repeated key; if the splice broke
 /// it, that is a bug, and the line merge is safer.
-pub(crate) fn reads_back(text: &str) -> Result<()> {
-    let merged = parse::parse(text).context("internal error: the merged text does not parse")?;
+pub(crate) fn reads_back(text: &str) -> Result<(), Reason> {
+    let merged = parse::parse(text)
+        .map_err(|e| Reason::Internal(format!("the merged text does not parse: {e}")))?;
     if let Some(dup) = merged.duplicate_keys.first() {
-        bail!("internal error: the merged text repeats a mapping key ({dup})");
+        return Err(Reason::Internal(format!(
+            "the merged text repeats a mapping key ({dup})"
+        )));
     }
     Ok(())
 }

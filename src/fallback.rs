@@ -1,0 +1,84 @@
+//! Why the structural merge stood aside for git's line merge: typed, so the driver can tell
+//! an input kmerge does not take (a template, a syntax error, a size limit) from a bug, and
+//! say which in its one stderr line.
+
+use std::fmt;
+
+/// One of the three versions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Base,
+    Ours,
+    Theirs,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Base => "base",
+            Side::Ours => "ours",
+            Side::Theirs => "theirs",
+        })
+    }
+}
+
+/// Why the structural merge was not used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// A NUL byte among the first 8000: git's own test for a binary file.
+    Binary(Side),
+    /// Some version is not UTF-8 text.
+    NotUtf8,
+    /// A version over `--max-size` bytes.
+    TooLarge {
+        side: Side,
+        bytes: usize,
+        limit: usize,
+    },
+    /// A version with more YAML nodes than the structural merge holds in memory.
+    TooManyNodes(Side),
+    /// A version already holds conflict markers (a criss-cross merge's base can).
+    Markers(Side),
+    /// A Helm/Go template: `{{ … }}` stands as YAML structure.
+    Template { side: Side, line: usize },
+    /// Not YAML: the parser's message, with its line and column.
+    NotYaml { side: Side, error: String },
+    /// YAML the structural merge cannot pair or place safely: a repeated key, two documents
+    /// with one identity, bare CR line breaks, files of nothing but comments.
+    Unsupported(String),
+    /// A bug: the structural merge broke its own rules (or panicked).
+    Internal(String),
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Binary(side) => write!(f, "{side} is a binary file: ours is kept as it is"),
+            Reason::NotUtf8 => write!(f, "a version is not valid UTF-8 text"),
+            Reason::TooLarge { bytes, limit, .. } => write!(
+                f,
+                "a version is {bytes} bytes, over the {limit} byte limit (--max-size)"
+            ),
+            Reason::TooManyNodes(side) => write!(
+                f,
+                "{side} has over {} YAML nodes: too large to merge by structure",
+                crate::parse::MAX_NODES
+            ),
+            Reason::Markers(side) => write!(f, "{side} already holds conflict markers"),
+            Reason::Template { side, line } => write!(
+                f,
+                "{side} is a Helm/Go template ({{{{ … }}}} as YAML structure, line {line})"
+            ),
+            Reason::NotYaml { side, error } => {
+                write!(f, "{side} is not YAML kmerge can merge: {error}")
+            }
+            Reason::Unsupported(what) => f.write_str(what),
+            Reason::Internal(what) => write!(
+                f,
+                "internal error, a bug in kmerge (please report it): {what}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Reason {}
