@@ -3143,7 +3143,7 @@ fn mark_mode_case(data: &[u32], tally: &mut MarkTally) -> Result<(), String> {
     };
     let base_docs = g.file();
     let style = g.style();
-    let (ours_edits, ours_docs) = g.edits(&base_docs, 4, &|_| true);
+    let (mut ours_edits, mut ours_docs) = g.edits(&base_docs, 4, &|_| true);
     // Half the time theirs' fresh names are ours' again: both sides add the same name.
     if g.c.flag(50) {
         g.fresh = 0;
@@ -3159,6 +3159,64 @@ fn mark_mode_case(data: &[u32], tally: &mut MarkTally) -> Result<(), String> {
     let (mut theirs_edits, mut theirs_docs) = g.edits(&base_docs, 4, &allowed);
     if theirs_edits.is_empty() {
         (theirs_edits, theirs_docs) = g.edits(&base_docs, 4, &|_| true);
+    }
+    // Often, when ours added a port, theirs adds the same port too: with or without the
+    // protocol that defaults to TCP, sometimes with another targetPort or name.
+    // Or both add a new port to the same list.
+    let mut added = ours_edits.iter().find_map(|e| match e {
+        Edit::AddElem(p, _, x) if last_key(p) == "ports" => Some((p.clone(), x.clone())),
+        _ => None,
+    });
+    if added.is_none() && g.c.flag(30) {
+        let lists: Vec<Path> = sites(&ours_docs)
+            .into_iter()
+            .filter(|(p, site)| *site == Site::Assoc && last_key(p) == "ports")
+            .map(|(p, _)| p)
+            .collect();
+        if !lists.is_empty() {
+            let path = lists[g.c.below(lists.len())].clone();
+            let items = match node_mut(&mut ours_docs, &path) {
+                Some(V::Seq(items)) => items.clone(),
+                _ => Vec::new(),
+            };
+            if let Some(port) = g.new_element(&path, &items) {
+                let e = Edit::AddElem(path.clone(), g.c.below(items.len() + 1), port.clone());
+                if apply(&mut ours_docs, &e) {
+                    ours_edits.push(e);
+                    added = Some((path, port));
+                }
+            }
+        }
+    }
+    if g.c.flag(70) {
+        if let Some((path, mut port)) = added {
+            if let V::Map(m) = &mut port {
+                match m.iter().position(|(k, _)| k == "protocol") {
+                    Some(i) if m[i].1.str() == Some("TCP") && g.c.flag(50) => {
+                        m.remove(i);
+                    }
+                    None if g.c.flag(50) => m.push(("protocol".into(), s("TCP"))),
+                    _ => {}
+                }
+                if g.c.flag(30) {
+                    m.retain(|(k, _)| k != "name");
+                    m.push(("name".into(), s("other")));
+                }
+            }
+            let free = node_mut(&mut theirs_docs, &path).is_some_and(|list| match list {
+                V::Seq(items) => !items
+                    .iter()
+                    .any(|x| elem_id("ports", x) == elem_id("ports", &port)),
+                _ => false,
+            });
+            if free {
+                let at = g.c.below(4);
+                let e = Edit::AddElem(path, at, port);
+                if apply(&mut theirs_docs, &e) {
+                    theirs_edits.push(e);
+                }
+            }
+        }
     }
     // Sometimes one edit is made on both sides, identically.
     if g.c.flag(15) {
@@ -3309,9 +3367,9 @@ fn mark_mode_survey() {
         }
     }
     let summary = format!(
-        "{} merges: {} clean, {} conflicted (git's line merge clean in {}); {failed} broke the \
-         invariant",
-        tally.cases, tally.clean, tally.conflicted, tally.git_clean
+        "{} merges: {} clean, {} conflicted (git's line merge clean in {}; both sides added the \
+         same port in {}); {failed} broke the invariant",
+        tally.cases, tally.clean, tally.conflicted, tally.git_clean, tally.same_port_both_sides
     );
     eprintln!("mark_mode_survey: {summary}");
     let mut report = String::new();
