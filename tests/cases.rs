@@ -1,4 +1,4 @@
-//! The data-driven merge cases: one runner for every folder under `tests/cases/`.
+//! The data-driven merge cases: every folder under `tests/cases/` is one named test.
 //!
 //! A case is `tests/cases/<group>/<case>/` holding `base.yaml`, `ours.yaml`, `theirs.yaml`,
 //! `expected.yaml` and `expect.toml`:
@@ -9,12 +9,21 @@
 //! compare = "data"              # "bytes" (default) or "data": documents compared as YAML values
 //! args = ["--on-conflict", "theirs"]
 //! stderr_contains = ["line merge used"]
+//! pending = "why it does not pass yet"   # required under pending/, refused elsewhere
 //! ```
 //!
 //! The real binary runs `kmerge merge3 --base base.yaml --ours ours.yaml --theirs theirs.yaml
-//! -o <tmp> <args>` inside the case folder. Cases under `tests/cases/pending/<group>/<case>/`
-//! are known gaps: they run, a failure is only reported, and one that passes fails the run
-//! so it gets moved out and stays guarded. All failures are collected before the test fails.
+//! -o <tmp> <args>` inside the case folder, and the test named `<group>/<case>` checks its exit
+//! code, stderr and output. Adding a case needs no code, and one case runs by name:
+//! `cargo test --release --test cases -- lists-plain/some-case` (a filter matches a part of the
+//! name; `--exact` the whole of it).
+//!
+//! Known gaps are visible, with a reason: `tests/cases/pending/<group>/<case>/` holds a case
+//! that does not pass yet, its `expect.toml` says why in `pending`, and `expected.yaml` holds
+//! the right result. Its test, `pending/<group>/<case>`, passes while the case still fails (it
+//! prints the reason and the mismatch) and fails once the case passes, so that the fixed case
+//! moves out of `pending/` and stays guarded. A case that cannot run at all (a missing file, a
+//! bad `expect.toml`) fails wherever it lives.
 
 mod common;
 
@@ -23,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{kmerge_bin, run_guarded, unified_diff, yaml_documents};
+use libtest_mimic::{Arguments, Failed, Trial};
 
 /// A hang guard: every case takes milliseconds.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -40,6 +50,8 @@ struct Expect {
     compare: Compare,
     args: Vec<String>,
     stderr_contains: Vec<String>,
+    /// Why a pending case does not pass yet.
+    pending: Option<String>,
 }
 
 fn parse_expect(text: &str) -> Result<Expect, String> {
@@ -49,24 +61,27 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
         compare: Compare::Bytes,
         args: Vec::new(),
         stderr_contains: Vec::new(),
+        pending: None,
+    };
+    let string = |key: &str, v: &toml::Value| -> Result<String, String> {
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("expect.toml: {key} must be a string"))
     };
     let strings = |key: &str, v: &toml::Value| -> Result<Vec<String>, String> {
         v.as_array()
             .ok_or_else(|| format!("expect.toml: {key} must be an array of strings"))?
             .iter()
             .map(|s| {
-                s.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| format!("expect.toml: {key} must be an array of strings"))
+                string(key, s)
+                    .map_err(|_| format!("expect.toml: {key} must be an array of strings"))
             })
             .collect()
     };
     for (key, value) in &table {
         match key.as_str() {
             "description" => {
-                value
-                    .as_str()
-                    .ok_or("expect.toml: description must be a string")?;
+                string(key, value)?;
             }
             "exit" => {
                 let n = value
@@ -83,6 +98,13 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
             }
             "args" => expect.args = strings(key, value)?,
             "stderr_contains" => expect.stderr_contains = strings(key, value)?,
+            "pending" => {
+                let why = string(key, value)?;
+                if why.trim().is_empty() {
+                    return Err("expect.toml: pending must say why the case does not pass".into());
+                }
+                expect.pending = Some(why);
+            }
             // A misspelt key would silently weaken a case.
             other => return Err(format!("expect.toml: unknown key {other:?}")),
         }
@@ -93,15 +115,37 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
     Ok(expect)
 }
 
-/// Runs one case; `Err` says why it does not pass.
-fn run_case(dir: &Path) -> Result<(), String> {
+/// A case that ran: `Err` is the mismatch, why its output is not the expected one.
+type Verdict = Result<(), String>;
+
+/// Reads a case and runs it. The outer `Err` means the case itself is broken (files, config),
+/// the inner one that kmerge's answer is not the expected one.
+fn run_case(dir: &Path, pending: bool) -> Result<(Expect, Verdict), String> {
     let expect_text = fs::read_to_string(dir.join("expect.toml"))
         .map_err(|e| format!("reading expect.toml: {e}"))?;
     let expect = parse_expect(&expect_text)?;
+    match (pending, &expect.pending) {
+        (true, None) => {
+            return Err(
+                "a pending case needs `pending = \"why it does not pass yet\"` \
+                        in its expect.toml"
+                    .into(),
+            )
+        }
+        (false, Some(_)) => {
+            return Err("`pending` belongs to cases under tests/cases/pending/ only".into())
+        }
+        _ => {}
+    }
     for name in ["base.yaml", "ours.yaml", "theirs.yaml"] {
         if !dir.join(name).is_file() {
             return Err(format!("{name} is missing"));
         }
+    }
+    let expected_path = dir.join("expected.yaml");
+    // Only an error case may leave the output unspecified.
+    if expect.exit != 2 && !expected_path.is_file() {
+        return Err("expected.yaml is missing".into());
     }
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out_path = scratch.path().join("out.yaml");
@@ -122,6 +166,17 @@ fn run_case(dir: &Path) -> Result<(), String> {
     // Keep the developer's git config (merge.conflictStyle) out of the result.
     common::isolate(&mut cmd, scratch.path());
     let run = run_guarded(&mut cmd, LIMIT)?;
+    let verdict = check(&expect, &run, &expected_path, &out_path);
+    Ok((expect, verdict))
+}
+
+/// Compares one run with what `expect.toml` and `expected.yaml` ask for.
+fn check(
+    expect: &Expect,
+    run: &common::Finished,
+    expected_path: &Path,
+    out_path: &Path,
+) -> Verdict {
     let stderr = String::from_utf8_lossy(&run.stderr);
     if run.timed_out {
         return Err(format!("still running after {LIMIT:?}"));
@@ -137,130 +192,154 @@ fn run_case(dir: &Path) -> Result<(), String> {
             return Err(format!("stderr lacks {needle:?}; stderr:\n{stderr}"));
         }
     }
-    let expected_path = dir.join("expected.yaml");
     if !expected_path.is_file() {
-        // Only an error case may leave the output unspecified.
-        return if expect.exit == 2 {
-            Ok(())
-        } else {
-            Err("expected.yaml is missing".into())
-        };
+        return Ok(());
     }
-    let expected = fs::read(&expected_path).map_err(|e| format!("reading expected.yaml: {e}"))?;
-    let actual = fs::read(&out_path).map_err(|e| format!("no output written: {e}"))?;
+    let expected = fs::read(expected_path).map_err(|e| format!("reading expected.yaml: {e}"))?;
+    let actual = fs::read(out_path).map_err(|e| format!("no output written: {e}"))?;
+    let diff = || unified_diff(&expected, &actual, "expected.yaml");
     match expect.compare {
-        Compare::Bytes if actual != expected => Err(format!(
-            "output differs from expected.yaml:\n{}",
-            unified_diff(&expected, &actual, "expected.yaml")
-        )),
+        Compare::Bytes if actual != expected => {
+            Err(format!("output differs from expected.yaml:\n{}", diff()))
+        }
+        Compare::Bytes => Ok(()),
         Compare::Data => {
             let want = yaml_documents(&expected).map_err(|e| format!("expected.yaml: {e}"))?;
-            let got = yaml_documents(&actual).map_err(|e| {
-                format!(
-                    "output does not parse: {e}\n{}",
-                    unified_diff(&expected, &actual, "expected.yaml")
-                )
-            })?;
+            let got = yaml_documents(&actual)
+                .map_err(|e| format!("output does not parse: {e}\n{}", diff()))?;
             if want == got {
                 Ok(())
             } else {
                 Err(format!(
                     "output differs from expected.yaml as data:\n{}",
-                    unified_diff(&expected, &actual, "expected.yaml")
+                    diff()
                 ))
             }
         }
-        Compare::Bytes => Ok(()),
     }
 }
 
-/// The case folders two levels below `root` (`<group>/<case>`), sorted, skipping `skip`.
-fn case_dirs(root: &Path, skip: Option<&str>) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let Ok(groups) = fs::read_dir(root) else {
-        return found;
-    };
-    for group in groups.filter_map(|e| e.ok()).map(|e| e.path()) {
-        if !group.is_dir() || skip.is_some_and(|s| group.file_name() == Some(s.as_ref())) {
-            continue;
-        }
-        if let Ok(cases) = fs::read_dir(&group) {
-            found.extend(
-                cases
-                    .filter_map(|e| e.ok())
-                    .map(|e| e.path())
-                    .filter(|p| p.is_dir()),
-            );
+/// An active case: it must pass.
+fn active(dir: &Path) -> Result<(), Failed> {
+    let (_, verdict) = run_case(dir, false)?;
+    Ok(verdict?)
+}
+
+/// A pending case: it must still fail, and says how.
+fn pending(dir: &Path, name: &str) -> Result<(), Failed> {
+    let (expect, verdict) = run_case(dir, true)?;
+    let why = expect.pending.unwrap_or_default();
+    match verdict {
+        Ok(()) => Err(format!(
+            "passes now: move it out of pending/ (to tests/cases/{}) so it stays guarded, and \
+             drop its `pending` key (it was: {why})",
+            name.trim_start_matches("pending/")
+        )
+        .into()),
+        Err(mismatch) => {
+            // One write, so parallel trials do not interleave their lines.
+            eprintln!("{name}: pending: {why}\n{mismatch}");
+            Ok(())
         }
     }
+}
+
+/// The folders directly inside `dir`, sorted.
+fn subfolders(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
     found.sort();
     found
 }
 
-/// Prints past the test harness's capture (it only captures the print macros), so the counts
-/// show in every `cargo test` run, not just failing ones.
-fn note(line: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{line}");
+/// One trial per case folder `<root>/<group>/<case>`, named `<prefix><group>/<case>`. A file
+/// directly in a group folder (a case written one level too high) is a failing trial rather
+/// than a case that silently never runs.
+fn trials(root: &Path, prefix: &'static str, skip: Option<&str>) -> Vec<Trial> {
+    let mut out = Vec::new();
+    for group in subfolders(root) {
+        let group_name = group
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if skip == Some(group_name.as_str()) {
+            continue;
+        }
+        let stray: Vec<String> = fs::read_dir(&group)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        if !stray.is_empty() {
+            let name = format!("{prefix}{group_name}");
+            out.push(Trial::test(name, move || {
+                Err(format!(
+                    "files {stray:?} stand in a group folder: a case is a folder \
+                     <group>/<case>/ of its own"
+                )
+                .into())
+            }));
+        }
+        for case in subfolders(&group) {
+            let case_name = case
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let name = format!("{prefix}{group_name}/{case_name}");
+            out.push(if prefix.is_empty() {
+                Trial::test(name, move || active(&case))
+            } else {
+                let label = name.clone();
+                Trial::test(name, move || pending(&case, &label))
+            });
+        }
+    }
+    out
 }
 
-fn name(root: &Path, dir: &Path) -> String {
-    dir.strip_prefix(root)
-        .unwrap_or(dir)
-        .to_string_lossy()
-        .into_owned()
+/// The strictness of `expect.toml` itself.
+fn expect_toml_is_strict() -> Result<(), Failed> {
+    let e = parse_expect(
+        "description = \"x\"\nexit = 1\ncompare = \"data\"\nargs = [\"--diff3\"]\n\
+         stderr_contains = [\"a\"]\npending = \"b\"\n",
+    )?;
+    let ok = e.exit == 1
+        && matches!(e.compare, Compare::Data)
+        && e.args == ["--diff3"]
+        && e.stderr_contains == ["a"]
+        && e.pending.as_deref() == Some("b");
+    if !ok {
+        return Err(format!("parsed wrongly: {e:?}").into());
+    }
+    for bad in [
+        "description = \"x\"\nexpect = 1\n",
+        "exit = 1\n",
+        "description = \"x\"\ncompare = \"text\"\n",
+        "description = \"x\"\npending = \"\"\n",
+        "description = \"x\"\npending = true\n",
+    ] {
+        if parse_expect(bad).is_ok() {
+            return Err(format!("accepted {bad:?}").into());
+        }
+    }
+    Ok(())
 }
 
-#[test]
-fn cases() {
+fn main() {
+    let args = Arguments::from_args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let pending_root = root.join("pending");
-    let mut failures = Vec::new();
-    let (mut passed, mut pending) = (0, 0);
-
-    let active = case_dirs(&root, Some("pending"));
-    assert!(
-        !active.is_empty(),
-        "no cases found under {}",
-        root.display()
-    );
-    for dir in &active {
-        match run_case(dir) {
-            Ok(()) => passed += 1,
-            Err(why) => failures.push(format!("FAIL {}: {why}", name(&root, dir))),
-        }
-    }
-    for dir in case_dirs(&pending_root, None) {
-        let case = name(&pending_root, &dir);
-        match run_case(&dir) {
-            Ok(()) => failures.push(format!(
-                "pending case {case} now passes: move it to tests/cases/{case}"
-            )),
-            Err(why) => {
-                pending += 1;
-                let first = why.lines().next().unwrap_or_default();
-                note(&format!("pending: still fails: {case}: {first}"));
-            }
-        }
-    }
-    note(&format!("cases: {passed} passed, {pending} pending"));
-    assert!(
-        failures.is_empty(),
-        "{} case(s) failed:\n\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
-}
-
-#[test]
-fn expect_toml_is_strict() {
-    let e = parse_expect("description = \"x\"\nexit = 1\ncompare = \"data\"\nargs = [\"--diff3\"]\nstderr_contains = [\"a\"]\n")
-        .unwrap();
-    assert_eq!(e.exit, 1);
-    assert!(matches!(e.compare, Compare::Data));
-    assert_eq!(e.args, ["--diff3"]);
-    assert_eq!(e.stderr_contains, ["a"]);
-    assert!(parse_expect("description = \"x\"\nexpect = 1\n").is_err());
-    assert!(parse_expect("exit = 1\n").is_err());
-    assert!(parse_expect("description = \"x\"\ncompare = \"text\"\n").is_err());
+    let mut all = trials(&root, "", Some("pending"));
+    assert!(!all.is_empty(), "no cases found under {}", root.display());
+    all.extend(trials(&root.join("pending"), "pending/", None));
+    all.push(Trial::test("expect_toml_is_strict", expect_toml_is_strict));
+    libtest_mimic::run(&args, all).exit();
 }
