@@ -11,12 +11,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use anyhow::Result;
 
 use crate::fallback::{Reason, Side};
-use crate::line_merge::{is_binary, line_merge};
+use crate::line_merge::{is_binary, line_merge, LineMerge};
 pub use crate::merge::Conflict;
-use crate::options::{MergeOptions, Mode, Policy};
+use crate::options::{ConflictStyle, MergeOptions, Mode, Policy};
 use crate::parse::Versions;
-use crate::text::markers::{has_marker_lines, marked_lines};
-use crate::verify::{line_result_is_sound, reads_back};
+use crate::text::markers::{has_marker_lines, marked_lines, Markers};
+use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
 use crate::{merge, render};
 
 /// The merged bytes, whether conflicts remain in them, and the lines for stderr.
@@ -97,46 +97,100 @@ impl From<Reason> for Attempt {
     }
 }
 
-/// Git's clean result where it stands, else the structural merge, with git's markers kept
-/// where they are much narrower than the structural ones.
+/// Git's clean result where the check accepts it, else the structural merge (checked in
+/// turn), with git's markers kept where they are much narrower than the structural ones.
 fn by_structure(
     base: &str,
     ours: &str,
     theirs: &str,
     opts: &MergeOptions,
 ) -> Result<Outcome, Attempt> {
+    let versions = Versions::parse(base, ours, theirs);
+    let mut messages = Vec::new();
     let mut git_conflicts = None;
     if opts.policy == Policy::Mark {
         let line = line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts)
             .map_err(Attempt::LineMerge)?;
-        // Git's clean result stands unless it breaks the YAML or duplicates something.
-        let sound = || {
-            std::str::from_utf8(&line.bytes)
-                .is_ok_and(|t| line_result_is_sound(base, ours, theirs, t))
-        };
-        if !line.conflicted && sound() {
-            return Ok(Outcome {
-                bytes: line.bytes,
-                conflicted: false,
-                fallback: None,
-                messages: Vec::new(),
-            });
+        if !line.conflicted {
+            let text = std::str::from_utf8(&line.bytes).unwrap_or_default();
+            let verdict = match &versions {
+                Ok(v) => verify::check_text(v, text, opts.policy),
+                Err(_) => Verdict::Unsure,
+            };
+            match verdict {
+                Verdict::Holds => return Ok(clean(line.bytes, messages)),
+                // Where the rules cannot pair the inputs, git's result stands if it parses and
+                // duplicates nothing (the structural merge could not do better).
+                Verdict::Unsure if line_result_is_sound(base, ours, theirs, text) => {
+                    return Ok(clean(line.bytes, messages))
+                }
+                Verdict::Unsure => {}
+                Verdict::Broken(violations) => messages.push(format!(
+                    "git's clean line merge is wrong as data ({}): merged by structure",
+                    violations[0]
+                )),
+            }
+        } else {
+            git_conflicts = Some(line);
         }
-        git_conflicts = line.conflicted.then_some(line);
     }
-    let versions = Versions::parse(base, ours, theirs)?;
+    let versions = versions?;
     let merged = structural(&versions, opts)?;
-    let mut messages: Vec<String> = merged
-        .conflicts
-        .iter()
-        .map(|c| format!("conflict in {} at {}: {}", c.resource, c.path, c.what))
-        .collect();
+    if merged.conflicts.is_empty() {
+        let violations = match verify::check_text(&versions, &merged.text, opts.policy) {
+            Verdict::Holds | Verdict::Unsure => {
+                return Ok(clean(merged.text.into_bytes(), messages))
+            }
+            Verdict::Broken(violations) => violations,
+        };
+        messages.push(format!(
+            "kmerge's check rejected its own clean merge ({}), a bug in kmerge (please report it): marked as a conflict",
+            violations[0]
+        ));
+        let forced: Vec<(String, String)> = violations
+            .iter()
+            .filter_map(|v| Some((v.resource.clone(), v.common.clone()?)))
+            .collect();
+        let retry = merge::plan_with_conflicts_at(&versions, opts, &forced)
+            .and_then(|plan| {
+                let text = render::render(&versions, &plan, opts)?;
+                Ok(Merged {
+                    text,
+                    conflicts: plan.conflicts,
+                })
+            })
+            .ok()
+            .filter(|m| {
+                !m.conflicts.is_empty()
+                    && verify::sides_parse(m.text.as_bytes(), opts.marker_size).is_ok()
+            });
+        return Ok(match retry {
+            Some(m) => conflicted(m, messages),
+            None => last_resort(base, ours, theirs, opts, git_conflicts, messages),
+        });
+    }
+    if let Err(e) = verify::sides_parse(merged.text.as_bytes(), opts.marker_size) {
+        messages.push(format!(
+            "kmerge's conflicts would not leave valid YAML ({e}), a bug in kmerge (please report it): git's markers used"
+        ));
+        return Ok(last_resort(
+            base,
+            ours,
+            theirs,
+            opts,
+            git_conflicts,
+            messages,
+        ));
+    }
     // Never worse than git: where both leave conflicts and git's markers enclose less than
     // half as many lines (a list both sides reshuffled can be narrower line by line than
     // element by element), git's result is kept; otherwise the field-shaped markers are.
-    if let Some(line) = git_conflicts.filter(|_| !merged.conflicts.is_empty()) {
+    if let Some(line) = git_conflicts {
         let size = opts.marker_size;
-        if 2 * marked_lines(&line.bytes, size) < marked_lines(merged.text.as_bytes(), size) {
+        if 2 * marked_lines(&line.bytes, size) < marked_lines(merged.text.as_bytes(), size)
+            && verify::sides_parse(&line.bytes, size).is_ok()
+        {
+            let mut messages = conflict_messages(&merged.conflicts);
             messages.push(
                 "git's line merge marks under half the lines the structural merge would: its markers are kept"
                     .into(),
@@ -149,12 +203,69 @@ fn by_structure(
             });
         }
     }
-    Ok(Outcome {
-        bytes: merged.text.into_bytes(),
-        conflicted: !merged.conflicts.is_empty(),
+    Ok(conflicted(merged, messages))
+}
+
+/// A clean outcome.
+fn clean(bytes: Vec<u8>, messages: Vec<String>) -> Outcome {
+    Outcome {
+        bytes,
+        conflicted: false,
         fallback: None,
         messages,
-    })
+    }
+}
+
+/// The structural result with its conflicts, each named on a line of its own.
+fn conflicted(merged: Merged, mut messages: Vec<String>) -> Outcome {
+    messages.extend(conflict_messages(&merged.conflicts));
+    Outcome {
+        conflicted: !merged.conflicts.is_empty(),
+        bytes: merged.text.into_bytes(),
+        fallback: None,
+        messages,
+    }
+}
+
+fn conflict_messages(conflicts: &[Conflict]) -> Vec<String> {
+    conflicts
+        .iter()
+        .map(|c| format!("conflict in {} at {}: {}", c.resource, c.path, c.what))
+        .collect()
+}
+
+/// Where the structural result cannot be used and git's line merge is clean but wrong: git's
+/// conflicting merge if it has one, else the whole file in conflict, ours against theirs.
+fn last_resort(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    opts: &MergeOptions,
+    git_conflicts: Option<LineMerge>,
+    messages: Vec<String>,
+) -> Outcome {
+    if let Some(line) = git_conflicts {
+        return Outcome {
+            bytes: line.bytes,
+            conflicted: true,
+            fallback: None,
+            messages,
+        };
+    }
+    let eol = if ours.contains("\r\n") { "\r\n" } else { "\n" };
+    let l = &opts.labels;
+    let markers = Markers {
+        size: opts.marker_size,
+        labels: [&l.base, &l.ours, &l.theirs],
+        diff3: opts.style != ConflictStyle::Merge,
+        eol,
+    };
+    Outcome {
+        bytes: markers.wrap(ours, base, theirs).into_bytes(),
+        conflicted: true,
+        fallback: None,
+        messages,
+    }
 }
 
 /// Git's line merge, with the reason the structural merge was not used.

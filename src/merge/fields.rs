@@ -9,9 +9,9 @@ use crate::resource::{element_key, schema_keys, ListKind};
 
 use super::merger::Merger;
 use super::patch::directive;
-use super::path::Path;
 use super::plan::{Anchor, Field, Op, Slot};
 use super::policy::Resolution;
+use crate::resource::Path;
 
 /// A child of a map or associative list, by the name that pairs it across versions.
 #[derive(Clone, Debug)]
@@ -34,11 +34,16 @@ pub enum Children {
 impl Merger<'_> {
     /// Merges a value that ours and theirs both have, given base's (if any).
     ///
-    /// Seed rules: unchanged in theirs → ours stays; changed only in theirs → theirs' value;
-    /// theirs set it to null → cleared. Where both changed it: maps and lists merge their
-    /// children, multi-line strings merge by line, anything else is a conflict.
+    /// Seed rules: unchanged in theirs → ours stays; changed only in theirs → theirs' value.
+    /// Where both changed it: maps and lists merge their children, multi-line strings merge
+    /// by line, anything else is a conflict. A null is a value a side wrote (in Helm values it
+    /// unsets a chart default); only kyaml's rules (theirs mode) let a null clear the field.
     pub fn merge_value(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
         let (base, ours, theirs) = (self.base, self.ours, self.theirs);
+        if self.forced_at(&path.shown) {
+            let what = "kmerge's check of the merged data found the rules wrong here".into();
+            return self.conflict_field(path, what, b, o, Some(t));
+        }
         if self.apply_patch(o, t) {
             return;
         }
@@ -55,23 +60,12 @@ impl Merger<'_> {
             return;
         }
         let ours_unchanged = b.is_some_and(|b| same_data(base, b.node, ours, o.node));
-        if theirs.is_null(t.node) && !b.is_some_and(|b| base.is_null(b.node)) {
-            // Theirs cleared it.
-            if ours_unchanged {
-                self.clear(o);
-                return;
-            }
-            match self.opts.policy.resolve() {
-                Resolution::Theirs => self.clear(o),
-                Resolution::Ours => {}
-                Resolution::Mark => self.conflict_field(
-                    path,
-                    "theirs cleared it, ours changed it".into(),
-                    b,
-                    o,
-                    Some(t),
-                ),
-            }
+        if self.opts.policy.kyaml()
+            && theirs.is_null(t.node)
+            && !b.is_some_and(|b| base.is_null(b.node))
+        {
+            // Theirs cleared it: kyaml clears the field, whatever ours did.
+            self.clear(o);
             return;
         }
         if self.opts.policy.kyaml() && ours.is_null(o.node) && !ours_unchanged {
@@ -198,9 +192,14 @@ impl Merger<'_> {
                 }
                 None => {
                     let Some(b) = b else { continue }; // added in ours
-                    if same_data(self.base, b.node, self.ours, c.field.node) {
+                    let ours_removed_too =
+                        self.ours.is_null(c.field.node) && !self.base.is_null(b.node);
+                    if same_data(self.base, b.node, self.ours, c.field.node) || ours_removed_too {
+                        // Unchanged in ours, or ours wrote null where theirs deleted it: both
+                        // removed the value.
                         self.delete(c.field);
-                    } else if kind == Children::Fields
+                    } else if self.opts.policy.kyaml()
+                        && kind == Children::Fields
                         && (self.ours.is_block_collection(c.field.node)
                             || self.ours.node(c.field.node).children.is_empty())
                         && self.ours.node(c.field.node).kind == Kind::Map
@@ -284,7 +283,8 @@ impl Merger<'_> {
             }
         }
         if !inserted {
-            self.empty_if_all_deleted(parent, ours);
+            let children: Vec<NodeId> = ours.iter().map(|c| c.field.node).collect();
+            self.empty_if_all_deleted(parent, &children);
         }
     }
 
@@ -342,12 +342,11 @@ impl Merger<'_> {
 
     /// When every child of ours' collection was deleted and none added, the collection stays
     /// as an empty `{}`/`[]` rather than turning into a null.
-    fn empty_if_all_deleted(&mut self, parent: Field, ours: &[Child]) {
-        if !ours.iter().all(|c| self.deleted.contains(&c.field.node)) {
+    pub fn empty_if_all_deleted(&mut self, parent: Field, ours: &[NodeId]) {
+        if !ours.iter().all(|c| self.deleted.contains(c)) {
             return;
         }
-        let children: std::collections::HashSet<NodeId> =
-            ours.iter().map(|c| c.field.node).collect();
+        let children: std::collections::HashSet<NodeId> = ours.iter().copied().collect();
         self.plan
             .ops
             .retain(|op| !matches!(op, Op::Delete { ours } if children.contains(&ours.node)));

@@ -4,16 +4,16 @@
 
 use std::collections::HashSet;
 
-use crate::parse::{Kind, NodeId, ScalarKey, Tree};
+use crate::parse::{Kind, NodeId, Tree};
 use crate::resource::{element_key, list_kind, ListKind};
 
 use super::diff3::{diff3, Chunk};
 use super::fields::{Child, Children};
 use super::merger::Merger;
 use super::patch::list_directive;
-use super::path::Path;
 use super::plan::{Anchor, Field, Op};
 use super::policy::Resolution;
+use crate::resource::Path;
 
 impl Merger<'_> {
     /// How the elements of the list at `path` are identified, given its versions.
@@ -127,6 +127,7 @@ impl Merger<'_> {
             Some(&e) => Anchor::Before(item(e)),
             None => Anchor::After(item(ours_items[ours_items.len() - 1])),
         };
+        let mut inserted = false;
         for chunk in diff3(&bs, &os, &ts) {
             match chunk {
                 Chunk::Same { .. } | Chunk::Ours { .. } => {}
@@ -134,6 +135,7 @@ impl Merger<'_> {
                     let pos = at(ours.start);
                     for &i in &theirs_items[theirs] {
                         self.insert(item(i), pos, like, Vec::new());
+                        inserted = true;
                     }
                     for &i in &ours_items[ours] {
                         self.delete(item(i));
@@ -175,6 +177,9 @@ impl Merger<'_> {
                     );
                 }
             }
+        }
+        if !inserted {
+            self.empty_if_all_deleted(o, &ours_items);
         }
     }
 }
@@ -239,38 +244,8 @@ fn element_data(tree: &Tree, list: NodeId) -> Vec<String> {
     tree.node(list)
         .children
         .iter()
-        .map(|&c| canonical(tree, c))
+        .map(|&c| crate::parse::canonical(tree, c))
         .collect()
-}
-
-/// A node's data as a string, equal exactly when the data is (map keys sorted).
-pub fn canonical(tree: &Tree, id: NodeId) -> String {
-    let n = tree.node(id);
-    match n.kind {
-        Kind::Scalar => match tree.scalar_key(id) {
-            ScalarKey::Null => "~".into(),
-            ScalarKey::Str(s) => format!("{s:?}"),
-            ScalarKey::Typed(s) => s,
-            ScalarKey::Tagged(t, s) => format!("{t} {s:?}"),
-        },
-        Kind::Alias => format!("*{}", tree.value(id)),
-        Kind::Seq => format!(
-            "[{}]",
-            n.children
-                .iter()
-                .map(|&c| canonical(tree, c))
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-        Kind::Map => {
-            let mut entries: Vec<String> = tree
-                .entries(id)
-                .map(|(k, v)| format!("{:?}:{}", tree.value(k), canonical(tree, v)))
-                .collect();
-            entries.sort();
-            format!("{{{}}}", entries.join(","))
-        }
-    }
 }
 
 impl Merger<'_> {

@@ -20,6 +20,8 @@ pub(crate) struct Merger<'t> {
     pub group_kind: Option<String>,
     /// Ours' fields deleted so far: a collection that loses every child becomes empty.
     pub deleted: HashSet<NodeId>,
+    /// (resource, path) pairs marked as conflicts whatever the rules say.
+    pub forced: &'t [(String, String)],
 }
 
 impl<'t> Merger<'t> {
@@ -38,7 +40,15 @@ impl<'t> Merger<'t> {
             resource: String::new(),
             group_kind: None,
             deleted: HashSet::new(),
+            forced: &[],
         }
+    }
+
+    /// Whether a conflict is forced at `path` of the resource being merged.
+    pub fn forced_at(&self, path: &str) -> bool {
+        self.forced
+            .iter()
+            .any(|(resource, p)| *resource == self.resource && p == path)
     }
 
     /// Marks a conflict over ours' field (or, when ours has none, at `at`, at the column of

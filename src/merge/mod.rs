@@ -7,7 +7,6 @@ mod fields;
 mod lists;
 mod merger;
 mod patch;
-mod path;
 pub(crate) mod plan;
 mod policy;
 mod resources;
@@ -29,10 +28,22 @@ pub(crate) use plan::Plan;
 /// Errors mean "cannot merge this structurally" (duplicate identities): the driver then
 /// falls back to the line merge.
 pub(crate) fn plan(versions: &Versions, opts: &MergeOptions) -> Result<Plan, Reason> {
+    plan_with_conflicts_at(versions, opts, &[])
+}
+
+/// [`plan`], with a conflict marked at each of `forced` (a resource and a field path both
+/// ours and theirs have) whatever the rules say there: where the check of a result found the
+/// rules wrong, the user decides.
+pub(crate) fn plan_with_conflicts_at(
+    versions: &Versions,
+    opts: &MergeOptions,
+    forced: &[(String, String)],
+) -> Result<Plan, Reason> {
     let patch = matches!(opts.mode, Mode::TwoWay { .. });
     let groups =
         resource::match_documents(&versions.base, &versions.ours, &versions.theirs, patch)?;
     let mut merger = Merger::new(&versions.base, &versions.ours, &versions.theirs, opts);
+    merger.forced = forced;
     merger.merge_resources(&groups);
     Ok(merger.plan)
 }

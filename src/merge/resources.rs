@@ -6,9 +6,9 @@ use crate::resource::{DocRef, Group};
 
 use super::merger::Merger;
 use super::patch::directive;
-use super::path::Path;
 use super::plan::{Anchor, Field, Op};
 use super::policy::Resolution;
+use crate::resource::Path;
 
 impl Merger<'_> {
     /// Applies the resource rules to every matched group, in ours' order; new documents go

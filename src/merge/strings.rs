@@ -3,9 +3,9 @@
 
 use super::diff3::{diff3, Chunk};
 use super::merger::Merger;
-use super::path::Path;
 use super::plan::{Field, Op};
 use super::policy::Resolution;
+use crate::resource::Path;
 
 impl Merger<'_> {
     /// Merges a block scalar both sides changed, line by line, into ours. Where both changed

@@ -287,5 +287,35 @@ pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     }
 }
 
+/// A node's data as a string, equal exactly when the data is (map keys sorted).
+pub fn canonical(tree: &Tree, id: NodeId) -> String {
+    let n = tree.node(id);
+    match n.kind {
+        Kind::Scalar => match tree.scalar_key(id) {
+            ScalarKey::Null => "~".into(),
+            ScalarKey::Str(s) => format!("{s:?}"),
+            ScalarKey::Typed(s) => s,
+            ScalarKey::Tagged(t, s) => format!("{t} {s:?}"),
+        },
+        Kind::Alias => format!("*{}", tree.value(id)),
+        Kind::Seq => format!(
+            "[{}]",
+            n.children
+                .iter()
+                .map(|&c| canonical(tree, c))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Kind::Map => {
+            let mut entries: Vec<String> = tree
+                .entries(id)
+                .map(|(k, v)| format!("{:?}:{}", tree.value(k), canonical(tree, v)))
+                .collect();
+            entries.sort();
+            format!("{{{}}}", entries.join(","))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -4,6 +4,7 @@
 use anyhow::Result;
 
 use crate::merge::plan::Field;
+use crate::parse::Tree;
 use crate::resource::DocRef;
 use crate::text::{line_start, next_line_start, reindent};
 
@@ -11,12 +12,12 @@ use super::splice::Edit;
 use super::Renderer;
 
 impl Renderer<'_> {
-    /// Theirs' document text, as a document of its own: it starts with `---` and ends with a
-    /// line break, in ours' line endings.
-    fn document_text(&self, t: DocRef) -> String {
-        let tree = self.theirs;
-        let region = &tree.docs[t.doc].region;
-        // Theirs' byte-order mark belongs to theirs' file, not to a document placed in ours.
+    /// A document of base or theirs as text to place at `at` in ours: it starts with `---`,
+    /// ends with a line break (in ours' line endings), and is followed by a `---` when it goes
+    /// before ours' first document and that has none.
+    fn document_block(&self, tree: &Tree, d: DocRef, at: usize) -> String {
+        let region = &tree.docs[d.doc].region;
+        // The other file's byte-order mark belongs to it, not to a document placed in ours.
         let doc = tree.text[region.clone()].trim_start_matches('\u{feff}');
         let eol = self.ours.eol;
         let mut text = String::new();
@@ -28,6 +29,14 @@ impl Renderer<'_> {
         if !text.ends_with('\n') {
             text.push_str(eol);
         }
+        let ours = self.ours;
+        if at == self.after_bom(0) && !ours.text[at..].trim().is_empty() {
+            // Ours' first document now follows: it needs its own separator.
+            if !ours.docs.first().is_some_and(|d| d.explicit_start) {
+                text.push_str("---");
+                text.push_str(eol);
+            }
+        }
         text
     }
 
@@ -35,19 +44,10 @@ impl Renderer<'_> {
     pub(super) fn insert_document(&self, t: DocRef, at: usize) -> Edit {
         let at = self.after_bom(at);
         let mut text = String::new();
-        let ours = self.ours.text;
-        if at > 0 && !ours[..at].ends_with('\n') {
+        if at > 0 && !self.ours.text[..at].ends_with('\n') {
             text.push_str(self.ours.eol);
         }
-        text.push_str(&self.document_text(t));
-        if at == 0 && !ours.is_empty() {
-            // Ours' first document now follows: it needs its own separator.
-            let first_explicit = self.ours.docs.first().is_some_and(|d| d.explicit_start);
-            if !first_explicit {
-                text.push_str("---");
-                text.push_str(self.ours.eol);
-            }
-        }
+        text.push_str(&self.document_block(self.theirs, t, at));
         Edit {
             start: at,
             end: at,
@@ -88,25 +88,31 @@ impl Renderer<'_> {
                 .into_iter()
                 .collect::<Vec<_>>()
         };
-        let anchor = match o {
-            Some(o) => line_start(self.ours.text, self.ours.node(o.root).start),
-            None => {
-                // Theirs' side of the conflict is a document of its own.
-                let mut sep = String::new();
-                if at > 0 && !self.ours.text[..at].ends_with('\n') {
-                    sep.push_str(self.ours.eol);
-                }
-                sep.push_str("---");
-                sep.push_str(self.ours.eol);
-                out.push(Edit {
-                    start: at,
-                    end: at,
-                    text: sep,
-                });
-                at
+        let Some(o) = o else {
+            // Ours deleted it: theirs' side of the conflict is a whole document, separators
+            // included, so that either side leaves valid YAML.
+            let at = self.after_bom(at);
+            let mut text = String::new();
+            if at > 0 && !self.ours.text[..at].ends_with('\n') {
+                text.push_str(self.ours.eol);
             }
+            let side = |tree: &Tree, d: Option<DocRef>| {
+                d.map_or(String::new(), |d| self.document_block(tree, d, at))
+            };
+            text.push_str(
+                &self
+                    .markers()
+                    .wrap("", &side(self.base, b), &side(self.theirs, t)),
+            );
+            out.push(Edit {
+                start: at,
+                end: at,
+                text,
+            });
+            return Ok(());
         };
-        out.push(self.conflict(&root(b), &root(o), &root(t), anchor, 0)?);
+        let anchor = line_start(self.ours.text, self.ours.node(o.root).start);
+        out.push(self.conflict(&root(b), &root(Some(o)), &root(t), anchor, 0)?);
         Ok(())
     }
 }

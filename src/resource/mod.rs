@@ -2,8 +2,10 @@
 //! the same resource.
 
 mod list_keys;
+mod path;
 
 pub(crate) use list_keys::{element_key, list_kind, schema_keys, ListKind};
+pub(crate) use path::Path;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -104,7 +106,7 @@ pub struct Group {
 }
 
 /// The non-empty documents of a file with their identities.
-fn documents(tree: &Tree) -> Vec<(DocRef, Option<Identity>)> {
+pub(crate) fn documents(tree: &Tree) -> Vec<(DocRef, Option<Identity>)> {
     tree.docs
         .iter()
         .enumerate()

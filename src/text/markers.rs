@@ -76,3 +76,74 @@ pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
     }
     count
 }
+
+/// The two files a conflicted text gives when every conflict of markers of `size` is resolved
+/// by taking ours' side, and by taking theirs'.
+pub(crate) fn sides(text: &str, size: usize) -> [String; 2] {
+    #[derive(PartialEq)]
+    enum In {
+        Both,
+        Ours,
+        Base,
+        Theirs,
+    }
+    let marker = |line: &str, c: char| {
+        line.len() >= size && line.chars().take(size).all(|x| x == c) && {
+            let rest = &line[size..];
+            rest.is_empty() || rest.starts_with([' ', '\r', '\n'])
+        }
+    };
+    let (mut ours, mut theirs) = (String::new(), String::new());
+    let mut state = In::Both;
+    for line in text.split_inclusive('\n') {
+        match state {
+            In::Both if marker(line, '<') => state = In::Ours,
+            In::Ours if marker(line, '|') => state = In::Base,
+            In::Ours | In::Base if marker(line, '=') => state = In::Theirs,
+            In::Theirs if marker(line, '>') => state = In::Both,
+            In::Both => {
+                ours.push_str(line);
+                theirs.push_str(line);
+            }
+            In::Ours => ours.push_str(line),
+            In::Base => {}
+            In::Theirs => theirs.push_str(line),
+        }
+    }
+    [ours, theirs]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sides_take_one_version_of_every_conflict() {
+        let text =
+            "a: 1\n<<<<<<< ours\nb: 2\n||||||| base\nb: 0\n=======\nb: 3\n>>>>>>> theirs\nc: 4\n";
+        assert_eq!(
+            sides(text, 7),
+            [
+                "a: 1\nb: 2\nc: 4\n".to_string(),
+                "a: 1\nb: 3\nc: 4\n".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn written_markers_read_back() {
+        let m = Markers {
+            size: 7,
+            labels: ["base", "HEAD", "feature"],
+            diff3: true,
+            eol: "\n",
+        };
+        let text = m.wrap("x: 1\n", "x: 0\n", "x: 2\n");
+        assert!(has_marker_lines(text.as_bytes()));
+        assert_eq!(marked_lines(text.as_bytes(), 7), 7);
+        assert_eq!(
+            sides(&text, 7),
+            ["x: 1\n".to_string(), "x: 2\n".to_string()]
+        );
+    }
+}

@@ -1,9 +1,113 @@
-//! Results checked as data before they are written.
+//! Every clean result checked as data before it is written, independently of how it was
+//! built: git's clean line merge and the structural merge alike.
+//!
+//! The invariant, in the default `mark` mode, for every path of every resource (resources by
+//! identity, map fields by key, keyed list elements by their key, other lists as element
+//! sequences):
+//! - a change only one side made is there, with that side's value; a change both made alike
+//!   is there once; a path neither side changed keeps ours' value; nothing else changed;
+//! - where both sides changed a path differently, a clean result can only hold the merge of
+//!   its parts (fields, elements, the lines of a multi-line string); a value both changed, or
+//!   one side deleted and the other changed, must be a conflict;
+//! - no map key, identity or element key appears twice unless an input already had it twice.
+//!
+//! Under `--on-conflict theirs` or `ours` a path both sides changed holds the winning side's
+//! value as that policy defines it; the rest holds unchanged. The checks share the parser
+//! and the list-key rules with the merge, and nothing else: a rule the merge gets wrong shows
+//! here as a violation.
+
+mod documents;
+mod lists;
+mod values;
 
 use std::collections::HashSet;
+use std::fmt;
 
 use crate::fallback::Reason;
+use crate::options::Policy;
+use crate::parse::{Tree, Versions};
+use crate::text::markers;
 use crate::{parse, resource};
+
+pub(crate) use documents::check;
+
+/// A path where a result breaks the invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Violation {
+    /// The resource, as conflicts name it.
+    pub resource: String,
+    /// The field path, as conflicts name it (empty for the whole document).
+    pub path: String,
+    /// The deepest path above (or at) `path` that both ours and theirs have: where a
+    /// conflict can be marked instead.
+    pub common: Option<String>,
+    pub what: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.path.is_empty() {
+            "(document)"
+        } else {
+            &self.path
+        };
+        write!(f, "{} at {path}: {}", self.resource, self.what)
+    }
+}
+
+/// What the check found.
+#[derive(Debug)]
+pub(crate) enum Verdict {
+    /// The result holds the invariant.
+    Holds,
+    /// It does not, at these paths.
+    Broken(Vec<Violation>),
+    /// The inputs cannot be paired by the rules (two documents with one identity): the check
+    /// cannot say.
+    Unsure,
+}
+
+/// Checks `result` (a text that parses) against the three versions.
+pub(crate) fn check_text(versions: &Versions, result: &str, policy: Policy) -> Verdict {
+    match parse::parse(result) {
+        Ok(tree) if tree.duplicate_keys.is_empty() => check(versions, &tree, policy),
+        Ok(tree) => Verdict::Broken(vec![Violation {
+            resource: "the result".into(),
+            path: String::new(),
+            common: None,
+            what: format!("a mapping key repeats ({})", tree.duplicate_keys[0]),
+        }]),
+        Err(e) => Verdict::Broken(vec![Violation {
+            resource: "the result".into(),
+            path: String::new(),
+            common: None,
+            what: format!("it does not parse: {e}"),
+        }]),
+    }
+}
+
+/// Whether both files a conflicted result gives, taking ours' side of every conflict or
+/// theirs', parse as YAML: a conflict the user resolves by picking a side must leave a valid
+/// file either way.
+pub(crate) fn sides_parse(text: &[u8], marker_size: usize) -> Result<(), String> {
+    let text = std::str::from_utf8(text).map_err(|e| format!("not UTF-8: {e}"))?;
+    for (side, picked) in ["ours", "theirs"]
+        .into_iter()
+        .zip(markers::sides(text, marker_size))
+    {
+        match parse::parse(&picked) {
+            Err(e) => return Err(format!("taking {side} side of every conflict: {e}")),
+            Ok(tree) => {
+                if let Some(dup) = tree.duplicate_keys.first() {
+                    return Err(format!(
+                        "taking {side} side of every conflict repeats a key ({dup})"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
 
 /// A clean structural result must read back as YAML with no repeated key; if the splice broke
 /// it, that is a bug, and the line merge is safer.
@@ -18,10 +122,11 @@ pub(crate) fn reads_back(text: &str) -> Result<(), Reason> {
     Ok(())
 }
 
-/// Whether git's clean line merge may be taken as it is: it must still parse, with no
-/// duplicate (map key, resource identity, list element name) that none of the inputs had —
-/// the mark of two insertions git placed apart. The inputs are parsed only when the result
-/// holds a duplicate or does not parse, so the common clean merge costs one parse.
+/// Where the structural merge cannot take the inputs (a template, duplicate identities), the
+/// most that can be said of git's clean line merge: it must still parse, with no duplicate
+/// (map key, resource identity, list element name) that none of the inputs had — the mark of
+/// two insertions git placed apart. The inputs are parsed only when the result holds a
+/// duplicate or does not parse, so this costs one parse.
 pub(crate) fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged: &str) -> bool {
     let inputs = [base, ours, theirs];
     match parse::parse(merged) {
@@ -43,7 +148,7 @@ pub(crate) fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged:
 }
 
 /// Everything a file holds twice: mapping keys, resource identities, list element names.
-fn duplicates(tree: &parse::Tree) -> HashSet<String> {
+fn duplicates(tree: &Tree) -> HashSet<String> {
     let keys = tree
         .duplicate_keys
         .iter()
@@ -55,7 +160,7 @@ fn duplicates(tree: &parse::Tree) -> HashSet<String> {
 
 /// `name=x` for every list element whose `name` another element of the same list carries:
 /// two containers or env vars with one name are what git leaves when both sides add one.
-fn duplicate_element_names(tree: &parse::Tree) -> Vec<String> {
+fn duplicate_element_names(tree: &Tree) -> Vec<String> {
     let mut out = Vec::new();
     for node in tree.nodes.iter().filter(|n| n.kind == parse::Kind::Seq) {
         let mut seen = HashSet::new();

@@ -4,7 +4,7 @@
 /// `spec.template.spec.containers[name=web].image`, and its schema form
 /// `spec.template.spec.containers[].image`.
 #[derive(Clone, Debug, Default)]
-pub struct Path {
+pub(crate) struct Path {
     pub shown: String,
     pub schema: String,
 }

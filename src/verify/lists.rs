@@ -1,0 +1,348 @@
+//! A list both sides changed: keyed lists element by element (by the same list-key rules as
+//! the merge), other lists as sequences of elements compared by content, so a move is seen as
+//! a move and not as an edit of whatever element landed in its place.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::options::Policy;
+use crate::parse::{canonical, Kind, NodeId, Tree};
+use crate::resource::{element_key, list_kind, Identity, ListKind, Path};
+
+use super::values::{cleared_same, At, Checker};
+
+/// A list's elements by their key: (pairing name, shown name, node), in order.
+type Named = Vec<(String, String, NodeId)>;
+
+impl Checker<'_> {
+    /// Checks a list both sides changed. `at` holds base's, ours', theirs' and the result's.
+    pub(super) fn list(&mut self, path: &Path, common: Option<&str>, at: [At; 4]) {
+        let [b, o, t, r] = at;
+        let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
+        let kind = if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
+            None
+        } else {
+            let lists: Vec<(&Tree, NodeId)> = [(bt, b), (ot, o), (tt, t)]
+                .into_iter()
+                .filter_map(|(tree, n)| n.map(|n| (tree, n)))
+                .collect();
+            Some(list_kind(self.group_kind.as_deref(), &path.schema, &lists))
+        };
+        let name = |tree: &Tree, list: At| -> Option<Named> {
+            let Some(list) = list else {
+                return Some(Vec::new());
+            };
+            if tree.node(list).kind != Kind::Seq {
+                return Some(Vec::new());
+            }
+            named(tree, list, kind.as_ref())
+        };
+        if kind.as_ref() != Some(&ListKind::Plain) {
+            if let (Some(bn), Some(on), Some(tn)) = (name(bt, b), name(ot, o), name(tt, t)) {
+                let Some(rn) = name(rt, r) else {
+                    return self.at(
+                        path,
+                        common,
+                        "an element key is missing or repeated in the result",
+                    );
+                };
+                return self.keyed(path, common, [bn, on, tn, rn]);
+            }
+        }
+        match self.policy {
+            Policy::Mark => self.plain(path, common, at),
+            Policy::Theirs => {
+                // kyaml takes a list without merge keys whole from theirs.
+                if !cleared_same(rt, r, tt, t) {
+                    self.at(path, common, "theirs' list expected whole (kyaml)");
+                }
+            }
+            Policy::Ours => {
+                // Ours wins each stretch both changed: every element comes from one side.
+                let elements = |tree: &Tree, x: At| -> HashSet<String> {
+                    x.map(|x| {
+                        tree.node(x)
+                            .children
+                            .iter()
+                            .map(|&e| canonical(tree, e))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+                };
+                let sides: HashSet<String> =
+                    elements(ot, o).union(&elements(tt, t)).cloned().collect();
+                if !elements(rt, r).is_subset(&sides) {
+                    self.at(path, common, "an element neither side has");
+                }
+            }
+        }
+    }
+
+    /// The elements of a version's list `x` and the result's `r` paired by key, if the list
+    /// is keyed and both name their elements uniquely with the same keys.
+    pub(super) fn keyed_pairs(
+        &self,
+        path: &Path,
+        xt: &Tree,
+        x: NodeId,
+        r: NodeId,
+    ) -> Option<Vec<(String, NodeId, NodeId)>> {
+        let rt = self.r;
+        let kind = if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
+            None
+        } else {
+            Some(list_kind(
+                self.group_kind.as_deref(),
+                &path.schema,
+                &[(xt, x), (rt, r)],
+            ))
+        };
+        if kind == Some(ListKind::Plain) {
+            return None;
+        }
+        let (xs, rs) = (named(xt, x, kind.as_ref())?, named(rt, r, kind.as_ref())?);
+        let index: HashMap<&str, NodeId> = rs.iter().map(|(k, _, e)| (k.as_str(), *e)).collect();
+        xs.into_iter()
+            .map(|(k, shown, e)| Some((shown, e, *index.get(k.as_str())?)))
+            .collect()
+    }
+
+    /// A keyed list: each element checked as a value by its key. The order of keyed elements
+    /// is not data (Kubernetes merges them by key): where a new element goes is a matter of
+    /// text, left to the merge.
+    fn keyed(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [Named; 4]) {
+        let index = |n: &Named| -> HashMap<String, NodeId> {
+            n.iter().map(|(k, _, e)| (k.clone(), *e)).collect()
+        };
+        let (bi, oi, ti, ri) = (index(&b), index(&o), index(&t), index(&r));
+        let mut seen = HashSet::new();
+        let all: Vec<(String, String)> = [&o, &t, &b, &r]
+            .into_iter()
+            .flat_map(|n| n.iter().map(|(k, shown, _)| (k.clone(), shown.clone())))
+            .filter(|(k, _)| seen.insert(k.clone()))
+            .collect();
+        for (key, shown) in &all {
+            let at = |i: &HashMap<String, NodeId>| i.get(key).copied();
+            self.value(
+                &path.element(shown),
+                common,
+                [at(&bi), at(&oi), at(&ti), at(&ri)],
+            );
+        }
+    }
+
+    /// A list without merge keys both sides changed, compared as a sequence of elements
+    /// (mark mode): every element's count in the result is base's plus each side's change
+    /// (a change both made alike counts once); an element no input has must be the merge of
+    /// one base element both sides changed; elements all versions share keep the order the
+    /// sides agree on.
+    fn plain(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [At; 4]) {
+        let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
+        let Some(b) = b else {
+            return self.at(
+                path,
+                common,
+                "both sides added this list differently: a conflict, not a clean merge",
+            );
+        };
+        let items = |tree: &Tree, x: At| -> Vec<NodeId> {
+            x.map(|x| tree.node(x).children.clone()).unwrap_or_default()
+        };
+        let (bi, oi, ti, ri) = (items(bt, Some(b)), items(ot, o), items(tt, t), items(rt, r));
+        let data = |tree: &Tree, items: &[NodeId]| -> Vec<String> {
+            items.iter().map(|&e| canonical(tree, e)).collect()
+        };
+        let (bd, od, td, rd) = (data(bt, &bi), data(ot, &oi), data(tt, &ti), data(rt, &ri));
+        fn count(d: &[String]) -> HashMap<&str, i64> {
+            let mut c = HashMap::new();
+            for x in d {
+                *c.entry(x.as_str()).or_insert(0) += 1;
+            }
+            c
+        }
+        let (cb, co, ct, cr) = (count(&bd), count(&od), count(&td), count(&rd));
+        let mut contents: Vec<&str> = cb
+            .keys()
+            .chain(co.keys())
+            .chain(ct.keys())
+            .chain(cr.keys())
+            .copied()
+            .collect();
+        contents.sort_unstable();
+        contents.dedup();
+        // How many of each element the result should hold: base's count plus each side's
+        // change (a change both made alike counts once).
+        let mut want: HashMap<&str, i64> = HashMap::new();
+        let (mut ours_new, mut theirs_new, mut both_dropped) = (Vec::new(), Vec::new(), Vec::new());
+        for &c in &contents {
+            let get = |m: &HashMap<&str, i64>| m.get(c).copied().unwrap_or(0);
+            let (nb, no, nt) = (get(&cb), get(&co), get(&ct));
+            let (d_o, d_t) = (no - nb, nt - nb);
+            want.insert(c, if d_o == d_t { nb + d_o } else { nb + d_o + d_t });
+            if d_o > 0 {
+                ours_new.push(c);
+            }
+            if d_t > 0 {
+                theirs_new.push(c);
+            }
+            if d_o < 0 && d_t < 0 {
+                both_dropped.push(c);
+            }
+        }
+        let off = |want: &HashMap<&str, i64>| -> i64 {
+            contents
+                .iter()
+                .map(|c| (cr.get(c).copied().unwrap_or(0) - want[c].max(0)).abs())
+                .sum()
+        };
+        // A base element both sides changed, at the same place, is one element merged field
+        // by field: ours' and theirs' versions give way to their merge, which the result
+        // must hold (it may be one side's version, when the other's change is part of it).
+        let node = |d: &[String], items: &[NodeId], c: &str| -> Option<NodeId> {
+            d.iter().position(|x| x == c).map(|i| items[i])
+        };
+        let mut budget = 20_000usize;
+        'merged: while off(&want) > 0 {
+            for &x in &both_dropped {
+                for &oc in &ours_new {
+                    for &tc in &theirs_new {
+                        if oc == tc || want[oc] <= 0 || want[tc] <= 0 {
+                            continue;
+                        }
+                        for &m in contents.iter().filter(|c| cr.contains_key(*c)) {
+                            budget = match budget.checked_sub(1) {
+                                Some(b) => b,
+                                None => break 'merged,
+                            };
+                            let mut trial = want.clone();
+                            *trial.entry(oc).or_insert(0) -= 1;
+                            *trial.entry(tc).or_insert(0) -= 1;
+                            *trial.entry(m).or_insert(0) += 1;
+                            if off(&trial) >= off(&want) {
+                                continue;
+                            }
+                            let ids = (
+                                node(&bd, &bi, x),
+                                node(&od, &oi, oc),
+                                node(&td, &ti, tc),
+                                node(&rd, &ri, m),
+                            );
+                            if let (Some(bn), Some(on), Some(tn), Some(rn)) = ids {
+                                if self.merges(bn, on, tn, rn) {
+                                    want = trial;
+                                    continue 'merged;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            break;
+        }
+        let (mut extra, mut missing) = (0, 0);
+        for c in &contents {
+            let (have, should) = (cr.get(c).copied().unwrap_or(0), want[c].max(0));
+            extra += (have - should).max(0);
+            missing += (should - have).max(0);
+        }
+        if extra > 0 || missing > 0 {
+            let what = match (extra, missing) {
+                (0, n) => format!("{n} element(s) a side added or kept are missing"),
+                (n, 0) => format!(
+                    "{n} element(s) too many: deleted by a side, added twice, or edited in the wrong place"
+                ),
+                (n, m) => format!("{n} element(s) no side wrote, {m} a side wrote missing"),
+            };
+            return self.at(path, common, what);
+        }
+        if let Some((x, y)) = misordered(&bd, &od, &td, &rd) {
+            let short = |s: &str| s.chars().take(30).collect::<String>();
+            self.at(
+                path,
+                common,
+                format!(
+                    "elements {} and {} are out of the order the sides agree on",
+                    short(&x),
+                    short(&y)
+                ),
+            );
+        }
+    }
+
+    /// Whether `r` is a clean merge of base element `b` with ours' `o` and theirs' `t`.
+    fn merges(&self, b: NodeId, o: NodeId, t: NodeId, r: NodeId) -> bool {
+        let mut probe = self.probe();
+        probe.value(&Path::default(), None, [Some(b), Some(o), Some(t), Some(r)]);
+        matches!(probe.verdict(), super::Verdict::Holds)
+    }
+}
+
+/// A list's elements named by their key (`kind` `None`: a `kind: List`'s items, by identity);
+/// `None` when one cannot be named or two share a name.
+fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Named> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for &e in &tree.node(list).children {
+        let (name, shown) = match kind {
+            None => {
+                let id = Identity::of(tree, e)?;
+                (format!("{id:?}"), id.to_string())
+            }
+            Some(ListKind::Keyed(keys)) => element_key(tree, e, keys)?,
+            Some(ListKind::Set) => {
+                if tree.node(e).kind != Kind::Scalar {
+                    return None;
+                }
+                let v = canonical(tree, e);
+                (v, tree.value(e).to_string())
+            }
+            Some(ListKind::Plain) => return None,
+        };
+        if !seen.insert(name.clone()) {
+            return None;
+        }
+        out.push((name, shown, e));
+    }
+    Some(out)
+}
+
+/// The first pair of elements (present once in every version) whose order in the result is
+/// not the one the sides agree on: both sides' order where they agree, else the order of
+/// the side that changed it from base.
+fn misordered(b: &[String], o: &[String], t: &[String], r: &[String]) -> Option<(String, String)> {
+    let once = |v: &[String]| -> HashMap<String, usize> {
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        for x in v {
+            *count.entry(x).or_default() += 1;
+        }
+        v.iter()
+            .enumerate()
+            .filter(|(_, x)| count[x.as_str()] == 1)
+            .map(|(i, x)| (x.clone(), i))
+            .collect()
+    };
+    let (pb, po, pt, pr) = (once(b), once(o), once(t), once(r));
+    let shared: Vec<&String> = r
+        .iter()
+        .filter(|x| {
+            pb.contains_key(*x) && po.contains_key(*x) && pt.contains_key(*x) && pr.contains_key(*x)
+        })
+        .collect();
+    // Every pair of a short list; neighbours in the result for a long one.
+    let pairs: Vec<(usize, usize)> = if shared.len() <= 200 {
+        (0..shared.len())
+            .flat_map(|i| (i + 1..shared.len()).map(move |j| (i, j)))
+            .collect()
+    } else {
+        (1..shared.len()).map(|i| (i - 1, i)).collect()
+    };
+    for (i, j) in pairs {
+        let (x, y) = (shared[i], shared[j]);
+        let before = |p: &HashMap<String, usize>| p[x] < p[y];
+        let (ob, oo, ot) = (before(&pb), before(&po), before(&pt));
+        let want = if oo == ot || oo == ob { ot } else { oo };
+        if before(&pr) != want {
+            return Some((x.clone(), y.clone()));
+        }
+    }
+    None
+}

@@ -1,0 +1,540 @@
+//! A value of the result checked against its three versions, path by path.
+
+use std::collections::HashMap;
+
+use crate::line_merge::line_merge;
+use crate::options::{MergeOptions, Policy};
+use crate::parse::{canonical, same_data, Kind, NodeId, Style, Tree, Versions};
+use crate::resource::Path;
+use crate::text::line_end;
+
+use super::documents::same;
+use super::{Verdict, Violation};
+
+/// One version's node at a path, if it has one.
+pub(super) type At = Option<NodeId>;
+
+/// Walks a resource's value in the four trees, collecting the paths where the result breaks
+/// the invariant.
+pub(super) struct Checker<'t> {
+    pub b: &'t Tree<'t>,
+    pub o: &'t Tree<'t>,
+    pub t: &'t Tree<'t>,
+    pub r: &'t Tree<'t>,
+    pub policy: Policy,
+    /// The resource being checked, as conflicts name it.
+    pub resource: String,
+    /// Its `group/Kind`, for the list-key schema.
+    pub group_kind: Option<String>,
+    violations: Vec<Violation>,
+}
+
+impl<'t> Checker<'t> {
+    pub fn new(versions: &'t Versions<'t>, result: &'t Tree<'t>, policy: Policy) -> Checker<'t> {
+        Checker {
+            b: &versions.base,
+            o: &versions.ours,
+            t: &versions.theirs,
+            r: result,
+            policy,
+            resource: String::new(),
+            group_kind: None,
+            violations: Vec::new(),
+        }
+    }
+
+    /// A checker of the same trees and resource with no findings yet, to try whether a
+    /// value merges cleanly.
+    pub fn probe(&self) -> Checker<'t> {
+        Checker {
+            resource: self.resource.clone(),
+            group_kind: self.group_kind.clone(),
+            violations: Vec::new(),
+            ..*self
+        }
+    }
+
+    pub fn violation(&mut self, resource: &str, path: &str, common: Option<&str>, what: String) {
+        self.violations.push(Violation {
+            resource: resource.to_string(),
+            path: path.to_string(),
+            common: common.map(str::to_string),
+            what,
+        });
+    }
+
+    /// A violation at `path` of the resource being checked.
+    pub fn at(&mut self, path: &Path, common: Option<&str>, what: impl Into<String>) {
+        let resource = self.resource.clone();
+        self.violation(&resource, &path.shown, common, what.into());
+    }
+
+    pub fn verdict(self) -> Verdict {
+        if self.violations.is_empty() {
+            Verdict::Holds
+        } else {
+            Verdict::Broken(self.violations)
+        }
+    }
+
+    /// Checks the result's value `r` at `path` against base's, ours' and theirs' (each
+    /// absent where the version has no such field). `common` is the deepest path so far that
+    /// both ours and theirs have.
+    pub fn value(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [At; 4]) {
+        let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
+        let common = if o.is_some() && t.is_some() {
+            Some(path.shown.as_str())
+        } else {
+            common
+        };
+        let null = |tree: &Tree, x: At| x.is_some_and(|n| tree.is_null(n));
+        let kyaml = self.policy == Policy::Theirs;
+        if same(ot, o, tt, t) {
+            // Unchanged, or changed alike (kyaml clears a null ours and theirs share).
+            if !(self.equal(path, ot, o, r) || kyaml && r.is_none() && null(ot, o)) {
+                self.at(
+                    path,
+                    common,
+                    expected("ours and theirs agree on", ot, o, rt, r),
+                );
+            }
+            return;
+        }
+        if same(bt, b, ot, o) {
+            // Only theirs changed it.
+            let ok = if kyaml {
+                if t.is_none() || null(tt, t) {
+                    r.is_none()
+                } else {
+                    cleared_same(rt, r, tt, t)
+                }
+            } else {
+                self.equal(path, tt, t, r)
+            };
+            if !ok {
+                self.at(path, common, expected("theirs changed", tt, t, rt, r));
+            }
+            return;
+        }
+        if same(bt, b, tt, t) {
+            // Only ours changed it (kyaml clears a null ours set).
+            if !(self.equal(path, ot, o, r) || kyaml && r.is_none() && null(ot, o)) {
+                self.at(path, common, expected("ours changed", ot, o, rt, r));
+            }
+            return;
+        }
+        // Both changed it, differently.
+        let gone = |tree: &Tree, x: At| x.is_none() || null(tree, x);
+        if gone(ot, o) && gone(tt, t) && !(kyaml && o.is_none() && t.is_some()) {
+            // Deleted on one side, set to null on the other: both removed the value.
+            if r.is_some() && !(null(ot, o) && same(rt, r, ot, o)) {
+                self.at(path, common, "both sides removed it, the result keeps it");
+            }
+            return;
+        }
+        match (o, t) {
+            (Some(on), Some(tn)) => self.both_changed(path, common, b, on, tn, r),
+            _ => self.deleted_and_changed(path, common, [b, o, t, r]),
+        }
+    }
+
+    /// One side deleted the value and the other changed it.
+    fn deleted_and_changed(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [At; 4]) {
+        let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
+        match self.policy {
+            Policy::Mark => {
+                // The deleting side may have carried the change over to what replaced the
+                // value (a resource restructured into another with the same edit): then the
+                // deletion loses nothing of it.
+                let (changer, changed, deleter) = match o {
+                    Some(o) => (ot, o, tt),
+                    None => (tt, t.unwrap_or_default(), ot),
+                };
+                if r.is_none() && carried_over(bt, b, changer, changed, deleter) {
+                    return;
+                }
+                self.at(
+                    path,
+                    common,
+                    if o.is_none() {
+                        "ours deleted it and theirs changed it: a conflict, not a clean merge"
+                    } else {
+                        "theirs deleted it and ours changed it: a conflict, not a clean merge"
+                    },
+                )
+            }
+            Policy::Ours => {
+                if !self.equal(path, ot, o, r) {
+                    self.at(path, common, expected("ours wins; ours has", ot, o, rt, r));
+                }
+            }
+            Policy::Theirs => {
+                // kyaml deletes what theirs deleted (keeping what ours added under it), and
+                // brings back what ours deleted as theirs' change from base.
+                // An empty delta may come out as an empty or null value.
+                let empty = r.is_some_and(|r| rt.is_null(r) || rt.node(r).children.is_empty());
+                let ok = empty
+                    || match (o, t) {
+                        (Some(_), None) => r.is_none() || within(rt, r, ot, o),
+                        _ => r.is_none() || within(rt, r, tt, t),
+                    };
+                if !ok {
+                    self.at(path, common, "kyaml's delta expected");
+                }
+            }
+        }
+    }
+
+    /// Both sides have the value and changed it differently: only the merge of its parts can
+    /// be clean.
+    fn both_changed(
+        &mut self,
+        path: &Path,
+        common: Option<&str>,
+        b: At,
+        o: NodeId,
+        t: NodeId,
+        r: At,
+    ) {
+        let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
+        let kind = |tree: &Tree, x: NodeId| tree.node(x).kind;
+        let base_kind = b.map(|b| kind(bt, b));
+        let (ok, tk) = (kind(ot, o), kind(tt, t));
+        let result_kind = r.map(|r| kind(rt, r));
+        if ok == Kind::Map && tk == Kind::Map && base_kind.is_none_or(|k| k == Kind::Map) {
+            if result_kind != Some(Kind::Map) {
+                return self.at(
+                    path,
+                    common,
+                    "both sides changed this map: the result lost it",
+                );
+            }
+            return self.map(path, common, b, o, t, r);
+        }
+        if ok == Kind::Seq && tk == Kind::Seq && base_kind.is_none_or(|k| k == Kind::Seq) {
+            if result_kind != Some(Kind::Seq) {
+                return self.at(
+                    path,
+                    common,
+                    "both sides changed this list: the result lost it",
+                );
+            }
+            return self.list(path, common, [b, Some(o), Some(t), r]);
+        }
+        match self.policy {
+            Policy::Theirs => {
+                if !cleared_same(rt, r, tt, Some(t)) {
+                    self.at(
+                        path,
+                        common,
+                        expected("theirs wins; theirs has", tt, Some(t), rt, r),
+                    );
+                }
+            }
+            Policy::Ours => {
+                if !self.equal(path, ot, Some(o), r) {
+                    self.at(
+                        path,
+                        common,
+                        expected("ours wins; ours has", ot, Some(o), rt, r),
+                    );
+                }
+            }
+            Policy::Mark => {
+                if let (Some(b), Some(r)) = (b, r) {
+                    if [(bt, b), (ot, o), (tt, t), (rt, r)]
+                        .iter()
+                        .all(|&(tree, n)| tree.block_lines(n).is_some())
+                    {
+                        return self.lines(path, common, b, o, t, r);
+                    }
+                }
+                self.at(
+                    path,
+                    common,
+                    "both sides changed it differently: a conflict, not a clean merge",
+                );
+            }
+        }
+    }
+
+    /// Whether the result's `r` is the same data as a version's `x`, elements of keyed lists
+    /// paired by key (their order is text, not data).
+    pub fn equal(&self, path: &Path, xt: &Tree, x: At, r: At) -> bool {
+        let rt = self.r;
+        let (Some(x), Some(r)) = (x, r) else {
+            return x.is_none() && r.is_none();
+        };
+        if same_data(xt, x, rt, r) {
+            return true;
+        }
+        let (xn, rn) = (xt.node(x), rt.node(r));
+        match (xn.kind, rn.kind) {
+            (Kind::Map, Kind::Map) => {
+                if xn.children.len() != rn.children.len() {
+                    return false;
+                }
+                let index: HashMap<&str, NodeId> =
+                    rt.entries(r).map(|(k, v)| (rt.value(k), v)).collect();
+                xt.entries(x).all(|(k, v)| {
+                    let key = xt.value(k);
+                    index
+                        .get(key)
+                        .is_some_and(|&w| self.equal(&path.key(key), xt, Some(v), Some(w)))
+                })
+            }
+            (Kind::Seq, Kind::Seq) if xn.children.len() == rn.children.len() => {
+                match self.keyed_pairs(path, xt, x, r) {
+                    Some(pairs) => pairs.into_iter().all(|(shown, a, b)| {
+                        self.equal(&path.element(&shown), xt, Some(a), Some(b))
+                    }),
+                    None => xn
+                        .children
+                        .iter()
+                        .zip(&rn.children)
+                        .all(|(&a, &b)| self.equal(&path.element(""), xt, Some(a), Some(b))),
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// A map both sides changed: field by field.
+    fn map(&mut self, path: &Path, common: Option<&str>, b: At, o: NodeId, t: NodeId, r: At) {
+        let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
+        let index = |tree: &'t Tree<'t>, m: At| -> HashMap<&'t str, NodeId> {
+            m.filter(|&m| tree.node(m).kind == Kind::Map)
+                .map(|m| tree.entries(m).map(|(k, v)| (tree.value(k), v)).collect())
+                .unwrap_or_default()
+        };
+        let (bi, oi, ti, ri) = (
+            index(bt, b),
+            index(ot, Some(o)),
+            index(tt, Some(t)),
+            index(rt, r),
+        );
+        let mut keys: Vec<&str> = Vec::new();
+        for (tree, m) in [(ot, Some(o)), (tt, Some(t)), (bt, b), (rt, r)] {
+            if let Some(m) = m.filter(|&m| tree.node(m).kind == Kind::Map) {
+                keys.extend(tree.entries(m).map(|(k, _)| tree.value(k)));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        keys.retain(|k| seen.insert(*k));
+        for key in keys {
+            let at = |i: &HashMap<&str, NodeId>| i.get(key).copied();
+            self.value(&path.key(key), common, [at(&bi), at(&oi), at(&ti), at(&ri)]);
+        }
+    }
+
+    /// A multi-line string both sides changed: its lines merged 3-way (by git's own line
+    /// merge, an implementation the structural merge does not share), with the header
+    /// (`|`, `>-`, …) one side changed.
+    fn lines(
+        &mut self,
+        path: &Path,
+        common: Option<&str>,
+        b: NodeId,
+        o: NodeId,
+        t: NodeId,
+        r: NodeId,
+    ) {
+        let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
+        let (hb, ho, ht, hr) = (header(bt, b), header(ot, o), header(tt, t), header(rt, r));
+        let want = if ho == ht || hb == ht {
+            ho
+        } else if hb == ho {
+            ht
+        } else {
+            return self.at(
+                path,
+                common,
+                "both sides changed the block scalar's header differently: a conflict",
+            );
+        };
+        if hr != want {
+            return self.at(
+                path,
+                common,
+                format!("the block scalar's header should be {want}, the result has {hr}"),
+            );
+        }
+        let text = |tree: &Tree, n: NodeId| -> String {
+            tree.block_lines(n)
+                .map(|l| l.lines.iter().map(|l| format!("{l}\n")).collect())
+                .unwrap_or_default()
+        };
+        let opts = MergeOptions::default();
+        let merged = line_merge(
+            text(bt, b).as_bytes(),
+            text(ot, o).as_bytes(),
+            text(tt, t).as_bytes(),
+            &opts,
+        );
+        match merged {
+            Ok(m) if !m.conflicted => {
+                if m.bytes != text(rt, r).as_bytes() {
+                    self.at(
+                        path,
+                        common,
+                        "the lines of this text are not the line merge of both sides' edits",
+                    );
+                }
+            }
+            _ => self.at(
+                path,
+                common,
+                "both sides changed the same lines of this text: a conflict",
+            ),
+        }
+    }
+}
+
+/// A block scalar's header (`|`, `>-`, `|2+`): style, chomping and indentation indicator.
+fn header(tree: &Tree, n: NodeId) -> String {
+    let node = tree.node(n);
+    if !matches!(node.style, Style::Literal | Style::Folded) {
+        return String::new();
+    }
+    let line = &tree.text[node.start..line_end(tree.text, node.start)];
+    let line = line.split('#').next().unwrap_or("");
+    line.split_whitespace()
+        .find(|w| w.starts_with(['|', '>']))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// A description of an expected value the result does not hold.
+fn expected(what: &str, tree: &Tree, want: At, rt: &Tree, got: At) -> String {
+    let show = |tree: &Tree, x: At| match x {
+        None => "nothing".to_string(),
+        Some(n) => {
+            let text = tree.src(n).trim();
+            if text.len() <= 40 && !text.contains('\n') {
+                format!("`{text}`")
+            } else {
+                "another value".to_string()
+            }
+        }
+    };
+    format!(
+        "{what} {}, the result has {}",
+        show(tree, want),
+        show(rt, got)
+    )
+}
+
+/// Whether `r` is theirs' value `t` with the nulls theirs wrote left out (kyaml clears them).
+pub(super) fn cleared_same(rt: &Tree, r: At, tt: &Tree, t: At) -> bool {
+    let (Some(r), Some(t)) = (r, t) else {
+        return r.is_none() && (t.is_none() || t.is_some_and(|t| tt.is_null(t)));
+    };
+    let (rn, tn) = (rt.node(r), tt.node(t));
+    match (rn.kind, tn.kind) {
+        (Kind::Map, Kind::Map) => {
+            let result: HashMap<&str, NodeId> =
+                rt.entries(r).map(|(k, v)| (rt.value(k), v)).collect();
+            let mut kept = 0;
+            for (k, v) in tt.entries(t) {
+                if tt.is_null(v) {
+                    if result.contains_key(tt.value(k))
+                        && !result.get(tt.value(k)).is_some_and(|&x| rt.is_null(x))
+                    {
+                        return false;
+                    }
+                    kept += usize::from(result.contains_key(tt.value(k)));
+                    continue;
+                }
+                match result.get(tt.value(k)) {
+                    Some(&x) if cleared_same(rt, Some(x), tt, Some(v)) => kept += 1,
+                    _ => return false,
+                }
+            }
+            kept == result.len()
+        }
+        (Kind::Seq, Kind::Seq) => {
+            rn.children.len() == tn.children.len()
+                && rn
+                    .children
+                    .iter()
+                    .zip(&tn.children)
+                    .all(|(&x, &y)| cleared_same(rt, Some(x), tt, Some(y)))
+        }
+        _ => same_data(rt, r, tt, t),
+    }
+}
+
+/// Whether `r` holds nothing `x` lacks: every field of `r` is in `x` with the same data, or
+/// (for a map in a map) within it again; an empty or null value stands for an emptied part.
+/// Where kyaml keeps a part of a side's value (its delta).
+pub(super) fn within(rt: &Tree, r: At, xt: &Tree, x: At) -> bool {
+    let (Some(r), Some(x)) = (r, x) else {
+        return r.is_none();
+    };
+    if rt.is_null(r) || (rt.node(r).kind != Kind::Scalar && rt.node(r).children.is_empty()) {
+        return true;
+    }
+    if rt.node(r).kind == Kind::Map && xt.node(x).kind == Kind::Map {
+        let index: HashMap<&str, NodeId> = xt.entries(x).map(|(k, v)| (xt.value(k), v)).collect();
+        return rt.entries(r).all(|(k, v)| {
+            index
+                .get(rt.value(k))
+                .is_some_and(|&w| within(rt, Some(v), xt, Some(w)))
+        });
+    }
+    if rt.node(r).kind == Kind::Seq && xt.node(x).kind == Kind::Seq {
+        return rt.node(r).children.iter().all(|&e| {
+            xt.node(x)
+                .children
+                .iter()
+                .any(|&w| within(rt, Some(e), xt, Some(w)))
+        });
+    }
+    same_data(rt, r, xt, x)
+}
+
+/// Whether every leaf value the changing side set in `x` (against base's `b`) also stands, under
+/// the same key, somewhere in the deleting side's file.
+fn carried_over(bt: &Tree, b: At, xt: &Tree, x: NodeId, deleter: &Tree) -> bool {
+    let mut changed = Vec::new();
+    leaves(bt, b, xt, x, "", &mut changed);
+    if changed.is_empty() {
+        return true;
+    }
+    let mut present = std::collections::HashSet::new();
+    for (id, n) in deleter.nodes.iter().enumerate() {
+        if n.kind == Kind::Map {
+            for (k, v) in deleter.entries(id) {
+                if deleter.node(v).kind == Kind::Scalar {
+                    present.insert((deleter.value(k).to_string(), canonical(deleter, v)));
+                }
+            }
+        }
+    }
+    changed.iter().all(|leaf| present.contains(leaf))
+}
+
+/// The (key, value) of every scalar `x` holds that base's `b` does not, by map key.
+fn leaves(bt: &Tree, b: At, xt: &Tree, x: NodeId, key: &str, out: &mut Vec<(String, String)>) {
+    if b.is_some_and(|b| same_data(bt, b, xt, x)) {
+        return;
+    }
+    match xt.node(x).kind {
+        Kind::Map => {
+            for (k, v) in xt.entries(x) {
+                let bv = b.and_then(|b| bt.get(b, xt.value(k)));
+                leaves(bt, bv, xt, v, xt.value(k), out);
+            }
+        }
+        Kind::Seq => {
+            for &e in &xt.node(x).children {
+                let kept =
+                    b.is_some_and(|b| bt.node(b).children.iter().any(|&c| same_data(bt, c, xt, e)));
+                if !kept {
+                    leaves(bt, None, xt, e, key, out);
+                }
+            }
+        }
+        Kind::Scalar | Kind::Alias => out.push((key.to_string(), canonical(xt, x))),
+    }
+}
