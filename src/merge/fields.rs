@@ -192,8 +192,7 @@ impl Merger<'_> {
                 }
                 None => {
                     let Some(b) = b else { continue }; // added in ours
-                    let ours_removed_too =
-                        self.ours.is_null(c.field.node) && !self.base.is_null(b.node);
+                    let ours_removed_too = self.emptied(b.node, self.ours, c.field.node);
                     if same_data(self.base, b.node, self.ours, c.field.node) || ours_removed_too {
                         // Unchanged in ours, or ours wrote null where theirs deleted it: both
                         // removed the value.
@@ -251,7 +250,7 @@ impl Merger<'_> {
                 }
                 Some(&i) => {
                     let b = base[i].field;
-                    let cleared = self.theirs.is_null(c.field.node) && !self.base.is_null(b.node);
+                    let cleared = self.emptied(b.node, self.theirs, c.field.node);
                     if cleared || same_data(self.base, b.node, self.theirs, c.field.node) {
                         continue; // deleted in ours; unchanged, or cleared too, in theirs
                     }
@@ -269,6 +268,7 @@ impl Merger<'_> {
                         }
                         Resolution::Ours => {}
                         Resolution::Mark => {
+                            inserted = true;
                             let what = "ours deleted it, theirs changed it".to_string();
                             self.conflict(
                                 &sub(c).shown,
@@ -286,6 +286,16 @@ impl Merger<'_> {
             let children: Vec<NodeId> = ours.iter().map(|c| c.field.node).collect();
             self.empty_if_all_deleted(parent, &children);
         }
+    }
+
+    /// Whether a side's value `x` (of `tree`) removed base's value `b` without deleting its
+    /// field: a null, or an empty collection where base had content. Against the other side's
+    /// deletion, both removed the value.
+    fn emptied(&self, b: NodeId, tree: &Tree, x: NodeId) -> bool {
+        let empty = |tree: &Tree, n: NodeId| {
+            tree.is_null(n) || tree.node(n).kind != Kind::Scalar && tree.node(n).children.is_empty()
+        };
+        empty(tree, x) && !empty(self.base, b)
     }
 
     /// Makes an item of a `kind: List` the resource being merged (its identity names

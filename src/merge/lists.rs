@@ -11,8 +11,7 @@ use super::diff3::{diff3, Chunk};
 use super::fields::{Child, Children};
 use super::merger::Merger;
 use super::patch::list_directive;
-use super::plan::{Anchor, Field, Op};
-use super::policy::Resolution;
+use super::plan::{Field, Op};
 use crate::resource::Path;
 
 impl Merger<'_> {
@@ -100,86 +99,6 @@ impl Merger<'_> {
             }
             None if self.opts.policy.kyaml() => self.take_theirs(o, t),
             None => self.merge_plain_list(path, b, o, t),
-        }
-    }
-
-    /// A list without merge keys, changed on both sides: a 3-way merge of the element
-    /// sequences (elements compared as data). Edits at different places merge; edits of the
-    /// same elements conflict around just those elements.
-    fn merge_plain_list(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
-        let Some(b) = b.filter(|b| self.base.node(b.node).kind == Kind::Seq) else {
-            return self.both_changed(path, b, o, t);
-        };
-        let (bs, os, ts) = (
-            element_data(self.base, b.node),
-            element_data(self.ours, o.node),
-            element_data(self.theirs, t.node),
-        );
-        let item = Field::item;
-        let ours_items = self.ours.node(o.node).children.clone();
-        let theirs_items = self.theirs.node(t.node).children.clone();
-        let base_items = self.base.node(b.node).children.clone();
-        let Some(&first) = ours_items.first() else {
-            return self.both_changed(path, Some(b), o, t);
-        };
-        let like = Some(item(first));
-        let at = |j: usize| match ours_items.get(j) {
-            Some(&e) => Anchor::Before(item(e)),
-            None => Anchor::After(item(ours_items[ours_items.len() - 1])),
-        };
-        let mut inserted = false;
-        for chunk in diff3(&bs, &os, &ts) {
-            match chunk {
-                Chunk::Same { .. } | Chunk::Ours { .. } => {}
-                Chunk::Theirs { ours, theirs } => {
-                    let pos = at(ours.start);
-                    for &i in &theirs_items[theirs] {
-                        self.insert(item(i), pos, like, Vec::new());
-                        inserted = true;
-                    }
-                    for &i in &ours_items[ours] {
-                        self.delete(item(i));
-                    }
-                }
-                Chunk::Conflict { base, ours, theirs } => {
-                    if self.opts.policy.resolve() == Resolution::Ours {
-                        continue;
-                    }
-                    if base.len() == ours.len() && base.len() == theirs.len() {
-                        // The same elements edited on both sides: merge them one by one, so
-                        // only the fields both changed conflict.
-                        for n in 0..base.len() {
-                            let sub = path.element(&format!("{}", base.start + n));
-                            self.merge_value(
-                                &sub,
-                                Some(item(base_items[base.start + n])),
-                                item(ours_items[ours.start + n]),
-                                item(theirs_items[theirs.start + n]),
-                            );
-                        }
-                        continue;
-                    }
-                    let fields = |ids: &[NodeId]| ids.iter().map(|&i| item(i)).collect::<Vec<_>>();
-                    let what = format!(
-                        "both sides changed elements {}..{} differently",
-                        base.start, base.end
-                    );
-                    self.conflict_many(
-                        &path.element(&format!("{}", base.start)).shown,
-                        what,
-                        [
-                            fields(&base_items[base]),
-                            fields(&ours_items[ours.clone()]),
-                            fields(&theirs_items[theirs]),
-                        ],
-                        at(ours.start),
-                        like,
-                    );
-                }
-            }
-        }
-        if !inserted {
-            self.empty_if_all_deleted(o, &ours_items);
         }
     }
 }

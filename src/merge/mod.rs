@@ -7,6 +7,7 @@ mod fields;
 mod lists;
 mod merger;
 mod patch;
+mod plain_lists;
 pub(crate) mod plan;
 mod policy;
 mod resources;

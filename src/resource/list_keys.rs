@@ -45,6 +45,22 @@ const SEED_KEYS: [&str; 7] = [
     "containerPort",
 ];
 
+/// A kustomization's lists of files and bases, where order carries no meaning: the same entry
+/// added by both sides is one entry. (`patches*`, `transformers`, `generators` and
+/// `validators` are applied in order: not sets.)
+const KUSTOMIZATION_SETS: [&str; 4] = ["resources", "components", "crds", "configurations"];
+
+/// Whether a `group/Kind` is a kustomization (`kustomize.config.k8s.io/Kustomization`, or a
+/// `Kustomization` that names no API group).
+fn is_kustomization(group_kind: &str) -> bool {
+    matches!(
+        group_kind,
+        "kustomize.config.k8s.io/Kustomization"
+            | "kustomize.config.k8s.io/Component"
+            | "Kustomization"
+    )
+}
+
 /// The schema table's answer for the list at `path` (`spec.template.spec.containers[].ports`)
 /// of a `group_kind` (`apps/Deployment`), if the table knows it.
 fn schema(group_kind: &str, path: &str) -> Option<ListKind> {
@@ -78,6 +94,9 @@ pub(crate) fn list_kind(
     }
     if let Some(known) = group_kind.and_then(|gk| schema(gk, path)) {
         return known;
+    }
+    if group_kind.is_some_and(is_kustomization) && KUSTOMIZATION_SETS.contains(&path) {
+        return ListKind::Set;
     }
     SEED_KEYS
         .iter()

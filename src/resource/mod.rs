@@ -197,14 +197,15 @@ pub fn match_documents(
             }
         }
     }
-    pair_renames(&mut groups);
-    pair_by_position(&mut groups, &versions);
+    let trees = [base, ours, theirs];
+    pair_renames(&mut groups, trees);
+    pair_by_position(&mut groups, &versions, trees);
     Ok(groups)
 }
 
 /// A rename on one side shows as one group missing only that side and one group holding only
 /// that side: when each is unique, they are the same resource.
-fn pair_renames(groups: &mut Vec<Group>) {
+fn pair_renames(groups: &mut Vec<Group>, trees: [&Tree; 3]) {
     for side in [Side::Ours, Side::Theirs] {
         let other = side.other();
         let missing: Vec<usize> = (0..groups.len())
@@ -226,6 +227,9 @@ fn pair_renames(groups: &mut Vec<Group>) {
             let close = match (&groups[m].identity, &groups[o].identity) {
                 (Some(x), Some(y)) => x.differences(y) <= 1,
                 _ => true,
+            } && match (groups[m].base, groups[o].side(side)) {
+                (Some(b), Some(d)) => similar(trees[0], b.root, trees[side.index()], d.root),
+                _ => false,
             };
             if !close {
                 continue;
@@ -241,7 +245,11 @@ fn pair_renames(groups: &mut Vec<Group>) {
 /// vanished from one side pairs with the new document standing at the same position among
 /// that side's documents, when the two identities differ in one part at most (a new name,
 /// namespace, kind or group, not a different resource).
-fn pair_by_position(groups: &mut Vec<Group>, versions: &[Vec<(DocRef, Option<Identity>)>; 3]) {
+fn pair_by_position(
+    groups: &mut Vec<Group>,
+    versions: &[Vec<(DocRef, Option<Identity>)>; 3],
+    trees: [&Tree; 3],
+) {
     let position = |side: usize, doc: DocRef| versions[side].iter().position(|(d, _)| *d == doc);
     let identity = |side: usize, doc: DocRef| {
         versions[side]
@@ -275,7 +283,7 @@ fn pair_by_position(groups: &mut Vec<Group>, versions: &[Vec<(DocRef, Option<Ide
             let close = match (identity(0, b), identity(side_index, doc)) {
                 (Some(x), Some(y)) => x.differences(&y) <= 1,
                 _ => false,
-            };
+            } && similar(trees[0], b.root, trees[side_index], doc.root);
             if close {
                 moves.push((i, j));
             }
@@ -304,6 +312,14 @@ enum Side {
 }
 
 impl Side {
+    /// The version's index among base, ours, theirs.
+    fn index(self) -> usize {
+        match self {
+            Side::Ours => 1,
+            Side::Theirs => 2,
+        }
+    }
+
     fn other(self) -> Side {
         match self {
             Side::Ours => Side::Theirs,
@@ -337,4 +353,54 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
         .filter(|id| !seen.insert(id.clone()))
         .map(|id| id.to_string())
         .collect()
+}
+
+/// Whether two documents are close enough in content to be one resource renamed: at least
+/// half of their leaf values (by field path, identity fields left out) are the same. A new
+/// resource of the same kind with other content is not a rename, whatever its position.
+fn similar(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
+    let (la, lb) = (leaves(a, an), leaves(b, bn));
+    let mut pool: HashMap<&(String, String), usize> = HashMap::new();
+    for l in &lb {
+        *pool.entry(l).or_default() += 1;
+    }
+    let common = la
+        .iter()
+        .filter(|l| match pool.get_mut(l) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        })
+        .count();
+    2 * common >= la.len().max(lb.len())
+}
+
+/// A document's scalar leaves as (field path with list positions left out, value), without
+/// the fields that make up its identity.
+fn leaves(tree: &Tree, root: NodeId) -> Vec<(String, String)> {
+    const IDENTITY: [&str; 4] = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
+    let mut out = Vec::new();
+    let mut stack = vec![(root, String::new())];
+    while let Some((n, path)) = stack.pop() {
+        let node = tree.node(n);
+        match node.kind {
+            Kind::Map => {
+                for (k, v) in tree.entries(n) {
+                    let p = if path.is_empty() {
+                        tree.value(k).to_string()
+                    } else {
+                        format!("{path}.{}", tree.value(k))
+                    };
+                    if !IDENTITY.contains(&p.as_str()) {
+                        stack.push((v, p));
+                    }
+                }
+            }
+            Kind::Seq => stack.extend(node.children.iter().map(|&c| (c, format!("{path}[]")))),
+            Kind::Scalar | Kind::Alias => out.push((path, crate::parse::canonical(tree, n))),
+        }
+    }
+    out
 }

@@ -124,10 +124,15 @@ impl<'t> Checker<'t> {
             return;
         }
         // Both changed it, differently.
-        let gone = |tree: &Tree, x: At| x.is_none() || null(tree, x);
-        if gone(ot, o) && gone(tt, t) && !(kyaml && o.is_none() && t.is_some()) {
+        // A null or an emptied collection removes the value as much as a deletion does.
+        let empty = |tree: &Tree, x: NodeId| {
+            tree.is_null(x) || tree.node(x).kind != Kind::Scalar && tree.node(x).children.is_empty()
+        };
+        let gone = |tree: &Tree, x: At| x.is_none_or(|x| empty(tree, x));
+        let had = b.is_some_and(|b| !empty(bt, b));
+        if had && gone(ot, o) && gone(tt, t) && !(kyaml && o.is_none() && t.is_some()) {
             // Deleted on one side, set to null on the other: both removed the value.
-            if r.is_some() && !(null(ot, o) && same(rt, r, ot, o)) {
+            if r.is_some() && !(o.is_some() && same(rt, r, ot, o)) {
                 self.at(path, common, "both sides removed it, the result keeps it");
             }
             return;

@@ -1,0 +1,289 @@
+//! Lists without merge keys (`args`, RBAC `rules`, kustomization `patches`, CI `steps`)
+//! changed on both sides: a 3-way merge of the element sequences, elements compared as
+//! data. Edits at different places merge; where both sides changed one stretch, the stretch
+//! still merges when one side only inserted or deleted there and the other only edited
+//! elements in place; anything else is a conflict around just those elements.
+//!
+//! An element is the same element across versions only by its content, or by its place when
+//! both sides edited it in place: an element that turns up where another was is a move, not
+//! an edit, so an edit never lands on the element that happens to stand in its place.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+
+use crate::parse::{canonical, Kind, NodeId, Tree};
+use crate::resource::Path;
+
+use super::diff3::{diff3, Chunk};
+use super::merger::Merger;
+use super::plan::{Anchor, Field};
+use super::policy::Resolution;
+
+/// One version's list: its items and their data.
+struct Items {
+    nodes: Vec<NodeId>,
+    data: Vec<String>,
+}
+
+impl Items {
+    fn of(tree: &Tree, list: NodeId) -> Items {
+        let nodes = tree.node(list).children.clone();
+        let data = nodes.iter().map(|&c| canonical(tree, c)).collect();
+        Items { nodes, data }
+    }
+
+    fn count(&self) -> HashMap<&str, usize> {
+        let mut c = HashMap::new();
+        for d in &self.data {
+            *c.entry(d.as_str()).or_insert(0) += 1;
+        }
+        c
+    }
+}
+
+/// What one stretch both sides changed merges to, before anything is planned.
+enum Step {
+    /// Merge base's element with ours' and theirs' versions of it.
+    Merge(NodeId, NodeId, NodeId),
+    /// Delete ours' element.
+    Delete(NodeId),
+    /// Insert theirs' element before ours' element (`None`: at the stretch's end).
+    Insert(NodeId, Option<NodeId>),
+}
+
+impl Merger<'_> {
+    /// Merges a list without merge keys both sides changed.
+    pub(super) fn merge_plain_list(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
+        let Some(b) = b.filter(|b| self.base.node(b.node).kind == Kind::Seq) else {
+            return self.both_changed(path, b, o, t);
+        };
+        let (base, ours, theirs) = (
+            Items::of(self.base, b.node),
+            Items::of(self.ours, o.node),
+            Items::of(self.theirs, t.node),
+        );
+        let Some(&first) = ours.nodes.first() else {
+            return self.both_changed(path, Some(b), o, t);
+        };
+        let (cb, co, ct) = (base.count(), ours.count(), theirs.count());
+        let chunks = diff3(&base.data, &ours.data, &theirs.data);
+        // An element both sides added, at different places: in an ordered list where it goes
+        // matters, and neither place is the obvious one.
+        let added_by_both = chunks.iter().any(|c| match c {
+            Chunk::Theirs { theirs: tr, .. } => theirs.data[tr.clone()].iter().any(|d| {
+                let d = d.as_str();
+                co.get(d) > cb.get(d) && ct.get(d) > cb.get(d)
+            }),
+            _ => false,
+        });
+        if added_by_both {
+            return self.both_changed(path, Some(b), o, t);
+        }
+        let item = Field::item;
+        let like = Some(item(first));
+        let at = |j: usize| match ours.nodes.get(j) {
+            Some(&e) => Anchor::Before(item(e)),
+            None => Anchor::After(item(ours.nodes[ours.nodes.len() - 1])),
+        };
+        let mut inserted = false;
+        for chunk in chunks {
+            match chunk {
+                Chunk::Same { .. } | Chunk::Ours { .. } => {}
+                Chunk::Theirs {
+                    ours: or,
+                    theirs: tr,
+                } => {
+                    let pos = at(or.start);
+                    for i in tr {
+                        // Theirs moving an element ours deleted does not bring it back.
+                        let d = theirs.data[i].as_str();
+                        let moved_away =
+                            cb.get(d).is_some_and(|&n| co.get(d).is_none_or(|&m| m < n))
+                                && ct.get(d) <= cb.get(d);
+                        if !moved_away {
+                            self.insert(item(theirs.nodes[i]), pos, like, Vec::new());
+                            inserted = true;
+                        }
+                    }
+                    for &i in &ours.nodes[or] {
+                        self.delete(item(i));
+                    }
+                }
+                Chunk::Conflict {
+                    base: br,
+                    ours: or,
+                    theirs: tr,
+                } => {
+                    if self.opts.policy.resolve() == Resolution::Ours {
+                        continue;
+                    }
+                    let versions = [&base, &ours, &theirs];
+                    let steps = in_place(versions, [&br, &or, &tr], &cb)
+                        .or_else(|| one_side_moves(versions, [&br, &or, &tr], &cb, false))
+                        .or_else(|| one_side_moves(versions, [&br, &or, &tr], &cb, true));
+                    match steps {
+                        Some(steps) => {
+                            for step in steps {
+                                match step {
+                                    Step::Merge(bn, on, tn) => {
+                                        let at =
+                                            base.nodes.iter().position(|&x| x == bn).unwrap_or(0);
+                                        let sub = path.element(&format!("{at}"));
+                                        self.merge_value(&sub, Some(item(bn)), item(on), item(tn));
+                                    }
+                                    Step::Delete(on) => self.delete(item(on)),
+                                    Step::Insert(tn, before) => {
+                                        let pos = before.map_or_else(
+                                            || at(or.end),
+                                            |e| Anchor::Before(item(e)),
+                                        );
+                                        self.insert(item(tn), pos, like, Vec::new());
+                                        inserted = true;
+                                    }
+                                }
+                            }
+                        }
+                        None => {
+                            let fields =
+                                |ids: &[NodeId]| ids.iter().map(|&i| item(i)).collect::<Vec<_>>();
+                            let what = format!(
+                                "both sides changed elements {}..{} differently",
+                                br.start, br.end
+                            );
+                            self.conflict_many(
+                                &path.element(&format!("{}", br.start)).shown,
+                                what,
+                                [
+                                    fields(&base.nodes[br.clone()]),
+                                    fields(&ours.nodes[or.clone()]),
+                                    fields(&theirs.nodes[tr]),
+                                ],
+                                at(or.start),
+                                like,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if !inserted {
+            self.empty_if_all_deleted(o, &ours.nodes);
+        }
+    }
+}
+
+/// Whether an element of a stretch is the base element at its place edited, not another base
+/// element moved there: its data is not any base element's, unless it is its own.
+fn edited_in_place(data: &str, own: &str, in_base: &HashMap<&str, usize>) -> bool {
+    data == own || !in_base.contains_key(data)
+}
+
+/// Both sides edited the same elements in place (the stretch has one length in all three):
+/// each element merges field by field with its versions.
+fn in_place(
+    [base, ours, theirs]: [&Items; 3],
+    [br, or, tr]: [&Range<usize>; 3],
+    in_base: &HashMap<&str, usize>,
+) -> Option<Vec<Step>> {
+    if br.len() != or.len() || br.len() != tr.len() {
+        return None;
+    }
+    (0..br.len())
+        .map(|n| {
+            let own = &base.data[br.start + n];
+            let ok = edited_in_place(&ours.data[or.start + n], own, in_base)
+                && edited_in_place(&theirs.data[tr.start + n], own, in_base);
+            ok.then(|| {
+                Step::Merge(
+                    base.nodes[br.start + n],
+                    ours.nodes[or.start + n],
+                    theirs.nodes[tr.start + n],
+                )
+            })
+        })
+        .collect()
+}
+
+/// One side only inserted and deleted elements in the stretch, the other only edited them in
+/// place: the first side's sequence, with the other's edits merged into the elements it
+/// kept. An element one side deleted and the other edited is no such stretch (a conflict).
+/// `theirs_moves` says which side inserted and deleted.
+fn one_side_moves(
+    [base, ours, theirs]: [&Items; 3],
+    [br, or, tr]: [&Range<usize>; 3],
+    in_base: &HashMap<&str, usize>,
+    theirs_moves: bool,
+) -> Option<Vec<Step>> {
+    let (mover, mr, editor, er) = if theirs_moves {
+        (theirs, tr, ours, or)
+    } else {
+        (ours, or, theirs, tr)
+    };
+    if er.len() != br.len() {
+        return None;
+    }
+    let edited = |k: usize| editor.data[er.start + k] != base.data[br.start + k];
+    if (0..br.len()).any(|k| {
+        edited(k)
+            && !edited_in_place(
+                &editor.data[er.start + k],
+                &base.data[br.start + k],
+                in_base,
+            )
+    }) {
+        return None;
+    }
+    // Which base element each of the mover's elements is (by content, in order).
+    let mut kept: Vec<Option<usize>> = vec![None; mr.len()];
+    let mut seen = vec![false; br.len()];
+    for op in capture_diff_slices(
+        Algorithm::Myers,
+        &base.data[br.clone()],
+        &mover.data[mr.clone()],
+    ) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for n in 0..len {
+                kept[new_index + n] = Some(old_index + n);
+                seen[old_index + n] = true;
+            }
+        }
+    }
+    // A base element the mover deleted must be one the editor left alone.
+    if (0..br.len()).any(|k| !seen[k] && edited(k)) {
+        return None;
+    }
+    let mut steps = Vec::new();
+    if theirs_moves {
+        // Ours' in-place elements stay; theirs' deletions and insertions apply to them.
+        for k in (0..br.len()).filter(|&k| !seen[k]) {
+            steps.push(Step::Delete(ours.nodes[or.start + k]));
+        }
+        for (j, k) in kept.iter().enumerate() {
+            if k.is_none() {
+                let next = kept[j..].iter().flatten().next();
+                let before = next.map(|&k| ours.nodes[or.start + k]);
+                steps.push(Step::Insert(theirs.nodes[tr.start + j], before));
+            }
+        }
+    } else {
+        // Ours' sequence stays; theirs' edits merge into the elements ours kept.
+        for k in kept.iter().flatten() {
+            if edited(*k) {
+                let j = kept.iter().position(|x| x == &Some(*k))?;
+                steps.push(Step::Merge(
+                    base.nodes[br.start + k],
+                    ours.nodes[or.start + j],
+                    theirs.nodes[tr.start + k],
+                ));
+            }
+        }
+    }
+    Some(steps)
+}
