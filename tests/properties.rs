@@ -2423,6 +2423,9 @@ fn check_plain(
     let (cb, co, ct, cr) = (counts(b), counts(o), counts(t), counts(r));
     let n = |m: &BTreeMap<D, i64>, v: &D| m.get(v).copied().unwrap_or(0);
     let mut expected: BTreeMap<D, i64> = BTreeMap::new();
+    // Both sides removing as many copies of an element base holds more than once may have
+    // removed the same copy or different ones: as many fewer are right too.
+    let mut fewer: BTreeMap<D, i64> = BTreeMap::new();
     for v in cb.keys().chain(co.keys()).chain(ct.keys()) {
         let base = n(&cb, v);
         let (d_o, d_t) = (n(&co, v) - base, n(&ct, v) - base);
@@ -2432,6 +2435,9 @@ fn check_plain(
             base + d_o + d_t
         };
         expected.insert(v.clone(), count.max(0));
+        if d_o == d_t && d_o < 0 && base > 1 {
+            fewer.insert(v.clone(), -d_o);
+        }
     }
     let shown = |l: &[D]| flow(Some(&D::Seq(l.to_vec())));
     let context = || {
@@ -2495,7 +2501,8 @@ fn check_plain(
     }
     for (v, want) in &expected {
         let got = n(&cr, v);
-        if got != *want {
+        let lowest = (want - fewer.get(v).copied().unwrap_or(0)).max(0);
+        if got > *want || got < lowest {
             return violation(
                 at,
                 format!(
@@ -2622,16 +2629,93 @@ fn check_invariant(b: &[D], o: &[D], t: &[D], r: &[D]) -> Result<(), String> {
         .chain(ti.keys())
         .chain(ri.keys())
         .collect();
+    // DESIGN.md's rename rule: a document only one side lost, and the one document only
+    // that side added, are one resource renamed when the identities differ in one part and
+    // half their content is the same.
+    let mut renamed: BTreeMap<&String, &String> = BTreeMap::new();
+    for (side, other) in [(&oi, &ti), (&ti, &oi)] {
+        let lost: Vec<&String> = bi
+            .keys()
+            .filter(|id| !side.contains_key(*id) && other.contains_key(*id))
+            .collect();
+        let added: Vec<&String> = side
+            .keys()
+            .filter(|id| !bi.contains_key(*id) && !other.contains_key(*id))
+            .collect();
+        if let (&[from], &[to]) = (lost.as_slice(), added.as_slice()) {
+            let parts = |id: &str| id.split('/').map(str::to_string).collect::<Vec<_>>();
+            let differ = parts(from)
+                .iter()
+                .zip(parts(to))
+                .filter(|(a, b)| *a != b)
+                .count();
+            if differ <= 1 && similar_content(bi[from], side[to]) {
+                renamed.insert(from, to);
+            }
+        }
+    }
     for id in ids {
-        let (b, o, t, r) = (
+        if renamed.values().any(|to| *to == id) {
+            continue; // checked with the document it renames
+        }
+        let (b, mut o, mut t, mut r) = (
             bi.get(id).copied(),
             oi.get(id).copied(),
             ti.get(id).copied(),
             ri.get(id).copied(),
         );
+        if let Some(&to) = renamed.get(id) {
+            o = o.or_else(|| oi.get(to).copied());
+            t = t.or_else(|| ti.get(to).copied());
+            r = r.or_else(|| ri.get(to).copied());
+        }
         check_value(&gk([o, t, b, r]), "", id, b, o, t, r)?;
     }
     Ok(())
+}
+
+/// Whether two documents share at least half their scalar leaves (by field path, list
+/// positions and identity fields left out): a rename, not a new resource.
+fn similar_content(a: &D, b: &D) -> bool {
+    fn leaves(d: &D, path: String, out: &mut Vec<(String, String)>) {
+        match d {
+            D::Map(m) => {
+                for (k, v) in m {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    if !["apiVersion", "kind", "metadata.name", "metadata.namespace"]
+                        .contains(&p.as_str())
+                    {
+                        leaves(v, p, out);
+                    }
+                }
+            }
+            D::Seq(items) => {
+                for x in items {
+                    leaves(x, format!("{path}[]"), out);
+                }
+            }
+            leaf => out.push((path, format!("{leaf:?}"))),
+        }
+    }
+    let (mut la, mut lb) = (Vec::new(), Vec::new());
+    leaves(a, String::new(), &mut la);
+    leaves(b, String::new(), &mut lb);
+    let mut pool = lb.clone();
+    let common = la
+        .iter()
+        .filter(|l| match pool.iter().position(|x| x == *l) {
+            Some(i) => {
+                pool.swap_remove(i);
+                true
+            }
+            None => false,
+        })
+        .count();
+    2 * common >= la.len().max(lb.len())
 }
 
 /// The two files a person gets by taking, in every conflict block, ours' side or theirs'.

@@ -172,12 +172,18 @@ impl Checker<'_> {
         // How many of each element the result should hold: base's count plus each side's
         // change (a change both made alike counts once).
         let mut want: HashMap<&str, i64> = HashMap::new();
+        // Where both sides removed as many copies of an element base holds twice or more,
+        // they may have removed the same copy or two different ones: either count is right.
+        let mut fewer_allowed: HashMap<&str, i64> = HashMap::new();
         let (mut ours_new, mut theirs_new, mut both_dropped) = (Vec::new(), Vec::new(), Vec::new());
         for &c in &contents {
             let get = |m: &HashMap<&str, i64>| m.get(c).copied().unwrap_or(0);
             let (nb, no, nt) = (get(&cb), get(&co), get(&ct));
             let (d_o, d_t) = (no - nb, nt - nb);
             want.insert(c, if d_o == d_t { nb + d_o } else { nb + d_o + d_t });
+            if d_o == d_t && d_o < 0 && nb > 1 {
+                fewer_allowed.insert(c, -d_o);
+            }
             if d_o > 0 {
                 ours_new.push(c);
             }
@@ -188,11 +194,18 @@ impl Checker<'_> {
                 both_dropped.push(c);
             }
         }
+        let gap = |c: &str, want: &HashMap<&str, i64>| -> i64 {
+            let have = cr.get(c).copied().unwrap_or(0);
+            let should = want[c].max(0);
+            let lowest = (should - fewer_allowed.get(c).copied().unwrap_or(0)).max(0);
+            if have >= lowest && have <= should {
+                0
+            } else {
+                have - should
+            }
+        };
         let off = |want: &HashMap<&str, i64>| -> i64 {
-            contents
-                .iter()
-                .map(|c| (cr.get(c).copied().unwrap_or(0) - want[c].max(0)).abs())
-                .sum()
+            contents.iter().map(|c| gap(c, want).abs()).sum()
         };
         // A base element both sides changed, at the same place, is one element merged field
         // by field: ours' and theirs' versions give way to their merge, which the result
@@ -201,35 +214,39 @@ impl Checker<'_> {
             d.iter().position(|x| x == c).map(|i| items[i])
         };
         let mut budget = 20_000usize;
+        // The merges that explain the most first: a merged element the result has too many
+        // of, standing for ours' and theirs' versions it has too few of.
         'merged: while off(&want) > 0 {
-            for &x in &both_dropped {
-                for &oc in &ours_new {
-                    for &tc in &theirs_new {
-                        if oc == tc || want[oc] <= 0 || want[tc] <= 0 {
-                            continue;
-                        }
-                        for &m in contents.iter().filter(|c| cr.contains_key(*c)) {
-                            budget = match budget.checked_sub(1) {
-                                Some(b) => b,
-                                None => break 'merged,
-                            };
-                            let mut trial = want.clone();
-                            *trial.entry(oc).or_insert(0) -= 1;
-                            *trial.entry(tc).or_insert(0) -= 1;
-                            *trial.entry(m).or_insert(0) += 1;
-                            if off(&trial) >= off(&want) {
+            for gain in [3, 2, 1] {
+                for &x in &both_dropped {
+                    for &oc in &ours_new {
+                        for &tc in &theirs_new {
+                            if oc == tc || want[oc] <= 0 || want[tc] <= 0 {
                                 continue;
                             }
-                            let ids = (
-                                node(&bd, &bi, x),
-                                node(&od, &oi, oc),
-                                node(&td, &ti, tc),
-                                node(&rd, &ri, m),
-                            );
-                            if let (Some(bn), Some(on), Some(tn), Some(rn)) = ids {
-                                if self.merges(bn, on, tn, rn) {
-                                    want = trial;
-                                    continue 'merged;
+                            for &m in contents.iter().filter(|c| cr.contains_key(*c)) {
+                                budget = match budget.checked_sub(1) {
+                                    Some(b) => b,
+                                    None => break 'merged,
+                                };
+                                let mut trial = want.clone();
+                                *trial.entry(oc).or_insert(0) -= 1;
+                                *trial.entry(tc).or_insert(0) -= 1;
+                                *trial.entry(m).or_insert(0) += 1;
+                                if off(&want) - off(&trial) < gain {
+                                    continue;
+                                }
+                                let ids = (
+                                    node(&bd, &bi, x),
+                                    node(&od, &oi, oc),
+                                    node(&td, &ti, tc),
+                                    node(&rd, &ri, m),
+                                );
+                                if let (Some(bn), Some(on), Some(tn), Some(rn)) = ids {
+                                    if self.merges(bn, on, tn, rn) {
+                                        want = trial;
+                                        continue 'merged;
+                                    }
                                 }
                             }
                         }
@@ -240,9 +257,9 @@ impl Checker<'_> {
         }
         let (mut extra, mut missing) = (0, 0);
         for c in &contents {
-            let (have, should) = (cr.get(c).copied().unwrap_or(0), want[c].max(0));
-            extra += (have - should).max(0);
-            missing += (should - have).max(0);
+            let gap = gap(c, &want);
+            extra += gap.max(0);
+            missing += (-gap).max(0);
         }
         if extra > 0 || missing > 0 {
             let what = match (extra, missing) {
