@@ -2633,7 +2633,16 @@ fn check_invariant(b: &[D], o: &[D], t: &[D], r: &[D]) -> Result<(), String> {
     // that side added, are one resource renamed when the identities differ in one part and
     // half their content is the same.
     let mut renamed: BTreeMap<&String, &String> = BTreeMap::new();
-    for (side, other) in [(&oi, &ti), (&ti, &oi)] {
+    let one_part_apart = |from: &str, to: &str| {
+        let parts = |id: &str| id.split('/').map(str::to_string).collect::<Vec<_>>();
+        parts(from)
+            .iter()
+            .zip(parts(to))
+            .filter(|(a, b)| *a != b)
+            .count()
+            <= 1
+    };
+    for (side, other, docs) in [(&oi, &ti, o), (&ti, &oi, t)] {
         let lost: Vec<&String> = bi
             .keys()
             .filter(|id| !side.contains_key(*id) && other.contains_key(*id))
@@ -2643,13 +2652,27 @@ fn check_invariant(b: &[D], o: &[D], t: &[D], r: &[D]) -> Result<(), String> {
             .filter(|id| !bi.contains_key(*id) && !other.contains_key(*id))
             .collect();
         if let (&[from], &[to]) = (lost.as_slice(), added.as_slice()) {
-            let parts = |id: &str| id.split('/').map(str::to_string).collect::<Vec<_>>();
-            let differ = parts(from)
-                .iter()
-                .zip(parts(to))
-                .filter(|(a, b)| *a != b)
-                .count();
-            if differ <= 1 && similar_content(bi[from], side[to]) {
+            if one_part_apart(from, to) && similar_content(bi[from], side[to]) {
+                renamed.insert(from, to);
+            }
+            continue;
+        }
+        // Several renames: a lost document pairs with the new one at its position.
+        for from in lost {
+            let Some(p) = b.iter().position(|d| identity(d) == *from) else {
+                continue;
+            };
+            let Some(to) = docs.get(p).map(identity) else {
+                continue;
+            };
+            let Some((to, doc)) = side.get_key_value(&to) else {
+                continue;
+            };
+            if added.contains(&to)
+                && !renamed.values().any(|x| *x == to)
+                && one_part_apart(from, to)
+                && similar_content(bi[from], doc)
+            {
                 renamed.insert(from, to);
             }
         }

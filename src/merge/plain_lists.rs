@@ -90,7 +90,19 @@ impl Merger<'_> {
         let mut inserted = false;
         for chunk in chunks {
             match chunk {
-                Chunk::Same { .. } | Chunk::Ours { .. } => {}
+                Chunk::Same { .. } => {}
+                Chunk::Ours { ours: or } => {
+                    // Ours moving an element theirs deleted does not keep it.
+                    for i in or {
+                        let d = ours.data[i].as_str();
+                        let moved = cb
+                            .get(d)
+                            .is_some_and(|&n| co.get(d).is_some_and(|&m| m <= n));
+                        if moved && ct.get(d) < cb.get(d) {
+                            self.delete(item(ours.nodes[i]));
+                        }
+                    }
+                }
                 Chunk::Theirs {
                     ours: or,
                     theirs: tr,
