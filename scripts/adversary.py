@@ -29,12 +29,18 @@ Usage:
       [--n 1500] [--seed 1] [--out DIR] [--policy mark] [--perf] [--jobs 2] [-v]
   scripts/adversary.py --git [...]            # git merge-file as the command
   scripts/adversary.py --cmd ... --index 17 --out DIR   # redo merge 17 of the run, keep its files
-  scripts/adversary.py --cmd ... --shrink CASE_DIR      # minimise a saved failing case in place
+  scripts/adversary.py --cmd ... --shrink CASE_DIR      # minimise a saved failing case
                                                         # (writes CASE_DIR/min/)
+  scripts/adversary.py --cmd ... --check DIR [DIR...]   # the oracle's verdict on case folders
+                                                        # (e.g. scripts/adversary-findings/*)
 TEMPLATE placeholders: {base} {ours} {theirs} {out} (shell-quoted paths) and {policy}.
 --policy is passed to the command only through {policy}; the oracle's rules are mark mode's
 (with ours/theirs the winning side's value is accepted wherever both sides changed a value).
 --out DIR keeps every failing case as DIR/<n>/{base,ours,theirs,result}.yaml + why.txt.
+Edits never touch a resource's identity (apiVersion, kind, metadata.name/namespace) nor the key
+field of a list element: by the pairing rules a rename against a change is a conflict by
+definition, so renames are only made on copies. Line edits of folded (>) block scalars are not
+made either (their value is one line: a line-wise merge cannot be judged as data).
 Inputs: base/ours/theirs.yaml of ../shared/realworld/*/ that load as YAML without duplicate keys
 (--inputs DIR changes the root); --perf adds ../shared/perf/ files cut to a few documents.
 Output: one line per category, breakdowns of wrong clean results by violated rule and by edit
@@ -43,13 +49,13 @@ kind, and a final summary line. Exit status 0 unless the harness itself fails.
 import argparse
 import collections
 import datetime
+import difflib
 import json
 import multiprocessing
 import os
 import random
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -271,6 +277,21 @@ def git_text_merge(b, o, t):
         return r.returncode == 0, r.stdout.decode("utf-8", errors="replace")
 
 
+def text_merge(b, o, t):
+    """Line-wise 3-way merge of three strings. The final line break (a block scalar's chomping,
+    `|` against `|-`) is merged on its own, like a header: a side that only changed it must not
+    make git conflict with a line the other side added at the end."""
+    ends = [x.endswith("\n") for x in (b, o, t)]
+    body = [x[:-1] if e else x for x, e in zip((b, o, t), ends)]
+    clean, merged = git_text_merge(body[0] + "\n", body[1] + "\n", body[2] + "\n")
+    if not clean:
+        return False, ""
+    merged = merged[:-1] if merged.endswith("\n") else merged
+    eb, eo, et = ends
+    end = eo if eo == et else et if eb == eo else eo
+    return True, merged + ("\n" if end else "")
+
+
 class Oracle:
     def __init__(self, table, policy="mark"):
         self.table = table
@@ -339,7 +360,7 @@ class Oracle:
         if is_str(o) and is_str(t) and (bb is ABSENT or is_str(bb)) and ("\n" in o[1] or "\n" in t[1] or (is_str(bb) and "\n" in bb[1])):
             if self.policy != "mark":
                 return self.expect(path, t if self.policy == "theirs" else o, r, self.policy + "-wins", out)
-            clean, merged = git_text_merge(bb[1] if is_str(bb) else "", o[1], t[1])
+            clean, merged = text_merge(bb[1] if is_str(bb) else "", o[1], t[1])
             if not clean:
                 out.append(Violation("text-conflict-clean", fmt(path), "both sides changed this text and git's line merge of it "
                                      "conflicts; the result is clean with %s" % show(r)))
@@ -1165,7 +1186,9 @@ def cands_block_text(ix, rng):
                 new = new[0] + ind + new[1:]
                 return replace_span(lines, n.start_mark.line, n.start_mark.column, n.start_mark.column + len(m.group(0)), new)
             content = [i for i in range(first, last + 1) if lines[i].strip()]
-            if not content:
+            # A folded scalar's lines are one line of data: a line-wise merge of the text is
+            # right, but no data-level check can tell; only its header is edited.
+            if not content or n.style == ">":
                 return None
             i = rng.choice(content[:3]) if rng.random() < 0.5 else rng.choice(content)
             l = lines[i]
@@ -1491,7 +1514,23 @@ def run_one(i_seed):
 # ---------------------------------------------------------------------------------------------
 # Shrinking a saved case
 
+def outline(text):
+    try:
+        return [(identity(d), sorted(map(str, d)) if isinstance(d, dict) else type(d).__name__) for d in load_docs(text)]
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+        return None
+
+
+def leaf(path):
+    """The last field of a reported path ("...containers[name=web].image" -> "image"): shrinking
+    keeps it, so that the minimal case fails the same way, not merely by the same rule."""
+    rest = path.split(": ", 1)[-1]
+    return re.split(r"\.(?![^\[]*\])", rest)[-1]
+
+
 def shrink(case_dir, cmd, policy, git, oracle):
+    """Drop documents, then lines common to the three files, then lines of one file, while the
+    merge still fails with one of the original (rule, path leaf) pairs."""
     texts = {k: open(os.path.join(case_dir, k + ".yaml"), encoding="utf-8").read() for k in ("base", "ours", "theirs")}
 
     def outcome(t):
@@ -1503,7 +1542,7 @@ def shrink(case_dir, cmd, policy, git, oracle):
             viol = judge(oracle, [load_docs(t[k]) for k in ("base", "ours", "theirs")], status, res)
         except RecursionError:
             return None
-        return (status, frozenset(v.rule for v in viol)) if viol else None
+        return (status, frozenset((v.rule, leaf(v.path)) for v in viol)) if viol else None
 
     want = outcome(texts)
     if want is None:
@@ -1538,7 +1577,6 @@ def shrink(case_dir, cmd, policy, git, oracle):
                         changed = True
         # 2. lines common to the three files (removed together), then lines of one file
         for size in (16, 8, 4, 2, 1):
-            import difflib
             lb = texts["base"].splitlines(True)
             maps = {}
             for s in ("ours", "theirs"):
@@ -1572,6 +1610,10 @@ def shrink(case_dir, cmd, policy, git, oracle):
             for j in range(len(ls) - 1, -1, -1):
                 cand = dict(texts)
                 cand[s] = "".join(l for x, l in enumerate(ls) if x != j)
+                # A line dropped from one file alone must not change that file's outline (its
+                # documents and their top-level keys), or the case turns into another one.
+                if outline(cand[s]) != outline(texts[s]):
+                    continue
                 runs += 1
                 if holds(cand):
                     texts = cand
@@ -1595,6 +1637,20 @@ def shrink(case_dir, cmd, policy, git, oracle):
 
 # ---------------------------------------------------------------------------------------------
 
+def check_dirs(dirs, cmd, policy, git, oracle):
+    """Verdicts on case folders (exit 1 if any is a wrong clean result or has unparsable sides)."""
+    bad = 0
+    for d in dirs:
+        texts = [open(os.path.join(d, k + ".yaml"), encoding="utf-8").read() for k in ("base", "ours", "theirs")]
+        status, res, err = run_cmd(cmd, policy, git, *texts)
+        viol = judge(oracle, [load_docs(t) for t in texts], status, res)
+        bad += bool(viol)
+        print("%s: %s%s" % (d, status, ", wrong" if viol and status == "clean" else ", sides do not load" if viol else ", ok"))
+        for v in viol:
+            print("  " + str(v))
+    sys.exit(1 if bad else 0)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cmd", help="merge command template with {base} {ours} {theirs} {out} [{policy}]")
@@ -1609,6 +1665,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--index", type=int, action="append", help="run only these merge numbers (keeps their files with --out)")
     ap.add_argument("--shrink", metavar="CASE_DIR", help="minimise a saved failing case (writes CASE_DIR/min/)")
+    ap.add_argument("--check", metavar="CASE_DIR", nargs="+", help="run the command on CASE_DIR/{base,ours,theirs}.yaml "
+                    "and print the oracle's verdict")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per failing merge")
     a = ap.parse_args()
     if a.git:
@@ -1619,6 +1677,8 @@ def main():
     table = load_table(shared)
     if a.shrink:
         return shrink(a.shrink, a.cmd, a.policy, a.git, Oracle(table, a.policy))
+    if a.check:
+        return check_dirs(a.check, a.cmd, a.policy, a.git, Oracle(table, a.policy))
     roots = a.inputs or [os.path.join(shared, "realworld")]
     t0 = time.time()
     inputs = collect_inputs(shared, roots, a.perf, a.seed)
