@@ -26,7 +26,7 @@ must both load as YAML.
 
 Usage:
   scripts/adversary.py --cmd 'kmerge merge3 --base {base} --ours {ours} --theirs {theirs} -o {out}'
-      [--n 1500] [--seed 1] [--out DIR] [--policy mark] [--perf] [--jobs 2] [-v]
+      [--n 1500] [--seed 1] [--out DIR] [--policy mark] [--perf] [--jobs 2] [--skip-kinds null,empty] [-v]
   scripts/adversary.py --git [...]            # git merge-file as the command
   scripts/adversary.py --cmd ... --index 17 --out DIR   # redo merge 17 of the run, keep its files
   scripts/adversary.py --cmd ... --shrink CASE_DIR      # minimise a saved failing case
@@ -34,8 +34,10 @@ Usage:
   scripts/adversary.py --cmd ... --check DIR [DIR...]   # the oracle's verdict on case folders
                                                         # (e.g. scripts/adversary-findings/*)
 TEMPLATE placeholders: {base} {ours} {theirs} {out} (shell-quoted paths) and {policy}.
---policy is passed to the command only through {policy}; the oracle's rules are mark mode's
-(with ours/theirs the winning side's value is accepted wherever both sides changed a value).
+--policy is passed to the command only through {policy}. The oracle's rules are mark mode's; with
+ours/theirs it only accepts the winning side's value where both sides changed a value and does
+NOT model kyaml's theirs-mode rules (null clears a field, a changed list is taken whole), so its
+reports for those policies are not to be trusted (untriaged).
 --out DIR keeps every failing case as DIR/<n>/{base,ours,theirs,result}.yaml + why.txt.
 Edits never touch a resource's identity (apiVersion, kind, metadata.name/namespace) nor the key
 field of a list element: by the pairing rules a rename against a change is a conflict by
@@ -1300,7 +1302,7 @@ def edit_side(ix, rng, n_edits, anchors=None):
     tries = 0
     while len(applied) < n_edits and tries < n_edits * 12:
         tries += 1
-        kinds = list(KINDS)
+        kinds = [k for k in KINDS if k[0] not in G.get("skip", ())]
         rng.shuffle(kinds)
         total = sum(w for _, _, w in kinds)
         x = rng.random() * total
@@ -1410,8 +1412,9 @@ def collect_inputs(shared, roots, perf, seed):
 G = {}
 
 
-def init_worker(inputs, table, cmd, policy, git, out_dir, save_all):
-    G.update(inputs=inputs, oracle=Oracle(table, policy), cmd=cmd, policy=policy, git=git, out=out_dir, save_all=save_all)
+def init_worker(inputs, table, cmd, policy, git, out_dir, save_all, skip=()):
+    G.update(inputs=inputs, oracle=Oracle(table, policy), cmd=cmd, policy=policy, git=git, out=out_dir, save_all=save_all,
+             skip=set(skip))
 
 
 def run_cmd(cmd, policy, git, base, ours, theirs):
@@ -1667,12 +1670,15 @@ def main():
     ap.add_argument("--shrink", metavar="CASE_DIR", help="minimise a saved failing case (writes CASE_DIR/min/)")
     ap.add_argument("--check", metavar="CASE_DIR", nargs="+", help="run the command on CASE_DIR/{base,ours,theirs}.yaml "
                     "and print the oracle's verdict")
+    ap.add_argument("--skip-kinds", default="", help="comma-separated edit kinds not to make (e.g. null,empty)")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per failing merge")
     a = ap.parse_args()
     if a.git:
         a.cmd = GIT_CMD
     if not a.cmd:
         ap.error("--cmd or --git is required")
+    if a.policy != "mark":
+        print("adversary: warning: the oracle models mark mode; --policy %s reports are untriaged" % a.policy, file=sys.stderr)
     shared = find_shared(a.shared)
     table = load_table(shared)
     if a.shrink:
@@ -1687,7 +1693,11 @@ def main():
     if a.out:
         os.makedirs(a.out, exist_ok=True)
     jobs = [(i, a.seed) for i in (a.index or range(a.n))]
-    initargs = (inputs, table, a.cmd, a.policy, a.git, a.out, bool(a.index))
+    skip = [k for k in a.skip_kinds.split(",") if k]
+    unknown = set(skip) - {k[0] for k in KINDS}
+    if unknown:
+        ap.error("unknown edit kinds: %s" % ", ".join(sorted(unknown)))
+    initargs = (inputs, table, a.cmd, a.policy, a.git, a.out, bool(a.index), skip)
     if a.jobs > 1 and len(jobs) > 1:
         with multiprocessing.Pool(a.jobs, initializer=init_worker, initargs=initargs) as pool:
             results = list(pool.imap_unordered(run_one, jobs, chunksize=4))
@@ -1717,7 +1727,8 @@ def report(a, results, n_inputs, secs):
             v = r["viol"][0]
             print("%5d %-8s %-28s %s at %s: %s" % (r["i"], r["status"], v[0], r["name"][:60], v[1], v[2][:160]))
     cmdname = "git merge-file" if a.git else a.cmd.split()[0]
-    print("command: %s (policy %s), %d inputs, %.0f s" % (cmdname, a.policy, n_inputs, secs))
+    print("command: %s (policy %s), %d inputs, %.0f s%s" % (cmdname, a.policy, n_inputs, secs,
+                                                         ", edit kinds skipped: " + a.skip_kinds if a.skip_kinds else ""))
     print("clean: %d" % st["clean"])
     print("conflict: %d" % st["conflict"])
     print("error: %d" % st["error"])
