@@ -1,0 +1,1761 @@
+#!/usr/bin/env python3
+"""Adversarial random-merge harness with an independent data oracle (Python 3 + PyYAML only).
+
+Makes three-way merges from real YAML files: ours and theirs are each made from one base by 1-4
+random, realistic TEXT edits that keep the file's formatting (a scalar changed, a key added,
+deleted or moved, a list element added, deleted or reordered, a container or a resource copied and
+renamed, documents reordered, a collection emptied, a value set to null, a Service port added,
+comments changed, lines of a block scalar edited). Edits of the two sides are biased towards each
+other (neighbouring lines, the same node) so that git's line merge often conflicts. The merge
+command runs on each triple and every clean result is checked AS DATA by an oracle that shares no
+code with the tool under test:
+
+  - documents pair by identity (API group, kind, namespace, name); documents with neither kind
+    nor metadata.name pair by position among such documents; three single-document inputs pair
+    whatever their identities;
+  - for each path with values b, o, t, r (any may be absent): o == t -> r == o; b == o -> r == t;
+    b == t -> r == o; otherwise maps recurse, keyed lists (Kubernetes schema table, then the first
+    of mountPath, devicePath, ip, type, topologyKey, name, containerPort) recurse by key, other
+    lists are compared as element multisets (plus the relative order both sides agree on),
+    multi-line strings must equal git's clean line merge, and anything else must not be clean;
+  - a deletion against a change must not be clean; a null is a value (one side deleting the key
+    while the other sets it to null leaves it absent); no duplicate map key, identity or list key.
+
+For a conflicted result the "take ours" and "take theirs" files are built from the markers and
+must both load as YAML.
+
+Usage:
+  scripts/adversary.py --cmd 'kmerge merge3 --base {base} --ours {ours} --theirs {theirs} -o {out}'
+      [--n 1500] [--seed 1] [--out DIR] [--policy mark] [--perf] [--jobs 2] [--skip-kinds null,empty] [-v]
+  scripts/adversary.py --git [...]            # git merge-file as the command
+  scripts/adversary.py --cmd ... --index 17 --out DIR   # redo merge 17 of the run, keep its files
+  scripts/adversary.py --cmd ... --shrink CASE_DIR      # minimise a saved failing case
+                                                        # (writes CASE_DIR/min/)
+  scripts/adversary.py --cmd ... --check DIR [DIR...]   # the oracle's verdict on case folders
+                                                        # (e.g. scripts/adversary-findings/*)
+TEMPLATE placeholders: {base} {ours} {theirs} {out} (shell-quoted paths) and {policy}.
+--policy is passed to the command only through {policy}. The oracle's rules are mark mode's; with
+ours/theirs it only accepts the winning side's value where both sides changed a value and does
+NOT model kyaml's theirs-mode rules (null clears a field, a changed list is taken whole), so its
+reports for those policies are not to be trusted (untriaged).
+--out DIR keeps every failing case as DIR/<n>/{base,ours,theirs,result}.yaml + why.txt.
+Edits never touch a resource's identity (apiVersion, kind, metadata.name/namespace) nor the key
+field of a list element: by the pairing rules a rename against a change is a conflict by
+definition, so renames are only made on copies. Line edits of folded (>) block scalars are not
+made either (their value is one line: a line-wise merge cannot be judged as data).
+Inputs: base/ours/theirs.yaml of ../shared/realworld/*/ that load as YAML without duplicate keys
+(--inputs DIR changes the root); --perf adds ../shared/perf/ files cut to a few documents.
+Output: one line per category, breakdowns of wrong clean results by violated rule and by edit
+kind, and a final summary line. Exit status 0 unless the harness itself fails.
+"""
+import argparse
+import collections
+import datetime
+import difflib
+import json
+import multiprocessing
+import os
+import random
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHARED_GUESSES = [os.path.join(HERE, "..", "..", "shared"), os.path.join(HERE, "..", "shared")]
+CLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+GIT_CMD = "git merge-file -p {ours} {base} {theirs} > {out}"
+SEED_KEYS = ["mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading: YAML 1.1 (PyYAML) typing, duplicate keys rejected.
+
+class DuplicateKeyError(yaml.constructor.ConstructorError):
+    pass
+
+
+class StrictLoader(CLoader):
+    """PyYAML keeps the last of two equal keys silently; a merge result must not have them."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                if isinstance(key_node, yaml.ScalarNode):
+                    marker = (key_node.tag, key_node.value)
+                else:
+                    try:
+                        marker = freeze(canon(self.construct_object(key_node, deep=True)))
+                        hash(marker)
+                    except TypeError:
+                        continue
+                if marker in seen:
+                    raise DuplicateKeyError(None, None, "duplicate key %r" % (key_node.value,), key_node.start_mark)
+                seen.add(marker)
+        return super().construct_mapping(node, deep=deep)
+
+
+def construct_docs(nodes):
+    """Documents from composed nodes (one parse serves the edit index and the strict load)."""
+    loader = StrictLoader("")
+    docs = []
+    for n in nodes:
+        if n is None:
+            continue
+        d = loader.construct_document(n)
+        if d is not None:
+            docs.append(canon(d))
+    return docs
+
+
+def load_docs(text):
+    """All documents of a text as canonical values; empty documents are dropped."""
+    docs = []
+    for d in yaml.load_all(text, Loader=StrictLoader):
+        if d is not None:
+            docs.append(canon(d))
+    return docs
+
+
+class _Absent:
+    def __repr__(self):
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+def canon(x):
+    """A typed value: Python's 1 == True == 1.0 must not make different YAML values equal."""
+    if isinstance(x, dict):
+        return {canon(k) if not isinstance(k, (dict, list)) else ("complex", repr(k)): canon(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [canon(e) for e in x]
+    if x is None:
+        return None
+    if isinstance(x, bool):
+        return ("bool", x)
+    if isinstance(x, int):
+        return ("int", x)
+    if isinstance(x, float):
+        return ("float", repr(x))
+    if isinstance(x, str):
+        return ("str", x)
+    if isinstance(x, (datetime.date, datetime.datetime)):
+        return ("time", x.isoformat())
+    if isinstance(x, bytes):
+        return ("binary", x)
+    return ("other", repr(x))
+
+
+def freeze(v):
+    if isinstance(v, dict):
+        return ("{}", frozenset((k, freeze(x)) for k, x in v.items()))
+    if isinstance(v, list):
+        return ("[]", tuple(freeze(x) for x in v))
+    return v
+
+
+def plain(v):
+    """Back to ordinary Python values, for messages."""
+    if v is ABSENT:
+        return "<absent>"
+    if isinstance(v, dict):
+        return {str(plain(k)): plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [plain(x) for x in v]
+    if isinstance(v, tuple) and len(v) == 2:
+        return v[1]
+    return v
+
+
+def show(v, limit=300):
+    if v is ABSENT:
+        return "<absent>"
+    s = json.dumps(plain(v), default=str, sort_keys=True)
+    return s if len(s) <= limit else s[:limit] + "..."
+
+
+def is_str(v):
+    return isinstance(v, tuple) and len(v) == 2 and v[0] == "str"
+
+
+def sget(m, key):
+    return m.get(("str", key), ABSENT) if isinstance(m, dict) else ABSENT
+
+
+# ---------------------------------------------------------------------------------------------
+# Oracle
+
+def load_table(shared):
+    path = os.path.join(shared, "k8s-list-keys.json")
+    with open(path) as f:
+        return json.load(f)["kinds"]
+
+
+def identity(doc):
+    """(group, kind, namespace, name), or None for a document with neither kind nor name."""
+    if not isinstance(doc, dict):
+        return None
+    kind = sget(doc, "kind")
+    md = sget(doc, "metadata")
+    name = sget(md, "name")
+    if kind is ABSENT and name is ABSENT:
+        return None
+    av = sget(doc, "apiVersion")
+    group = av[1].split("/")[0] if is_str(av) and "/" in av[1] else ""
+    ns = sget(md, "namespace")
+    ns = "" if ns is ABSENT or ns is None else plain(ns)
+    return (group, plain(kind) if kind is not ABSENT else "", ns, plain(name) if name is not ABSENT else "")
+
+
+def kind_key(ident):
+    if not ident:
+        return ""
+    group, kind = ident[0], ident[1]
+    return "%s/%s" % (group, kind) if group else str(kind)
+
+
+def keyed_docs(docs):
+    """Documents by pairing key; the n-th repeat of an identity gets its own key."""
+    out = collections.OrderedDict()
+    dup = set()
+    pos = 0
+    for d in docs:
+        ident = identity(d)
+        if ident is None:
+            k = ("#position", pos)
+            pos += 1
+        else:
+            k = ident
+            n = 0
+            while k in out:
+                n += 1
+                dup.add(ident)
+                k = ident + ("#repeat", n)
+        out[k] = d
+    return out, dup
+
+
+class Violation:
+    def __init__(self, rule, path, detail):
+        self.rule, self.path, self.detail = rule, path, detail
+
+    def __str__(self):
+        return "%s at %s: %s" % (self.rule, self.path, self.detail)
+
+
+def first_difference(exp, got, path):
+    """The deepest path where two values differ, to make a report readable."""
+    if isinstance(exp, dict) and isinstance(got, dict):
+        for k in list(exp) + [k for k in got if k not in exp]:
+            a, b = exp.get(k, ABSENT), got.get(k, ABSENT)
+            if a != b:
+                return first_difference(a, b, path + [str(plain(k))])
+    if isinstance(exp, list) and isinstance(got, list) and len(exp) == len(got):
+        for i, (a, b) in enumerate(zip(exp, got)):
+            if a != b:
+                return first_difference(a, b, path + ["[%d]" % i])
+    return path, exp, got
+
+
+def git_text_merge(b, o, t):
+    """git's line merge of three strings: (clean, merged text)."""
+    with tempfile.TemporaryDirectory() as d:
+        names = []
+        for n, s in (("o", o), ("b", b), ("t", t)):
+            p = os.path.join(d, n)
+            with open(p, "w", encoding="utf-8", newline="") as f:
+                f.write(s)
+            names.append(p)
+        r = subprocess.run(["git", "merge-file", "-p", "--quiet"] + names, capture_output=True)
+        return r.returncode == 0, r.stdout.decode("utf-8", errors="replace")
+
+
+def text_merge(b, o, t):
+    """Line-wise 3-way merge of three strings. The final line break (a block scalar's chomping,
+    `|` against `|-`) is merged on its own, like a header: a side that only changed it must not
+    make git conflict with a line the other side added at the end."""
+    ends = [x.endswith("\n") for x in (b, o, t)]
+    body = [x[:-1] if e else x for x, e in zip((b, o, t), ends)]
+    clean, merged = git_text_merge(body[0] + "\n", body[1] + "\n", body[2] + "\n")
+    if not clean:
+        return False, ""
+    merged = merged[:-1] if merged.endswith("\n") else merged
+    eb, eo, et = ends
+    end = eo if eo == et else et if eb == eo else eo
+    return True, merged + ("\n" if end else "")
+
+
+class Oracle:
+    def __init__(self, table, policy="mark"):
+        self.table = table
+        self.policy = policy
+
+    def check(self, b_docs, o_docs, t_docs, r_docs):
+        out = []
+        if len(b_docs) == len(o_docs) == len(t_docs) == 1:
+            if len(r_docs) != 1:
+                out.append(Violation("document-count", "<file>", "three single documents merged into %d" % len(r_docs)))
+                return out
+            ident = identity(o_docs[0]) or identity(b_docs[0])
+            self.value((kind_key(ident), []), [label(ident)], b_docs[0], o_docs[0], t_docs[0], r_docs[0], out)
+            return out
+        kb, db = keyed_docs(b_docs)
+        ko, do = keyed_docs(o_docs)
+        kt, dt = keyed_docs(t_docs)
+        kr, dr = keyed_docs(r_docs)
+        for ident in dr - (db | do | dt):
+            out.append(Violation("duplicate-identity", label(ident), "the result holds this resource twice"))
+        keys = list(ko) + [k for k in list(kt) + list(kb) + list(kr) if k not in ko]
+        seen = set()
+        for k in keys:
+            if k in seen:
+                continue
+            seen.add(k)
+            ident = k if k and k[0] != "#position" else None
+            self.value((kind_key(ident[:4] if ident else None), []), [label(k)],
+                       kb.get(k, ABSENT), ko.get(k, ABSENT), kt.get(k, ABSENT), kr.get(k, ABSENT), out)
+        return out
+
+    def value(self, ctx, path, b, o, t, r, out):
+        if o == t:
+            return self.expect(path, o, r, "both-same", out)
+        if b == o:
+            return self.expect(path, t, r, "theirs-change-lost", out)
+        if b == t:
+            return self.expect(path, o, r, "ours-change-lost", out)
+        # Both sides changed this path, differently.
+        if b is not ABSENT and (o is ABSENT or t is ABSENT):
+            other = t if o is ABSENT else o
+            if other is None:
+                return self.expect(path, ABSENT, r, "deleted-and-nulled", out)
+            if self.policy != "mark":
+                return self.expect(path, t if self.policy == "theirs" else o, r, self.policy + "-wins", out)
+            out.append(Violation("delete-vs-modify", fmt(path), "%s deleted it, %s changed it to %s; the result is clean with %s"
+                                 % ("ours" if o is ABSENT else "theirs", "theirs" if o is ABSENT else "ours",
+                                    show(other), show(r))))
+            return
+        bb = ABSENT if b is None else b
+        if isinstance(o, dict) and isinstance(t, dict) and (bb is ABSENT or isinstance(bb, dict)):
+            if not isinstance(r, dict):
+                out.append(Violation("shape", fmt(path), "both sides changed this map; the result holds %s" % show(r)))
+                return
+            bm = bb if isinstance(bb, dict) else {}
+            keys = list(o) + [k for k in list(t) + list(bm) + list(r) if k not in o]
+            for k in dict.fromkeys(keys):
+                self.value((ctx[0], ctx[1] + [str(plain(k))]), path + [str(plain(k))],
+                           bm.get(k, ABSENT), o.get(k, ABSENT), t.get(k, ABSENT), r.get(k, ABSENT), out)
+            return
+        if isinstance(o, list) and isinstance(t, list) and (bb is ABSENT or isinstance(bb, list)):
+            if not isinstance(r, list):
+                out.append(Violation("shape", fmt(path), "both sides changed this list; the result holds %s" % show(r)))
+                return
+            return self.list_value(ctx, path, bb if isinstance(bb, list) else [], o, t, r, out)
+        if is_str(o) and is_str(t) and (bb is ABSENT or is_str(bb)) and ("\n" in o[1] or "\n" in t[1] or (is_str(bb) and "\n" in bb[1])):
+            if self.policy != "mark":
+                return self.expect(path, t if self.policy == "theirs" else o, r, self.policy + "-wins", out)
+            clean, merged = text_merge(bb[1] if is_str(bb) else "", o[1], t[1])
+            if not clean:
+                out.append(Violation("text-conflict-clean", fmt(path), "both sides changed this text and git's line merge of it "
+                                     "conflicts; the result is clean with %s" % show(r)))
+            elif r != ("str", merged):
+                out.append(Violation("text-merge", fmt(path), "expected the line merge %s, got %s" % (show(("str", merged)), show(r))))
+            return
+        if self.policy != "mark":
+            return self.expect(path, t if self.policy == "theirs" else o, r, self.policy + "-wins", out)
+        out.append(Violation("both-changed", fmt(path), "base %s, ours %s, theirs %s; the result is clean with %s"
+                             % (show(b), show(o), show(t), show(r))))
+
+    def expect(self, path, exp, r, rule, out):
+        if exp == r:
+            return
+        p, e, g = first_difference(exp, r, path)
+        out.append(Violation(rule, fmt(p), "expected %s, got %s" % (show(e), show(g))))
+
+    # lists ------------------------------------------------------------------------------------
+
+    def list_keys(self, ctx, lists):
+        """Key fields of a list: the schema table's, else the seed keys; None for unkeyed lists."""
+        kind, schema = ctx
+        spec = self.table.get(kind, {}).get(schema_str(schema))
+        if spec is not None:
+            if spec.get("list_type") == "map" and spec.get("keys"):
+                return tuple(spec["keys"])
+            return None
+        elems = [e for lst in lists for e in lst]
+        if not elems or not all(isinstance(e, dict) for e in elems):
+            return None
+        for k in SEED_KEYS:
+            if all(("str", k) in e for e in elems) and all(
+                    len({freeze(e[("str", k)]) for e in lst}) == len(lst) for lst in lists):
+                return (k,)
+        return None
+
+    @staticmethod
+    def elem_key(e, fields):
+        if not isinstance(e, dict):
+            return None
+        vals = []
+        for f in fields:
+            v = e.get(("str", f), ABSENT)
+            if v is ABSENT:
+                if f == "protocol" and len(fields) > 1:
+                    v = ("str", "TCP")
+                else:
+                    return None
+            vals.append(freeze(v))
+        return tuple(vals)
+
+    def list_value(self, ctx, path, b, o, t, r, out):
+        fields = self.list_keys(ctx, [b, o, t])
+        elem_ctx = (ctx[0], ctx[1][:-1] + [ctx[1][-1] + "[]"] if ctx[1] else ["[]"])
+        if fields:
+            maps = []
+            for lst in (b, o, t):
+                m = collections.OrderedDict()
+                for e in lst:
+                    k = self.elem_key(e, fields)
+                    if k is None or k in m:
+                        m = None
+                        break
+                    m[k] = e
+                if m is None:
+                    break
+                maps.append(m)
+            if len(maps) == 3:
+                rm = collections.OrderedDict()
+                for i, e in enumerate(r):
+                    k = self.elem_key(e, fields)
+                    if k is None:
+                        out.append(Violation("list-element-without-key", fmt(path + ["[%d]" % i]),
+                                             "element has no %s: %s" % ("+".join(fields), show(e))))
+                        continue
+                    if k in rm:
+                        out.append(Violation("duplicate-list-key", fmt(path + [keylabel(fields, k)]),
+                                             "the result holds two elements with this key"))
+                        continue
+                    rm[k] = e
+                bm, om, tm = maps
+                keys = list(om) + [k for k in list(tm) + list(bm) + list(rm) if k not in om]
+                for k in dict.fromkeys(keys):
+                    self.value(elem_ctx, path + [keylabel(fields, k)], bm.get(k, ABSENT), om.get(k, ABSENT),
+                               tm.get(k, ABSENT), rm.get(k, ABSENT), out)
+                return
+        self.multiset(elem_ctx, path, b, o, t, r, out)
+
+    def multiset(self, elem_ctx, path, b, o, t, r, out):
+        fb, fo, ft, fr = ([freeze(e) for e in lst] for lst in (b, o, t, r))
+        cb, co, ct, cr = (collections.Counter(x) for x in (fb, fo, ft, fr))
+        value_of = {}
+        for lst, fl in ((b, fb), (o, fo), (t, ft), (r, fr)):
+            for e, f in zip(lst, fl):
+                value_of.setdefault(f, e)
+        exp = {}
+        for f in value_of:
+            d_o, d_t = co[f] - cb[f], ct[f] - cb[f]
+            exp[f] = max(0, cb[f] + d_o if d_o == d_t else cb[f] + d_o + d_t)
+        # Counting treats a modified element as deleted plus added. One element both sides
+        # modified (differently) may stand in the result as the field-level merge M of the two:
+        # then the two modified versions are not expected, M is. M may equal one of them (one
+        # side's change includes the other's) or be in no input; it must pass the recursive check.
+        b_pool = [x for x in cb if co[x] < cb[x] and ct[x] < cb[x]]
+        o_pool = [x for x in co if co[x] > cb[x] and ct[x] < co[x]]
+        t_pool = [x for x in ct if ct[x] > cb[x] and co[x] < ct[x]]
+        best = None
+        tries = 0
+        progress = True
+        while progress and b_pool and o_pool and t_pool and tries < 400:
+            progress = False
+            for ob in o_pool:
+                for tb in t_pool:
+                    if exp[ob] <= cr[ob] and exp[tb] <= cr[tb]:
+                        continue
+                    ms = [m for m in cr if cr[m] > exp[m] or m in (ob, tb)]
+                    for m in ms:
+                        for bp in b_pool:
+                            tries += 1
+                            if tries > 400:
+                                break
+                            sub = []
+                            self.value(elem_ctx, path + ["[merged]"], value_of[bp], value_of[ob], value_of[tb], value_of[m], sub)
+                            if not sub:
+                                exp[ob] -= 1
+                                exp[tb] -= 1
+                                exp[m] += 1
+                                b_pool.remove(bp)
+                                progress = True
+                                break
+                            if best is None or len(sub) < len(best[0]):
+                                best = (sub, {bp, ob, tb, m})
+                        if progress or tries > 400:
+                            break
+                    if progress or tries > 400:
+                        break
+                if progress or tries > 400:
+                    break
+        bad = [f for f in value_of if cr[f] != exp[f]]
+        if bad and best is not None and best[1] & set(bad):
+            # Most likely the one element both sides modified, merged wrongly: say where.
+            out.extend(best[0])
+            bad = [f for f in bad if f not in best[1]]
+        for f in bad:
+            g, e = cr[f], exp[f]
+            who = []
+            if co[f] != cb[f]:
+                who.append("ours %+d" % (co[f] - cb[f]))
+            if ct[f] != cb[f]:
+                who.append("theirs %+d" % (ct[f] - cb[f]))
+            out.append(Violation("list-element-count", fmt(path),
+                                 "element %s: base has %d (%s), expected %d in the result, got %d"
+                                 % (show(value_of[f], 200), cb[f], ", ".join(who) or "unchanged", e, g)))
+        # Relative order of the elements present once in every version.
+        once = [f for f in value_of if cb[f] == co[f] == ct[f] == cr[f] == 1]
+        if len(once) >= 2:
+            s = set(once)
+            sb, so, st, sr = ([x for x in fl if x in s] for fl in (fb, fo, ft, fr))
+            want = so if so == st else st if so == sb else so if st == sb else None
+            if want is not None and sr != want:
+                out.append(Violation("list-order", fmt(path), "elements kept by every side are out of order: expected %s, got %s"
+                                     % (show([value_of[x] for x in want], 200), show([value_of[x] for x in sr], 200))))
+
+
+def schema_str(parts):
+    return ".".join(parts)
+
+
+def keylabel(fields, k):
+    return "[" + ",".join("%s=%s" % (f, plain(v) if not isinstance(v, tuple) or len(v) != 2 or v[0] in ("{}", "[]") else v[1])
+                          for f, v in zip(fields, k)) + "]"
+
+
+def label(k):
+    if k is None:
+        return "<doc>"
+    if k and k[0] == "#position":
+        return "<doc #%d>" % k[1]
+    g, kind, ns, name = k[:4]
+    s = "%s%s %s%s" % (g + "/" if g else "", kind, ns + "/" if ns else "", name)
+    return s + ("#%d" % k[5] if len(k) > 4 else "")
+
+
+def fmt(path):
+    out = path[0] if path else ""
+    rest = ""
+    for p in path[1:]:
+        rest += p if p.startswith("[") else ("." if rest else "") + p
+    return "%s: %s" % (out, rest or "<whole>")
+
+
+# ---------------------------------------------------------------------------------------------
+# Conflicts
+
+MARK = re.compile(r"^(<{7}|\|{7}|={7}|>{7})(?![<|=>])")
+
+
+def take_side(text, side):
+    """The file a user gets by keeping one side of every conflict block."""
+    out, state = [], None
+    for line in text.splitlines(True):
+        m = MARK.match(line)
+        if m:
+            tok = m.group(1)[0]
+            if tok == "<":
+                state = "ours"
+                continue
+            if state and tok == "|":
+                state = "base"
+                continue
+            if state and tok == "=":
+                state = "theirs"
+                continue
+            if state and tok == ">":
+                state = None
+                continue
+        if state is None or state == side:
+            out.append(line)
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Text edits located by PyYAML node marks
+
+IMAGE_TAGS = ["1.2.4", "2.0.0", "v3.1.0", "latest", "1.27.1-alpine"]
+STR_POOL = ["staging", "prod", "v2", "enabled", "blue", "green", "canary"]
+NEW_KEYS = ["team", "tier", "owner", "priority", "enabled", "timeoutSeconds", "imagePullPolicy",
+            "revisionHistoryLimit", "description", "app.kubernetes.io/version"]
+NEW_VALS = ["platform", "backend", '"true"', "true", "3", "30", "IfNotPresent", "staging"]
+ARG_POOL = ["--verbose", "--log-level=debug", "--port=8080", "--metrics", "extra.yaml"]
+NAME_POOL = ["metrics", "sidecar", "debug", "LOG_LEVEL", "FEATURE_FLAG", "cache"]
+PORT_POOL = [8443, 9090, 9443]
+COMMENTS = ["# changed by the team", "# TODO: revisit", "# pinned for now", "# see the runbook"]
+KEY_FIELDS = ["name", "mountPath", "devicePath", "containerPort", "port", "ip", "topologyKey", "type", "key", "id"]
+INTERESTING = {"image", "replicas", "value", "tag", "version", "name", "app", "memory", "cpu", "port",
+               "containerPort", "targetPort", "namespace", "enabled", "repository", "path"}
+
+
+def is_plain(n):
+    return n.style in (None, "")
+
+
+IDENTITY_PATHS = (["apiVersion"], ["kind"], ["metadata"], ["metadata", "name"], ["metadata", "namespace"])
+
+
+class Pair:
+    __slots__ = ("mapnode", "k", "v", "key", "line", "col", "first_in_item", "last", "path", "schema", "doc", "protected")
+
+
+class Item:
+    __slots__ = ("seq", "node", "line", "dash", "last", "path", "doc", "index")
+
+
+class Index:
+    """Where things are in one text: pairs of block mappings, items of block sequences, scalars,
+    comment lines and document chunks, each with line ranges usable for text edits."""
+
+    def __init__(self, text):
+        self.text = text
+        self.eol = "\r\n" if "\r\n" in text else "\n"
+        self.lines = text.split("\n")
+        # Keep the separators: lines[i] includes its "\n" except possibly the last.
+        self.lines = [l + "\n" for l in self.lines[:-1]] + ([self.lines[-1]] if self.lines[-1] else [])
+        self.docs = [d for d in yaml.compose_all(text, Loader=CLoader)]
+        self.pairs, self.items, self.scalars, self.maps, self.seqs = [], [], [], [], []
+        self.multiline = set()
+        self.doc_idents = []
+        self.several = len([d for d in self.docs if d is not None]) > 1
+        for di, d in enumerate(self.docs):
+            self.doc_idents.append(self.node_identity(d))
+            if d is not None:
+                self.walk(d, [], [], di)
+        self.chunks = self.doc_chunks()
+        self.data = construct_docs(self.docs)
+
+    @staticmethod
+    def node_identity(d):
+        if not isinstance(d, yaml.MappingNode):
+            return None
+        vals = {k.value: v for k, v in d.value if isinstance(k, yaml.ScalarNode)}
+        md = vals.get("metadata")
+        name = None
+        if isinstance(md, yaml.MappingNode):
+            for k, v in md.value:
+                if isinstance(k, yaml.ScalarNode) and k.value == "name" and isinstance(v, yaml.ScalarNode):
+                    name = v
+        kind = vals.get("kind")
+        return {"kind": kind.value if isinstance(kind, yaml.ScalarNode) else None, "name": name}
+
+    def last_line(self, n):
+        if isinstance(n, yaml.ScalarNode):
+            if n.style in ("|", ">"):
+                e = n.end_mark
+                ln = e.line if e.column > 0 else e.line - 1
+                while ln > n.start_mark.line and ln < len(self.lines) and self.lines[ln].strip() == "":
+                    ln -= 1
+                return min(ln, len(self.lines) - 1)
+            return n.end_mark.line
+        if n.flow_style or not n.value:
+            return n.end_mark.line
+        last = n.value[-1]
+        if isinstance(n, yaml.MappingNode):
+            return max(self.last_line(last[0]), self.last_line(last[1]))
+        return self.last_line(last)
+
+    def walk(self, n, path, schema, di):
+        """Records pairs, items and scalars below n; returns n's last line (see last_line)."""
+        if isinstance(n, yaml.ScalarNode):
+            last = self.last_line(n)
+            if n.end_mark.line > n.start_mark.line:
+                self.multiline.update(range(n.start_mark.line + 1, last + 1))
+            return last
+        lines = self.lines
+        if isinstance(n, yaml.MappingNode):
+            block = not n.flow_style
+            if block:
+                self.maps.append((n, path, schema, di))
+            last = n.end_mark.line
+            for k, v in n.value:
+                kname = str(k.value) if isinstance(k, yaml.ScalarNode) else "?"
+                kpath = path + [kname]
+                vlast = self.walk(v, kpath, schema + [kname], di)
+                klast = k.end_mark.line
+                last = max(klast, vlast)
+                if block and isinstance(k, yaml.ScalarNode) and k.start_mark.line == klast:
+                    ln, col = k.start_mark.line, k.start_mark.column
+                    prefix = lines[ln][:col].strip() if ln < len(lines) else "x"
+                    if prefix in ("", "-"):
+                        p = Pair()
+                        p.mapnode, p.k, p.v, p.key, p.line, p.col = n, k, v, kname, ln, col
+                        p.first_in_item = prefix == "-"
+                        p.last = max(ln, vlast)
+                        p.path, p.schema, p.doc = kpath, schema + [kname], di
+                        p.protected = self.protected(kpath, di)
+                        self.pairs.append(p)
+                        if isinstance(v, yaml.ScalarNode) and not p.protected:
+                            self.scalars.append((v, kpath, di, kname))
+            return last if block and n.value else n.end_mark.line
+        if isinstance(n, yaml.SequenceNode):
+            block = not n.flow_style
+            if block:
+                self.seqs.append((n, path, schema, di))
+            ischema = schema[:-1] + [schema[-1] + "[]"] if schema else ["[]"]
+            last = n.end_mark.line
+            for i, it in enumerate(n.value):
+                ipath = path + ["[%d]" % i]
+                last = self.walk(it, ipath, ischema, di)
+                if block:
+                    ln, col = it.start_mark.line, it.start_mark.column
+                    before = lines[ln][:col] if ln < len(lines) else "x"
+                    if before.strip() == "-" and not (isinstance(it, yaml.ScalarNode) and it.start_mark == it.end_mark):
+                        x = Item()
+                        x.seq, x.node, x.line, x.dash = n, it, ln, before.index("-")
+                        x.last = max(ln, last)
+                        x.path, x.doc, x.index = ipath, di, i
+                        self.items.append(x)
+                        if isinstance(it, yaml.ScalarNode):
+                            self.scalars.append((it, ipath, di, path[-1] if path else ""))
+            return last if block and n.value else n.end_mark.line
+        return n.end_mark.line
+
+    def protected(self, path, di):
+        """Identity fields of a resource and the key fields of list elements: changing one is a
+        delete plus an add for the pairing rules, which makes a rename on one side against a change
+        on the other a conflict by definition (even a single-document file stops being one when the
+        other side copies the resource); leave them be."""
+        if len(path) >= 2 and path[-2].startswith("[") and path[-1] in KEY_FIELDS:
+            return True
+        ident = self.doc_idents[di] if di < len(self.doc_idents) else None
+        return bool(ident and (ident["kind"] or ident["name"] is not None) and path in IDENTITY_PATHS)
+
+    def doc_chunks(self):
+        """Line ranges of the documents, split at '---' lines; None if that does not match the parse."""
+        if any(l.startswith("%") or l.rstrip() == "..." for l in self.lines):
+            return None
+        seps = [i for i, l in enumerate(self.lines) if re.match(r"^---(\s|$)", l) and i not in self.multiline]
+        bounds = [0] + seps + [len(self.lines)]
+        chunks = []
+        for a, b in zip(bounds, bounds[1:]):
+            content = [l for l in self.lines[a:b] if l.strip() and not l.lstrip().startswith("#") and not re.match(r"^---\s*$", l)]
+            if content:
+                chunks.append((a, b))
+        real = [d for d in self.docs if d is not None]
+        if len(chunks) != len(real):
+            return None
+        return chunks
+
+    def comment_lines(self):
+        return [i for i, l in enumerate(self.lines) if l.lstrip().startswith("#") and i not in self.multiline]
+
+    def doc_label(self, di):
+        ident = self.doc_idents[di] if di < len(self.doc_idents) else None
+        if ident and (ident["kind"] or ident["name"] is not None):
+            return "%s/%s" % (ident["kind"] or "", ident["name"].value if ident["name"] is not None else "")
+        return "doc%d" % di
+
+
+class Cand:
+    __slots__ = ("kind", "line", "target", "apply", "where")
+
+    def __init__(self, kind, line, target, apply, where):
+        self.kind, self.line, self.target, self.apply, self.where = kind, line, target, apply, where
+
+
+def nl(ix, s):
+    return s + ix.eol
+
+
+def with_eol(lines, ix):
+    """Lines with the last one terminated, so that text can be inserted after it."""
+    lines = list(lines)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += ix.eol
+    return lines
+
+
+def new_scalar(rng, key, old, tag):
+    if key == "image" and ":" in old.split("/")[-1]:
+        return old.rsplit(":", 1)[0] + ":" + rng.choice(IMAGE_TAGS)
+    if key == "image":
+        return old + ":" + rng.choice(IMAGE_TAGS)
+    if tag.endswith(":int"):
+        try:
+            n = int(old)
+        except ValueError:
+            return None
+        return str(rng.choice([n + 1, n + 2, n * 2, 0, 3]))
+    if tag.endswith(":bool"):
+        return "false" if old.lower() in ("true", "yes", "on") else "true"
+    if re.search(r"\d+\.\d+", old) and rng.random() < 0.6:
+        return re.sub(r"(\d+)\.(\d+)", lambda m: "%s.%d" % (m.group(1), int(m.group(2)) + rng.choice([1, 2])), old, count=1)
+    if rng.random() < 0.5:
+        return old + "-" + rng.choice(STR_POOL)
+    return rng.choice(STR_POOL)
+
+
+def quote_like(node, s):
+    if node.style == '"':
+        return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
+    if node.style == "'":
+        return "'%s'" % s.replace("'", "''")
+    return s
+
+
+def replace_span(lines, line, c0, c1, text):
+    lines = list(lines)
+    l = lines[line]
+    lines[line] = l[:c0] + text + l[c1:]
+    return lines
+
+
+def cands_scalar(ix, rng):
+    out = []
+    for (n, path, di, key) in ix.scalars:
+        if n.start_mark.line != n.end_mark.line or n.style not in (None, "", '"', "'") or n.start_mark == n.end_mark:
+            continue
+        if n.value == "" or len(n.value) > 200:
+            continue
+
+        def apply(rng, n=n, key=key):
+            new = new_scalar(rng, key, n.value, n.tag)
+            if new is None or new == n.value:
+                return None
+            return replace_span(ix.lines, n.start_mark.line, n.start_mark.column, n.end_mark.column, quote_like(n, new))
+        w = "%s %s" % (ix.doc_label(di), ".".join(path))
+        out.append(Cand("scalar", n.start_mark.line, ("scalar", n.start_mark.line), apply, w))
+        if key in INTERESTING or (len(path) >= 2 and path[-2] in ("labels", "annotations", "env")):
+            out.extend([out[-1]] * 2)
+    return out
+
+
+def cands_add_key(ix, rng):
+    out = []
+    bymap = collections.defaultdict(list)
+    for p in ix.pairs:
+        bymap[id(p.mapnode)].append(p)
+    for ps in bymap.values():
+        names = {p.key for p in ps}
+        col = ps[0].col
+        for j, p in enumerate(ps):
+            def apply(rng, p=p, col=col, names=names):
+                key = rng.choice([k for k in NEW_KEYS if k not in names] or ["extra"])
+                ind = " " * col
+                if rng.random() < 0.25:
+                    new = [nl(ix, "%s%s:" % (ind, key)), nl(ix, "%s  sub: %s" % (ind, rng.choice(NEW_VALS)))]
+                else:
+                    new = [nl(ix, "%s%s: %s" % (ind, key, rng.choice(NEW_VALS)))]
+                lines = with_eol(ix.lines, ix)
+                return lines[:p.last + 1] + new + lines[p.last + 1:]
+            out.append(Cand("add-key", p.last, ("map", ps[0].line), apply, "%s %s" % (ix.doc_label(p.doc), ".".join(p.path[:-1]) or "<root>")))
+    return out
+
+
+def delete_pair(ix, p, siblings):
+    lines = list(ix.lines)
+    if p.first_in_item:
+        after = [q for q in siblings if q.line > p.last]
+        if not after:
+            return None
+        nxt = after[0]
+        dash = ix.lines[p.line].index("-")
+        l = lines[nxt.line]
+        if l[dash:dash + 2] != "  ":
+            return None
+        lines[nxt.line] = l[:dash] + "- " + l[dash + 2:]
+        return lines[:p.line] + lines[nxt.line:]
+    return lines[:p.line] + lines[p.last + 1:]
+
+
+def siblings_of(ix):
+    bymap = collections.defaultdict(list)
+    for p in ix.pairs:
+        bymap[id(p.mapnode)].append(p)
+    return bymap
+
+
+def cands_del_key(ix, rng):
+    out = []
+    bymap = siblings_of(ix)
+    for p in ix.pairs:
+        if p.protected:
+            continue
+        sib = bymap[id(p.mapnode)]
+        if len(p.mapnode.value) < 2 or len(sib) != len(p.mapnode.value):
+            continue
+        if not p.path or len(p.path) == 1 and p.key in ("apiVersion", "kind"):
+            continue
+        out.append(Cand("del-key", p.line, ("pair", p.line), lambda rng, p=p, sib=sib: delete_pair(ix, p, sib),
+                        "%s %s" % (ix.doc_label(p.doc), ".".join(p.path))))
+    return out
+
+
+def items_by_seq(ix):
+    byseq = collections.defaultdict(list)
+    for it in ix.items:
+        byseq[id(it.seq)].append(it)
+    return {k: v for k, v in byseq.items() if len(v) == len(v[0].seq.value)}
+
+
+def item_block(ix, its, i):
+    """Line range [a, b) of item i, including comment lines up to the next item."""
+    a = its[i].line
+    b = its[i + 1].line if i + 1 < len(its) else its[i].last + 1
+    return a, b
+
+
+def rename_in_copy(ix, it, block_lines, rng, force_key=True):
+    """A copied list element (lines) with its key field, or else some scalar, changed."""
+    node = it.node
+    lines = list(block_lines)
+    base = it.line
+    if isinstance(node, yaml.ScalarNode):
+        if node.style not in (None, "", '"', "'") or node.start_mark.line != node.end_mark.line:
+            return None
+        val = rng.choice(ARG_POOL) if node.value.startswith("-") or rng.random() < 0.5 else node.value + "-" + rng.choice(STR_POOL)
+        return replace_span(lines, 0, node.start_mark.column, node.end_mark.column, quote_like(node, val))
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    fields = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+    # Every key-like field is renamed, so that the copy is a new element whatever the list's key
+    # (a Service port copied with a new name but the same port would be a duplicate key).
+    renamed = []
+    for f in KEY_FIELDS:
+        v = fields.get(f)
+        if isinstance(v, yaml.ScalarNode) and v.start_mark.line == v.end_mark.line and v.style in (None, "", '"', "'") and v.value:
+            if v.tag.endswith(":int"):
+                new = str(rng.choice(PORT_POOL))
+            else:
+                new = rng.choice(NAME_POOL)
+            if new == v.value:
+                new += "2"
+            lines = replace_span(lines, v.start_mark.line - base, v.start_mark.column, v.end_mark.column, quote_like(v, new))
+            renamed.append(v.start_mark.line)
+    if not renamed:
+        return None if force_key else lines
+    # Edit one more scalar of the copy now and then (a copied container gets its own image).
+    img = fields.get("image") or fields.get("value")
+    if isinstance(img, yaml.ScalarNode) and img.start_mark.line not in renamed and rng.random() < 0.5 \
+            and img.start_mark.line == img.end_mark.line and img.style in (None, "", '"', "'"):
+        newv = new_scalar(rng, "image" if "image" in fields else "value", img.value, img.tag)
+        if newv:
+            lines = replace_span(lines, img.start_mark.line - base, img.start_mark.column, img.end_mark.column, quote_like(img, newv))
+    return lines
+
+
+def cands_add_item(ix, rng, copy_only=False):
+    out = []
+    for its in items_by_seq(ix).values():
+        seqpath = its[0].path[:-1]
+        for i, it in enumerate(its):
+            if copy_only and not (isinstance(it.node, yaml.MappingNode) and any(
+                    isinstance(k, yaml.ScalarNode) and k.value == "name" for k, _ in it.node.value)):
+                continue
+
+            def apply(rng, its=its, i=i, it=it):
+                a, b = it.line, it.last + 1
+                block = with_eol(ix.lines[a:b], ix)
+                copy = rename_in_copy(ix, it, block, rng)
+                if copy is None:
+                    return None
+                lines = with_eol(ix.lines, ix)
+                if copy_only:
+                    pos = a if rng.random() < 0.5 else b
+                else:
+                    j = rng.randrange(len(its) + 1)
+                    pos = its[j].line if j < len(its) else its[-1].last + 1
+                return lines[:pos] + copy + lines[pos:]
+            kind = "copy-item" if copy_only else "add-item"
+            out.append(Cand(kind, it.line, ("seq", its[0].line), apply, "%s %s" % (ix.doc_label(it.doc), ".".join(seqpath))))
+    return out
+
+
+def cands_del_item(ix, rng):
+    out = []
+    for its in items_by_seq(ix).values():
+        if len(its) < 2:
+            continue
+        for i, it in enumerate(its):
+            out.append(Cand("del-item", it.line, ("item", it.line),
+                            lambda rng, it=it: ix.lines[:it.line] + ix.lines[it.last + 1:],
+                            "%s %s" % (ix.doc_label(it.doc), ".".join(it.path))))
+    return out
+
+
+def cands_reorder_list(ix, rng):
+    out = []
+    for its in items_by_seq(ix).values():
+        if len(its) < 2:
+            continue
+        path = its[0].path[:-1]
+        weight = 3 if path and path[-1] in ("rules", "args", "command", "resources", "containers", "env", "ports", "verbs", "steps") else 1
+
+        def apply(rng, its=its):
+            lines = with_eol(ix.lines, ix)
+            blocks = [lines[a:b] for a, b in (item_block(ix, its, i) for i in range(len(its)))]
+            # the last block ends at its last line: anything after it stays put
+            start, end = its[0].line, its[-1].last + 1
+            order = list(range(len(its)))
+            if rng.random() < 0.5:
+                i = rng.randrange(len(its) - 1)
+                order[i], order[i + 1] = order[i + 1], order[i]
+            else:
+                i = rng.randrange(len(its))
+                x = order.pop(i)
+                order.insert(rng.randrange(len(its)), x)
+            if order == list(range(len(its))):
+                return None
+            new = [l for k in order for l in blocks[k]]
+            return lines[:start] + new + lines[end:]
+        c = Cand("reorder-list", its[0].line, ("seq", its[0].line), apply, "%s %s" % (ix.doc_label(its[0].doc), ".".join(path)))
+        out.extend([c] * weight)
+    return out
+
+
+def cands_move_key(ix, rng):
+    out = []
+    for ps in siblings_of(ix).values():
+        if len(ps) < 2 or len(ps) != len(ps[0].mapnode.value):
+            continue
+        blocks = []
+        for i, p in enumerate(ps):
+            blocks.append((p.line, ps[i + 1].line if i + 1 < len(ps) else p.last + 1))
+        movable = [i for i, p in enumerate(ps) if not p.first_in_item]
+        if not movable:
+            continue
+
+        def apply(rng, ps=ps, blocks=blocks, movable=movable):
+            lines = with_eol(ix.lines, ix)
+            i = rng.choice(movable)
+            dests = [j for j in range(len(ps) + 1) if j not in (i, i + 1) and not (j == 0 and ps[0].first_in_item)]
+            if not dests:
+                return None
+            j = rng.choice(dests)
+            a, b = blocks[i]
+            moved = lines[a:b]
+            # the last block has no trailing comments; a moved block keeps its own lines only
+            if i == len(ps) - 1:
+                moved = lines[a:ps[i].last + 1]
+                b = ps[i].last + 1
+            dest = blocks[j][0] if j < len(ps) else ps[-1].last + 1
+            rest = lines[:a] + lines[b:]
+            if dest > a:
+                dest -= (b - a)
+            return rest[:dest] + moved + rest[dest:]
+        out.append(Cand("move-key", ps[0].line, ("map", ps[0].line), apply, "%s %s" % (ix.doc_label(ps[0].doc), ".".join(ps[0].path[:-1]) or "<root>")))
+    return out
+
+
+def value_prefix(ix, p):
+    """The key's line up to and including the colon."""
+    l = ix.lines[p.line]
+    c = l.find(":", p.k.end_mark.column)
+    if c < 0:
+        return None
+    return l[:c + 1]
+
+
+def cands_empty(ix, rng):
+    out = []
+    for p in ix.pairs:
+        if p.protected:
+            continue
+        v = p.v
+        if not isinstance(v, (yaml.MappingNode, yaml.SequenceNode)) or v.flow_style or not v.value:
+            continue
+        if v.start_mark.line <= p.line:
+            continue
+
+        def apply(rng, p=p, v=v):
+            pre = value_prefix(ix, p)
+            if pre is None:
+                return None
+            e = "[]" if isinstance(v, yaml.SequenceNode) else "{}"
+            return ix.lines[:p.line] + [nl(ix, pre + " " + e)] + ix.lines[p.last + 1:]
+        out.append(Cand("empty", p.line, ("pair", p.line), apply, "%s %s" % (ix.doc_label(p.doc), ".".join(p.path))))
+    return out
+
+
+def cands_null(ix, rng):
+    out = []
+    for p in ix.pairs:
+        if p.protected:
+            continue
+        v = p.v
+        if isinstance(v, yaml.ScalarNode) and v.value == "" and is_plain(v):
+            continue
+        if isinstance(v, yaml.ScalarNode) and v.tag.endswith(":null"):
+            continue
+        if p.path and len(p.path) == 1 and p.key in ("apiVersion", "kind", "metadata"):
+            continue
+
+        def apply(rng, p=p, v=v):
+            word = rng.choice(["null", "~", ""])
+            pre = value_prefix(ix, p)
+            if pre is None:
+                return None
+            if isinstance(v, yaml.ScalarNode) and v.start_mark.line == v.end_mark.line == p.line and v.style not in ("|", ">"):
+                l = ix.lines[p.line]
+                new = (l[:v.start_mark.column] + word + l[v.end_mark.column:])
+                if not word:
+                    new = new[:v.start_mark.column].rstrip() + l[v.end_mark.column:]
+                return replace_span(ix.lines, p.line, 0, len(l), new)
+            return ix.lines[:p.line] + [nl(ix, (pre + " " + word).rstrip())] + ix.lines[p.last + 1:]
+        out.append(Cand("null", p.line, ("pair", p.line), apply, "%s %s" % (ix.doc_label(p.doc), ".".join(p.path))))
+    return out
+
+
+def cands_svc_port(ix, rng):
+    out = []
+    for its in items_by_seq(ix).values():
+        it0 = its[0]
+        di = it0.doc
+        ident = ix.doc_idents[di] if di < len(ix.doc_idents) else None
+        if not ident or ident["kind"] != "Service" or it0.path[:-1] != ["spec", "ports"]:
+            continue
+        if not isinstance(it0.node, yaml.MappingNode):
+            continue
+
+        def apply(rng, its=its):
+            it = its[0]
+            col = it.node.start_mark.column
+            head = ix.lines[it.line][:it.dash] + "-" + " " * (col - it.dash - 1)
+            ind = " " * col
+            port = rng.choice(PORT_POOL)
+            fields = []
+            if rng.random() < 0.6:
+                fields.append("name: p%d" % port)
+            fields.append("port: %d" % port)
+            r = rng.random()
+            if r < 0.5:
+                fields.append("protocol: TCP")
+            elif r < 0.6:
+                fields.append("protocol: UDP")
+            fields.append("targetPort: %d" % rng.choice([port, 8080]))
+            new = [nl(ix, head + fields[0])] + [nl(ix, ind + f) for f in fields[1:]]
+            j = rng.randrange(len(its) + 1)
+            pos = its[j].line if j < len(its) else its[-1].last + 1
+            lines = with_eol(ix.lines, ix)
+            return lines[:pos] + new + lines[pos:]
+        out.append(Cand("svc-port", it0.line, ("seq", it0.line), apply, "%s spec.ports" % ix.doc_label(di)))
+    return out
+
+
+def cands_comment(ix, rng):
+    out = []
+    for i in ix.comment_lines():
+        def change(rng, i=i):
+            l = ix.lines[i]
+            ind = l[:len(l) - len(l.lstrip())]
+            if rng.random() < 0.3:
+                return ix.lines[:i] + ix.lines[i + 1:]
+            return ix.lines[:i] + [nl(ix, ind + rng.choice(COMMENTS))] + ix.lines[i + 1:]
+        out.append(Cand("comment", i, ("line", i), change, "line %d" % (i + 1)))
+    for p in ix.pairs:
+        if p.first_in_item:
+            continue
+
+        def add(rng, p=p):
+            return ix.lines[:p.line] + [nl(ix, " " * p.col + rng.choice(COMMENTS))] + ix.lines[p.line:]
+        out.append(Cand("comment", p.line, ("line", p.line), add, "above %s" % ".".join(p.path)))
+    return out
+
+
+def cands_block_text(ix, rng):
+    out = []
+    for (n, path, di, key) in ix.scalars:
+        if n.style not in ("|", ">"):
+            continue
+        first, last = n.start_mark.line + 1, ix.last_line(n)
+        if last < first:
+            continue
+
+        def apply(rng, n=n, first=first, last=last):
+            lines = with_eol(ix.lines, ix)
+            r = rng.random()
+            if r < 0.2:
+                hl = lines[n.start_mark.line]
+                m = re.match(r"[|>][0-9+-]*", hl[n.start_mark.column:])
+                if not m:
+                    return None
+                ind = "".join(ch for ch in m.group(0) if ch.isdigit())
+                new = rng.choice([h for h in ("|", "|-", ">-", ">", "|+") if h != m.group(0).replace(ind, "")])
+                new = new[0] + ind + new[1:]
+                return replace_span(lines, n.start_mark.line, n.start_mark.column, n.start_mark.column + len(m.group(0)), new)
+            content = [i for i in range(first, last + 1) if lines[i].strip()]
+            # A folded scalar's lines are one line of data: a line-wise merge of the text is
+            # right, but no data-level check can tell; only its header is edited.
+            if not content or n.style == ">":
+                return None
+            i = rng.choice(content[:3]) if rng.random() < 0.5 else rng.choice(content)
+            l = lines[i]
+            ind = l[:len(l) - len(l.lstrip())]
+            if r < 0.55:
+                body = l.rstrip("\r\n")
+                return lines[:i] + [nl(ix, body + " " + rng.choice(["--debug", "# edited", "x", "2"]))] + lines[i + 1:]
+            if r < 0.8:
+                return lines[:i + 1] + [nl(ix, ind + rng.choice(["echo done", "set -x", "key = value", "line added"]))] + lines[i + 1:]
+            # Deleting the first line could change the block's detected indentation, and with it
+            # every line of the value: not an edit a person makes.
+            if len(content) < 2 or i == content[0]:
+                return None
+            return lines[:i] + lines[i + 1:]
+        out.append(Cand("block-text", n.start_mark.line, ("scalar", n.start_mark.line), apply, "%s %s" % (ix.doc_label(di), ".".join(path))))
+    return out
+
+
+def cands_copy_doc(ix, rng):
+    out = []
+    if not ix.chunks or len(ix.chunks) != len([d for d in ix.docs if d is not None]):
+        return out
+    real = [i for i, d in enumerate(ix.docs) if d is not None]
+    for ci, (a, b) in enumerate(ix.chunks):
+        di = real[ci]
+        ident = ix.doc_idents[di]
+        if not ident or ident["name"] is None:
+            continue
+        name = ident["name"]
+        if name.start_mark.line != name.end_mark.line or name.style not in (None, "", '"', "'"):
+            continue
+
+        def apply(rng, a=a, b=b, name=name):
+            lines = with_eol(ix.lines, ix)
+            block = lines[a:b]
+            if not re.match(r"^---(\s|$)", block[0]):
+                block = [nl(ix, "---")] + block
+                off = 1
+            else:
+                off = 0
+            new = name.value + "-" + rng.choice(["copy", "canary", "v2"])
+            rel = name.start_mark.line - a + off
+            block = replace_span(block, rel, name.start_mark.column, name.end_mark.column, quote_like(name, new))
+            # trailing comments of the chunk stay with the original
+            while len(block) > 1 and (not block[-1].strip() or block[-1].lstrip().startswith("#")):
+                block = block[:-1]
+            if rng.random() < 0.5:
+                pos = b
+            else:
+                pos = a
+                if not re.match(r"^---(\s|$)", lines[a]):
+                    # the copy goes first: the original now needs its own separator
+                    return lines[:a] + block + [nl(ix, "---")] + lines[a:]
+            return lines[:pos] + block + lines[pos:]
+        out.append(Cand("copy-doc", a, ("doc", a), apply, ix.doc_label(di)))
+    return out
+
+
+def cands_reorder_docs(ix, rng):
+    if not ix.chunks or len(ix.chunks) < 2:
+        return []
+
+    def apply(rng):
+        lines = with_eol(ix.lines, ix)
+        chunks = ix.chunks
+        head = lines[:chunks[0][0]]
+        blocks = []
+        for a, b in chunks:
+            blk = lines[a:b]
+            if not re.match(r"^---(\s|$)", blk[0]):
+                blk = [nl(ix, "---")] + blk
+            blocks.append(blk)
+        tail = lines[chunks[-1][1]:]
+        order = list(range(len(blocks)))
+        i = rng.randrange(len(blocks) - 1)
+        if rng.random() < 0.6:
+            order[i], order[i + 1] = order[i + 1], order[i]
+        else:
+            x = order.pop(rng.randrange(len(order)))
+            order.insert(rng.randrange(len(order) + 1), x)
+        if order == list(range(len(blocks))):
+            return None
+        return head + [l for k in order for l in blocks[k]] + tail
+    return [Cand("reorder-docs", ix.chunks[0][0], ("docs", 0), apply, "documents")]
+
+
+KINDS = [
+    ("scalar", cands_scalar, 3.0), ("add-key", cands_add_key, 2.0), ("del-key", cands_del_key, 2.0),
+    ("add-item", cands_add_item, 2.0), ("del-item", cands_del_item, 2.0),
+    ("copy-item", lambda ix, rng: cands_add_item(ix, rng, copy_only=True), 1.0), ("copy-doc", cands_copy_doc, 1.0),
+    ("reorder-docs", cands_reorder_docs, 1.0), ("reorder-list", cands_reorder_list, 2.0), ("move-key", cands_move_key, 2.0),
+    ("empty", cands_empty, 1.0), ("null", cands_null, 1.5), ("svc-port", cands_svc_port, 3.0),
+    ("comment", cands_comment, 1.0), ("block-text", cands_block_text, 1.5),
+]
+
+
+def loads_strict(text):
+    try:
+        load_docs(text)
+        return True
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+        return False
+
+
+def edit_side(ix, rng, n_edits, anchors=None):
+    """Apply n_edits random edits to the text of ix; near the anchors (the other side's edits)
+    when given. Returns (text, documents, [(kind, line, where, target)])."""
+    applied = []
+    tries = 0
+    while len(applied) < n_edits and tries < n_edits * 12:
+        tries += 1
+        kinds = [k for k in KINDS if k[0] not in G.get("skip", ())]
+        rng.shuffle(kinds)
+        total = sum(w for _, _, w in kinds)
+        x = rng.random() * total
+        for name, gen, w in kinds:
+            x -= w
+            if x <= 0:
+                break
+        cands = gen(ix, rng)
+        if not cands:
+            continue
+        mode = rng.random()
+        pool = cands
+        ref = anchors if anchors else [(k, l, t) for (k, l, w, t) in applied]
+        if ref and mode < 0.55:
+            near = [c for c in cands if any(abs(c.line - l) <= 4 for (_, l, _) in ref)]
+            pool = near or cands
+        elif ref and mode < 0.75:
+            same = [c for c in cands if any(c.target == t for (_, _, t) in ref)]
+            pool = same or cands
+        c = rng.choice(pool)
+        try:
+            new_lines = c.apply(rng)
+        except (IndexError, ValueError):
+            new_lines = None
+        if not new_lines:
+            continue
+        new = "".join(new_lines)
+        if new == ix.text or re.search(r"(?m)^(<{7}|={7}|>{7})", new):
+            continue
+        try:
+            nix = Index(new)
+        except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+            continue
+        if not nix.data:
+            continue
+        applied.append((c.kind, c.line, c.where, c.target))
+        ix = nix
+    return ix.text, ix.data, applied
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+
+def find_shared(arg):
+    if arg:
+        return arg
+    for g in SHARED_GUESSES:
+        if os.path.isfile(os.path.join(g, "k8s-list-keys.json")):
+            return os.path.abspath(g)
+    sys.exit("adversary: cannot find the shared data folder; pass --shared")
+
+
+def usable(text):
+    if any(c in text for c in ("\x85", "\u2028", "\u2029", "\t")) or re.search(r"\r(?!\n)", text):
+        return False
+    if re.search(r"(?m)^(<{7}|={7}|>{7})", text):
+        return False
+    try:
+        docs = load_docs(text)
+        Index(text)
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+        return False
+    return bool(docs)
+
+
+def collect_inputs(shared, roots, perf, seed):
+    seen, out = set(), []
+    for root in roots:
+        for name in sorted(os.listdir(root)):
+            for side in ("base", "ours", "theirs"):
+                p = os.path.join(root, name, side + ".yaml")
+                if not os.path.isfile(p):
+                    continue
+                try:
+                    text = open(p, encoding="utf-8").read()
+                except UnicodeDecodeError:
+                    continue
+                if text in seen or not usable(text):
+                    continue
+                seen.add(text)
+                out.append(("%s/%s" % (name, side), text))
+    if perf:
+        rng = random.Random("perf:%s" % seed)
+        pdir = os.path.join(shared, "perf")
+        for name in sorted(os.listdir(pdir)):
+            p = os.path.join(pdir, name, "base.yaml")
+            if not os.path.isfile(p):
+                continue
+            text = open(p, encoding="utf-8").read()
+            chunks = re.split(r"(?m)^(?=---(?:\s|$))", text)
+            for k in range(3):
+                if len(chunks) < 2:
+                    break
+                n = rng.randint(2, 5)
+                a = rng.randrange(max(1, len(chunks) - n))
+                cut = "".join(chunks[a:a + n])
+                if len(cut) > 200000 or cut in seen or not usable(cut):
+                    continue
+                seen.add(cut)
+                out.append(("perf/%s#%d" % (name, a), cut))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# One merge
+
+G = {}
+
+
+def init_worker(inputs, table, cmd, policy, git, out_dir, save_all, skip=()):
+    G.update(inputs=inputs, oracle=Oracle(table, policy), cmd=cmd, policy=policy, git=git, out=out_dir, save_all=save_all,
+             skip=set(skip))
+
+
+def run_cmd(cmd, policy, git, base, ours, theirs):
+    """Runs the merge command on three texts: (exit class, result text or None, stderr)."""
+    with tempfile.TemporaryDirectory(prefix="adv") as d:
+        paths = {}
+        for k, s in (("base", base), ("ours", ours), ("theirs", theirs)):
+            paths[k] = os.path.join(d, k + ".yaml")
+            with open(paths[k], "w", encoding="utf-8", newline="") as f:
+                f.write(s)
+        paths["out"] = os.path.join(d, "out.yaml")
+        line = cmd.format(policy=policy, **{k: shlex.quote(v) for k, v in paths.items()})
+        try:
+            r = subprocess.run(line, shell=True, capture_output=True, timeout=60)
+            rc = r.returncode
+            err = r.stderr.decode("utf-8", errors="replace")
+        except subprocess.TimeoutExpired:
+            rc, err = -1, "timeout"
+        res = None
+        if os.path.exists(paths["out"]):
+            with open(paths["out"], "rb") as f:
+                res = f.read().decode("utf-8", errors="replace")
+    if rc == 0:
+        status = "clean"
+    elif rc == 1 or (git and 1 <= rc < 128):
+        status = "conflict"
+    else:
+        status = "error"
+    return status, res, err
+
+
+def judge(oracle, inputs, status, res):
+    """Violations of a clean result, or the unparsable sides of a conflicted one."""
+    if status == "clean":
+        if res is None:
+            return [Violation("no-output", "<file>", "exit 0 and no result")]
+        try:
+            r_docs = load_docs(res)
+        except DuplicateKeyError as e:
+            return [Violation("duplicate-key", "<file>", str(e).replace("\n", " "))]
+        except (yaml.YAMLError, RecursionError, ValueError, TypeError) as e:
+            return [Violation("result-unloadable", "<file>", str(e).replace("\n", " ")[:300])]
+        return oracle.check(*inputs, r_docs)
+    if status == "conflict" and res is not None:
+        out = []
+        for side in ("ours", "theirs"):
+            try:
+                load_docs(take_side(res, side))
+            except DuplicateKeyError as e:
+                out.append(Violation("conflict-side-duplicate-key", side, str(e).replace("\n", " ")[:300]))
+            except (yaml.YAMLError, RecursionError, ValueError, TypeError) as e:
+                out.append(Violation("conflict-side-unloadable", side, str(e).replace("\n", " ")[:300]))
+        return out
+    return []
+
+
+def make_case(i, seed, inputs):
+    rng = random.Random("%s:%d" % (seed, i))
+    name, base = inputs[rng.randrange(len(inputs))]
+    bix = Index(base)
+    ours, o_docs, eo = edit_side(bix, rng, rng.randint(1, 4))
+    anchors = [(k, l, t) for (k, l, w, t) in eo] if rng.random() < 0.8 else None
+    theirs, t_docs, et = edit_side(bix, rng, rng.randint(1, 4), anchors)
+    return name, (base, bix.data), (ours, o_docs), (theirs, t_docs), eo, et
+
+
+def describe(edits):
+    return ["%s at line %d (%s)" % (k, l + 1, w) for (k, l, w, t) in edits]
+
+
+def run_one(i_seed):
+    i, seed = i_seed
+    name, (base, b_docs), (ours, o_docs), (theirs, t_docs), eo, et = make_case(i, seed, G["inputs"])
+    status, res, err = run_cmd(G["cmd"], G["policy"], G["git"], base, ours, theirs)
+    try:
+        viol = judge(G["oracle"], (b_docs, o_docs, t_docs), status, res)
+    except RecursionError:
+        viol = []
+        status = "skipped"
+    failing = bool(viol)
+    if G["out"] and (failing or G["save_all"]):
+        d = os.path.join(G["out"], str(i))
+        os.makedirs(d, exist_ok=True)
+        for k, s in (("base", base), ("ours", ours), ("theirs", theirs), ("result", res)):
+            if s is not None:
+                with open(os.path.join(d, k + ".yaml"), "w", encoding="utf-8", newline="") as f:
+                    f.write(s)
+        with open(os.path.join(d, "why.txt"), "w") as f:
+            f.write("merge %d (seed %s) of %s: %s\n" % (i, seed, name, status))
+            for v in viol:
+                f.write("violation: %s\n" % v)
+            f.write("ours edits:\n" + "".join("  %s\n" % x for x in describe(eo)))
+            f.write("theirs edits:\n" + "".join("  %s\n" % x for x in describe(et)))
+            if err.strip():
+                f.write("stderr:\n" + err[-2000:])
+    return dict(i=i, name=name, status=status, viol=[(v.rule, v.path, v.detail) for v in viol],
+                eo=[k for (k, l, w, t) in eo], et=[k for (k, l, w, t) in et], err=err[-300:] if status == "error" else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Shrinking a saved case
+
+def outline(text):
+    try:
+        return [(identity(d), sorted(map(str, d)) if isinstance(d, dict) else type(d).__name__) for d in load_docs(text)]
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+        return None
+
+
+def leaf(path):
+    """The last field of a reported path ("...containers[name=web].image" -> "image"): shrinking
+    keeps it, so that the minimal case fails the same way, not merely by the same rule."""
+    rest = path.split(": ", 1)[-1]
+    return re.split(r"\.(?![^\[]*\])", rest)[-1]
+
+
+def shrink(case_dir, cmd, policy, git, oracle):
+    """Drop documents, then lines common to the three files, then lines of one file, while the
+    merge still fails with one of the original (rule, path leaf) pairs."""
+    texts = {k: open(os.path.join(case_dir, k + ".yaml"), encoding="utf-8").read() for k in ("base", "ours", "theirs")}
+
+    def outcome(t):
+        for s in t.values():
+            if not s.strip() or not loads_strict(s):
+                return None
+        status, res, _ = run_cmd(cmd, policy, git, t["base"], t["ours"], t["theirs"])
+        try:
+            viol = judge(oracle, [load_docs(t[k]) for k in ("base", "ours", "theirs")], status, res)
+        except RecursionError:
+            return None
+        return (status, frozenset((v.rule, leaf(v.path)) for v in viol)) if viol else None
+
+    want = outcome(texts)
+    if want is None:
+        sys.exit("adversary: %s does not fail any more" % case_dir)
+
+    def holds(t):
+        got = outcome(t)
+        return got is not None and got[0] == want[0] and got[1] & want[1]
+
+    runs = 0
+    changed = True
+    while changed:
+        changed = False
+        # 1. whole documents (same chunk index removed from the three files where they pair by text)
+        for k in ("base", "ours", "theirs"):
+            for side in ("all", k):
+                chunks = {s: re.split(r"(?m)^(?=---(?:\s|$))", texts[s]) for s in texts}
+                n = len(chunks[k])
+                for ci in range(n - 1, -1, -1):
+                    cand = dict(texts)
+                    if side == "all":
+                        if len({len(c) for c in chunks.values()}) != 1:
+                            continue
+                        for s in texts:
+                            cand[s] = "".join(c for j, c in enumerate(chunks[s]) if j != ci)
+                    else:
+                        cand[k] = "".join(c for j, c in enumerate(chunks[k]) if j != ci)
+                    runs += 1
+                    if cand != texts and holds(cand):
+                        texts = cand
+                        chunks = {s: re.split(r"(?m)^(?=---(?:\s|$))", texts[s]) for s in texts}
+                        changed = True
+        # 2. lines common to the three files (removed together), then lines of one file
+        for size in (16, 8, 4, 2, 1):
+            lb = texts["base"].splitlines(True)
+            maps = {}
+            for s in ("ours", "theirs"):
+                ls = texts[s].splitlines(True)
+                m = {}
+                for blk in difflib.SequenceMatcher(None, lb, ls, autojunk=False).get_matching_blocks():
+                    for x in range(blk.size):
+                        m[blk.a + x] = blk.b + x
+                maps[s] = (ls, m)
+            i = len(lb) - size
+            while i >= 0:
+                rng_lines = range(i, i + size)
+                if all(x in maps["ours"][1] and x in maps["theirs"][1] for x in rng_lines):
+                    cand = {"base": "".join(l for j, l in enumerate(lb) if j not in rng_lines)}
+                    for s in ("ours", "theirs"):
+                        ls, m = maps[s]
+                        drop = {m[x] for x in rng_lines}
+                        cand[s] = "".join(l for j, l in enumerate(ls) if j not in drop)
+                    runs += 1
+                    if holds(cand):
+                        texts = cand
+                        changed = True
+                        break
+                i -= 1
+            if changed:
+                break
+        if changed:
+            continue
+        for s in ("base", "ours", "theirs"):
+            ls = texts[s].splitlines(True)
+            for j in range(len(ls) - 1, -1, -1):
+                cand = dict(texts)
+                cand[s] = "".join(l for x, l in enumerate(ls) if x != j)
+                # A line dropped from one file alone must not change that file's outline (its
+                # documents and their top-level keys), or the case turns into another one.
+                if outline(cand[s]) != outline(texts[s]):
+                    continue
+                runs += 1
+                if holds(cand):
+                    texts = cand
+                    ls = texts[s].splitlines(True)
+                    changed = True
+    out = os.path.join(case_dir, "min")
+    os.makedirs(out, exist_ok=True)
+    for k, s in texts.items():
+        with open(os.path.join(out, k + ".yaml"), "w", encoding="utf-8", newline="") as f:
+            f.write(s)
+    status, res, _ = run_cmd(cmd, policy, git, texts["base"], texts["ours"], texts["theirs"])
+    viol = judge(oracle, [load_docs(texts[k]) for k in ("base", "ours", "theirs")], status, res)
+    with open(os.path.join(out, "result.yaml"), "w", encoding="utf-8", newline="") as f:
+        f.write(res or "")
+    with open(os.path.join(out, "why.txt"), "w") as f:
+        f.write("%s after %d runs\n" % (status, runs) + "".join("violation: %s\n" % v for v in viol))
+    print("adversary: shrunk %s to %s (%d lines in base) after %d runs" % (case_dir, out, texts["base"].count("\n"), runs))
+    for v in viol:
+        print("  " + str(v))
+
+
+# ---------------------------------------------------------------------------------------------
+
+def check_dirs(dirs, cmd, policy, git, oracle):
+    """Verdicts on case folders (exit 1 if any is a wrong clean result or has unparsable sides)."""
+    bad = 0
+    for d in dirs:
+        texts = [open(os.path.join(d, k + ".yaml"), encoding="utf-8").read() for k in ("base", "ours", "theirs")]
+        status, res, err = run_cmd(cmd, policy, git, *texts)
+        viol = judge(oracle, [load_docs(t) for t in texts], status, res)
+        bad += bool(viol)
+        print("%s: %s%s" % (d, status, ", wrong" if viol and status == "clean" else ", sides do not load" if viol else ", ok"))
+        for v in viol:
+            print("  " + str(v))
+    sys.exit(1 if bad else 0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cmd", help="merge command template with {base} {ours} {theirs} {out} [{policy}]")
+    ap.add_argument("--git", action="store_true", help="use `git merge-file -p` as the command")
+    ap.add_argument("--n", type=int, default=1500)
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--out", help="keep failing cases here as <n>/ folders")
+    ap.add_argument("--policy", default="mark", choices=["mark", "theirs", "ours"])
+    ap.add_argument("--perf", action="store_true", help="also use the perf manifests, cut to a few documents")
+    ap.add_argument("--shared", help="the shared data folder (default: found next to the repository)")
+    ap.add_argument("--inputs", action="append", help="case folders root(s) holding */base.yaml (default: SHARED/realworld)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--index", type=int, action="append", help="run only these merge numbers (keeps their files with --out)")
+    ap.add_argument("--shrink", metavar="CASE_DIR", help="minimise a saved failing case (writes CASE_DIR/min/)")
+    ap.add_argument("--check", metavar="CASE_DIR", nargs="+", help="run the command on CASE_DIR/{base,ours,theirs}.yaml "
+                    "and print the oracle's verdict")
+    ap.add_argument("--skip-kinds", default="", help="comma-separated edit kinds not to make (e.g. null,empty)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="one line per failing merge")
+    a = ap.parse_args()
+    if a.git:
+        a.cmd = GIT_CMD
+    if not a.cmd:
+        ap.error("--cmd or --git is required")
+    if a.policy != "mark":
+        print("adversary: warning: the oracle models mark mode; --policy %s reports are untriaged" % a.policy, file=sys.stderr)
+    shared = find_shared(a.shared)
+    table = load_table(shared)
+    if a.shrink:
+        return shrink(a.shrink, a.cmd, a.policy, a.git, Oracle(table, a.policy))
+    if a.check:
+        return check_dirs(a.check, a.cmd, a.policy, a.git, Oracle(table, a.policy))
+    roots = a.inputs or [os.path.join(shared, "realworld")]
+    t0 = time.time()
+    inputs = collect_inputs(shared, roots, a.perf, a.seed)
+    if not inputs:
+        sys.exit("adversary: no usable inputs")
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+    jobs = [(i, a.seed) for i in (a.index or range(a.n))]
+    skip = [k for k in a.skip_kinds.split(",") if k]
+    unknown = set(skip) - {k[0] for k in KINDS}
+    if unknown:
+        ap.error("unknown edit kinds: %s" % ", ".join(sorted(unknown)))
+    initargs = (inputs, table, a.cmd, a.policy, a.git, a.out, bool(a.index), skip)
+    if a.jobs > 1 and len(jobs) > 1:
+        with multiprocessing.Pool(a.jobs, initializer=init_worker, initargs=initargs) as pool:
+            results = list(pool.imap_unordered(run_one, jobs, chunksize=4))
+    else:
+        init_worker(*initargs)
+        results = [run_one(j) for j in jobs]
+    results.sort(key=lambda r: r["i"])
+    report(a, results, len(inputs), time.time() - t0)
+
+
+def report(a, results, n_inputs, secs):
+    st = collections.Counter(r["status"] for r in results)
+    wrong = [r for r in results if r["status"] == "clean" and r["viol"]]
+    badconf = [r for r in results if r["status"] == "conflict" and r["viol"]]
+    by_rule, by_kind, kind_all, by_pair = collections.Counter(), collections.Counter(), collections.Counter(), collections.Counter()
+    for r in results:
+        for k in set(r["eo"]) | set(r["et"]):
+            kind_all[k] += 1
+    for r in wrong:
+        for rule in sorted({v[0] for v in r["viol"]}):
+            by_rule[rule] += 1
+        for k in set(r["eo"]) | set(r["et"]):
+            by_kind[k] += 1
+        by_pair["ours[%s] theirs[%s]" % (",".join(sorted(set(r["eo"]))), ",".join(sorted(set(r["et"]))))] += 1
+    if a.verbose:
+        for r in wrong + badconf:
+            v = r["viol"][0]
+            print("%5d %-8s %-28s %s at %s: %s" % (r["i"], r["status"], v[0], r["name"][:60], v[1], v[2][:160]))
+    cmdname = "git merge-file" if a.git else a.cmd.split()[0]
+    print("command: %s (policy %s), %d inputs, %.0f s%s" % (cmdname, a.policy, n_inputs, secs,
+                                                         ", edit kinds skipped: " + a.skip_kinds if a.skip_kinds else ""))
+    print("clean: %d" % st["clean"])
+    print("conflict: %d" % st["conflict"])
+    print("error: %d" % st["error"])
+    if st["skipped"]:
+        print("skipped (oracle could not judge): %d" % st["skipped"])
+    print("wrong clean by violated rule (merges):")
+    for rule, c in by_rule.most_common():
+        print("  %-28s %d" % (rule, c))
+    print("wrong clean by edit kind involved (wrong / merges with that kind):")
+    for k, c in sorted(kind_all.items(), key=lambda kv: (-by_kind[kv[0]], kv[0])):
+        print("  %-14s %4d / %d" % (k, by_kind[k], c))
+    cs = collections.Counter()
+    for r in badconf:
+        for v in r["viol"]:
+            cs[v[0]] += 1
+    if cs:
+        print("conflicts whose sides do not load, by reason:")
+        for rule, c in cs.most_common():
+            print("  %-28s %d" % (rule, c))
+    errs = collections.Counter(r["err"].strip().splitlines()[-1][:100] if r["err"].strip() else "?" for r in results if r["status"] == "error")
+    for e, c in errs.most_common(5):
+        print("  error x%d: %s" % (c, e))
+    n = len(results)
+    print("adversary: %d merges (seed %s): clean %d, conflict %d, error %d; wrong clean %d (%.1f%%); "
+          "conflicts whose sides do not parse %d"
+          % (n, a.seed, st["clean"], st["conflict"], st["error"], len(wrong), 100.0 * len(wrong) / max(1, n), len(badconf)))
+
+
+if __name__ == "__main__":
+    main()
