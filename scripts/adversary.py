@@ -70,6 +70,10 @@ SHARED_GUESSES = [os.path.join(HERE, "..", "..", "shared"), os.path.join(HERE, "
 CLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 GIT_CMD = "git merge-file -p {ours} {base} {theirs} > {out}"
 SEED_KEYS = ["mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"]
+# A kustomization's lists of files, where order carries no meaning (issue 11's set lists).
+KUSTOMIZATION_SETS = {"resources", "components", "crds", "configurations"}
+KUSTOMIZATION_KINDS = {"kustomize.config.k8s.io/Kustomization", "kustomize.config.k8s.io/Component",
+                       "Kustomization"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,10 +337,14 @@ class Oracle:
         if b == t:
             return self.expect(path, o, r, "ours-change-lost", out)
         # Both sides changed this path, differently.
+        emptied = lambda v: v is None or (isinstance(v, (dict, list)) and not v)
+        if b is not ABSENT and not emptied(b) and (o is ABSENT or emptied(o)) and (t is ABSENT or emptied(t)):
+            # One side deleted it, the other set it to null or emptied it: both removed it.
+            if r is ABSENT or (o is not ABSENT and r == o) or (t is not ABSENT and r == t):
+                return
+            return self.expect(path, ABSENT, r, "deleted-and-nulled", out)
         if b is not ABSENT and (o is ABSENT or t is ABSENT):
             other = t if o is ABSENT else o
-            if other is None:
-                return self.expect(path, ABSENT, r, "deleted-and-nulled", out)
             if self.policy != "mark":
                 return self.expect(path, t if self.policy == "theirs" else o, r, self.policy + "-wins", out)
             out.append(Violation("delete-vs-modify", fmt(path), "%s deleted it, %s changed it to %s; the result is clean with %s"
@@ -385,6 +393,8 @@ class Oracle:
     def list_keys(self, ctx, lists):
         """Key fields of a list: the schema table's, else the seed keys; None for unkeyed lists."""
         kind, schema = ctx
+        if kind in KUSTOMIZATION_KINDS and schema_str(schema) in KUSTOMIZATION_SETS:
+            return "set"
         spec = self.table.get(kind, {}).get(schema_str(schema))
         if spec is not None:
             if spec.get("list_type") == "map" and spec.get("keys"):
@@ -401,6 +411,8 @@ class Oracle:
 
     @staticmethod
     def elem_key(e, fields):
+        if fields == "set":
+            return freeze(e)
         if not isinstance(e, dict):
             return None
         vals = []
@@ -459,9 +471,14 @@ class Oracle:
             for e, f in zip(lst, fl):
                 value_of.setdefault(f, e)
         exp = {}
+        # Both sides removing as many copies of an element base holds twice or more may have
+        # removed the same copy or different ones: as many fewer are right too.
+        fewer = {}
         for f in value_of:
             d_o, d_t = co[f] - cb[f], ct[f] - cb[f]
             exp[f] = max(0, cb[f] + d_o if d_o == d_t else cb[f] + d_o + d_t)
+            if d_o == d_t < 0 and cb[f] > 1:
+                fewer[f] = -d_o
         # Counting treats a modified element as deleted plus added. One element both sides
         # modified (differently) may stand in the result as the field-level merge M of the two:
         # then the two modified versions are not expected, M is. M may equal one of them (one
@@ -501,7 +518,7 @@ class Oracle:
                         break
                 if progress or tries > 400:
                     break
-        bad = [f for f in value_of if cr[f] != exp[f]]
+        bad = [f for f in value_of if not (exp[f] - fewer.get(f, 0) <= cr[f] <= exp[f])]
         if bad and best is not None and best[1] & set(bad):
             # Most likely the one element both sides modified, merged wrongly: say where.
             out.extend(best[0])
@@ -532,6 +549,8 @@ def schema_str(parts):
 
 
 def keylabel(fields, k):
+    if fields == "set":
+        return "[%s]" % show(k, 60)
     return "[" + ",".join("%s=%s" % (f, plain(v) if not isinstance(v, tuple) or len(v) != 2 or v[0] in ("{}", "[]") else v[1])
                           for f, v in zip(fields, k)) + "]"
 

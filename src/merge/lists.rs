@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use crate::parse::{Kind, NodeId, Tree};
+use crate::parse::{same_data, Kind, NodeId, Tree};
 use crate::resource::{element_key, list_kind, ListKind};
 
 use super::diff3::{diff3, Chunk};
@@ -12,6 +12,7 @@ use super::fields::{Child, Children};
 use super::merger::Merger;
 use super::patch::list_directive;
 use super::plan::{Field, Op};
+use super::policy::Resolution;
 use crate::resource::Path;
 
 impl Merger<'_> {
@@ -95,6 +96,22 @@ impl Merger<'_> {
         };
         match paired {
             Some([base, ours, theirs]) => {
+                // The order of a keyed list can matter (init containers and CI steps run in
+                // order): a reorder only theirs made is theirs' change like any other.
+                if kind != ListKind::Set && !self.opts.policy.kyaml() {
+                    let all = [&base[..], &ours[..], &theirs[..]];
+                    let theirs_moved = reordered(&base, &theirs, &all);
+                    let ours_moved = reordered(&base, &ours, &all);
+                    let ours_unchanged =
+                        b.is_some_and(|b| same_data(self.base, b.node, self.ours, o.node));
+                    if theirs_moved && ours_unchanged {
+                        return self.take_theirs(o, t);
+                    }
+                    let mark = self.opts.policy.resolve() == Resolution::Mark;
+                    if mark && theirs_moved && (!ours_moved || reordered(&ours, &theirs, &all)) {
+                        return self.both_changed(path, b, o, t);
+                    }
+                }
                 self.merge_children(path, Children::Elements, o, &base, &ours, &theirs)
             }
             None if self.opts.policy.kyaml() => self.take_theirs(o, t),
@@ -191,4 +208,18 @@ impl Merger<'_> {
         });
         true
     }
+}
+
+/// Whether the elements all three versions hold stand in another order in `x` than in `y`
+/// (an element a side deleted or added does not make a reorder).
+fn reordered(x: &[Child], y: &[Child], all: &[&[Child]; 3]) -> bool {
+    let in_all = |name: &str| all.iter().all(|v| v.iter().any(|c| c.name == name));
+    let order = |v: &[Child]| {
+        v.iter()
+            .map(|c| c.name.as_str())
+            .filter(|n| in_all(n))
+            .map(str::to_string)
+            .collect::<Vec<String>>()
+    };
+    order(x) != order(y)
 }

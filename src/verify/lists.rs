@@ -13,6 +13,10 @@ use super::values::{cleared_same, At, Checker};
 /// A list's elements by their key: (pairing name, shown name, node), in order.
 type Named = Vec<(String, String, NodeId)>;
 
+/// An element of a version and the result's element with the same key: (shown key, the
+/// version's node, the result's node).
+pub(super) type KeyedPair = (String, NodeId, NodeId);
+
 impl Checker<'_> {
     /// Checks a list both sides changed. `at` holds base's, ours', theirs' and the result's.
     pub(super) fn list(&mut self, path: &Path, common: Option<&str>, at: [At; 4]) {
@@ -45,7 +49,8 @@ impl Checker<'_> {
                         "an element key is missing or repeated in the result",
                     );
                 };
-                return self.keyed(path, common, [bn, on, tn, rn]);
+                let set = kind.as_ref() == Some(&ListKind::Set);
+                return self.keyed(path, common, set, [bn, on, tn, rn]);
             }
         }
         match self.policy {
@@ -85,7 +90,7 @@ impl Checker<'_> {
         xt: &Tree,
         x: NodeId,
         r: NodeId,
-    ) -> Option<Vec<(String, NodeId, NodeId)>> {
+    ) -> Option<(bool, Vec<KeyedPair>)> {
         let rt = self.r;
         let kind = if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
             None
@@ -101,15 +106,17 @@ impl Checker<'_> {
         }
         let (xs, rs) = (named(xt, x, kind.as_ref())?, named(rt, r, kind.as_ref())?);
         let index: HashMap<&str, NodeId> = rs.iter().map(|(k, _, e)| (k.as_str(), *e)).collect();
-        xs.into_iter()
+        let pairs = xs
+            .into_iter()
             .map(|(k, shown, e)| Some((shown, e, *index.get(k.as_str())?)))
-            .collect()
+            .collect::<Option<Vec<_>>>()?;
+        Some((kind == Some(ListKind::Set), pairs))
     }
 
-    /// A keyed list: each element checked as a value by its key. The order of keyed elements
-    /// is not data (Kubernetes merges them by key): where a new element goes is a matter of
-    /// text, left to the merge.
-    fn keyed(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [Named; 4]) {
+    /// A keyed list: each element checked as a value by its key; where both sides kept an
+    /// element, the result keeps the order both agree on (init containers and CI steps run
+    /// in order). Set lists have no order.
+    fn keyed(&mut self, path: &Path, common: Option<&str>, set: bool, [b, o, t, r]: [Named; 4]) {
         let index = |n: &Named| -> HashMap<String, NodeId> {
             n.iter().map(|(k, _, e)| (k.clone(), *e)).collect()
         };
@@ -126,6 +133,26 @@ impl Checker<'_> {
                 &path.element(shown),
                 common,
                 [at(&bi), at(&oi), at(&ti), at(&ri)],
+            );
+        }
+        if set || self.policy != Policy::Mark {
+            return;
+        }
+        let names = |n: &Named| n.iter().map(|(k, _, _)| k.clone()).collect::<Vec<_>>();
+        if let Some((x, y)) = misordered(&names(&b), &names(&o), &names(&t), &names(&r)) {
+            let shown = |k: &str| {
+                all.iter()
+                    .find(|(key, _)| key == k)
+                    .map_or_else(|| k.to_string(), |(_, s)| s.clone())
+            };
+            self.at(
+                path,
+                common,
+                format!(
+                    "elements {} and {} are out of the order the sides agree on",
+                    shown(&x),
+                    shown(&y)
+                ),
             );
         }
     }

@@ -290,9 +290,18 @@ impl<'t> Checker<'t> {
             }
             (Kind::Seq, Kind::Seq) if xn.children.len() == rn.children.len() => {
                 match self.keyed_pairs(path, xt, x, r) {
-                    Some(pairs) => pairs.into_iter().all(|(shown, a, b)| {
-                        self.equal(&path.element(&shown), xt, Some(a), Some(b))
-                    }),
+                    Some((set, pairs)) => {
+                        // Elements by key; their order too, but in a set list.
+                        let position = |n: NodeId| rn.children.iter().position(|&c| c == n);
+                        let in_order = set
+                            || pairs
+                                .windows(2)
+                                .all(|w| position(w[0].2) < position(w[1].2));
+                        in_order
+                            && pairs.into_iter().all(|(shown, a, b)| {
+                                self.equal(&path.element(&shown), xt, Some(a), Some(b))
+                            })
+                    }
                     None => xn
                         .children
                         .iter()
