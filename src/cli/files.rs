@@ -1,0 +1,91 @@
+//! The commands that merge files named on the command line: `merge3` (three files in, the
+//! result to `-o` or stdout), `driver` (git's calling convention, the result written into
+//! ours) and `merge2` (a patch laid onto a file).
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+
+use super::{exit_code, options, report, DriverArgs, Merge2Args, Merge3Args, EXIT_CLEAN};
+use crate::atomic_write::write_atomically;
+use crate::driver::{merge_bytes, Outcome};
+use crate::line_merge::configured_style;
+use crate::merge::{ConflictStyle, MergeOptions, Versions};
+
+pub(super) fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
+    let style = if a.shared.diff3 {
+        ConflictStyle::Diff3
+    } else {
+        ConflictStyle::Merge
+    };
+    let opts = options(&a.shared, a.shared.marker_size, style);
+    let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
+    report(&outcome, &a.ours);
+    write_result(a.output.as_deref(), &outcome.bytes)?;
+    Ok(exit_code(&outcome))
+}
+
+pub(super) fn merge2(a: Merge2Args) -> anyhow::Result<i32> {
+    let src = read(&a.src, "src")?;
+    let dest = read(&a.dest, "dest")?;
+    let text = |bytes: &[u8], path: &Path| -> anyhow::Result<String> {
+        String::from_utf8(bytes.to_vec())
+            .with_context(|| format!("{} is not UTF-8 text", path.display()))
+    };
+    let (src_text, dest_text) = (text(&src, &a.src)?, text(&dest, &a.dest)?);
+    let opts = MergeOptions {
+        mode: crate::merge::Mode::TwoWay { prepend: a.prepend },
+        ..MergeOptions::default()
+    };
+    let merged = Versions::merge2(&src_text, &dest_text, &opts).context("merging")?;
+    write_result(a.output.as_deref(), merged.text.as_bytes())?;
+    Ok(EXIT_CLEAN)
+}
+
+/// Writes a result to `output` (atomically) or to stdout.
+fn write_result(output: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
+    match output {
+        Some(out) => write_atomically(out, bytes)
+            .with_context(|| format!("writing output file {}", out.display())),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(bytes)
+                .and_then(|()| stdout.flush())
+                .context("writing the result to stdout")
+        }
+    }
+}
+
+pub(super) fn driver(a: DriverArgs) -> anyhow::Result<i32> {
+    let style = if a.shared.diff3 {
+        ConflictStyle::Diff3
+    } else {
+        configured_style()
+    };
+    let opts = options(&a.shared, a.shared.marker_size.or(a.git_marker_size), style);
+    let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
+    report(&outcome, a.path.as_deref().unwrap_or(&a.ours));
+    write_atomically(&a.ours, &outcome.bytes)
+        .with_context(|| format!("writing ours file {}", a.ours.display()))?;
+    Ok(exit_code(&outcome))
+}
+
+/// Reads the three versions (any failure is an I/O error, exit 2) and merges them.
+fn merge_files(
+    base: &Path,
+    ours: &Path,
+    theirs: &Path,
+    opts: &MergeOptions,
+) -> anyhow::Result<Outcome> {
+    let base = read(base, "base")?;
+    let ours = read(ours, "ours")?;
+    let theirs = read(theirs, "theirs")?;
+    merge_bytes(&base, &ours, &theirs, opts).context("merging")
+}
+
+fn read(path: &Path, role: &str) -> anyhow::Result<Vec<u8>> {
+    fs::read(path).with_context(|| format!("reading {role} file {}", path.display()))
+}
