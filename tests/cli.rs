@@ -599,3 +599,35 @@ fn merge2_of_non_yaml_exits_2() {
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("not YAML"), "{}", stderr(&out));
 }
+
+/// `--version` names the commit the binary was built from when it was built in its own git
+/// checkout (the build script asks git), and is the package version alone otherwise.
+#[test]
+fn version_names_the_commit_it_was_built_from() {
+    let s = Scratch::new();
+    let out = s.kmerge(&["--version"]);
+    assert_eq!(code(&out), 0);
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut git = std::process::Command::new("git");
+    git.current_dir(manifest);
+    common::isolate(&mut git, s.path());
+    let toplevel = git
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let in_checkout =
+        toplevel.is_some_and(|top| fs::canonicalize(top).ok() == fs::canonicalize(manifest).ok());
+    let package = format!("kmerge {}", env!("CARGO_PKG_VERSION"));
+    if in_checkout {
+        let mut git = std::process::Command::new("git");
+        git.current_dir(manifest);
+        common::isolate(&mut git, s.path());
+        let head = common::run_git(git.args(["log", "-1", "--format=%h %cs"]));
+        let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+        assert_eq!(stdout(&out), format!("{package} ({head})\n"));
+    } else {
+        assert_eq!(stdout(&out), format!("{package}\n"));
+    }
+}

@@ -87,7 +87,7 @@ written; OURS is then unchanged.";
 #[derive(Parser, Debug)]
 #[command(
     name = "kmerge",
-    version,
+    version = env!("KMERGE_VERSION"),
     about = ABOUT,
     long_about = LONG_ABOUT,
     after_help = AFTER_HELP
