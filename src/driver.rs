@@ -20,6 +20,11 @@ pub struct Outcome {
     pub conflicted: bool,
     /// One line each: why the line fallback was used, or a conflict and where it is.
     pub messages: Vec<String>,
+    /// How many conflicting hunks git's line merge left that the structural merge resolved:
+    /// all of them when its result is clean, else 0 (and always 0 where the line merge was
+    /// not run first, outside `mark` mode). The command line tells the user so, since git's
+    /// own output would not show that kmerge did anything.
+    pub resolved_hunks: usize,
 }
 
 /// Merges three versions of a file. Fails only if git's own line merge fails.
@@ -85,6 +90,7 @@ pub fn merge_bytes(
                     bytes: line.bytes,
                     conflicted: false,
                     messages: Vec::new(),
+                    resolved_hunks: 0,
                 });
             }
             git_conflicts = line.conflicted.then_some(line);
@@ -98,6 +104,9 @@ pub fn merge_bytes(
         // Never worse than git: where both leave conflicts and git's markers enclose less than
         // half as many lines (a list both sides reshuffled can be narrower line by line than
         // element by element), git's result is kept; otherwise the field-shaped markers are.
+        let git_hunks = git_conflicts
+            .as_ref()
+            .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));
         if let Some(line) = git_conflicts.filter(|_| !merged.conflicts.is_empty()) {
             let size = opts.marker_size;
             if 2 * marked_lines(&line.bytes, size) < marked_lines(merged.text.as_bytes(), size) {
@@ -106,13 +115,16 @@ pub fn merge_bytes(
                     bytes: line.bytes,
                     conflicted: true,
                     messages,
+                    resolved_hunks: 0,
                 });
             }
         }
+        let conflicted = !merged.conflicts.is_empty();
         Ok(Outcome {
             bytes: merged.text.into_bytes(),
-            conflicted: !merged.conflicts.is_empty(),
+            conflicted,
             messages,
+            resolved_hunks: if conflicted { 0 } else { git_hunks },
         })
     }));
     match structural {
@@ -142,7 +154,20 @@ fn fallback(
         bytes: line.bytes,
         conflicted: line.conflicted,
         messages: vec![format!("line merge used: {reason}")],
+        resolved_hunks: 0,
     })
+}
+
+/// How many conflicts git's line merge marked in `text`: its `<<<<<<<` lines. No input holds
+/// marker lines when this is asked (those go to the fallback first).
+fn conflict_hunks(text: &[u8], size: usize) -> usize {
+    let open = "<".repeat(size);
+    text.split(|&b| b == b'\n')
+        .filter(|line| {
+            line.strip_prefix(open.as_bytes())
+                .is_some_and(|rest| matches!(rest.first(), None | Some(b' ' | b'\r')))
+        })
+        .count()
 }
 
 /// How many lines conflict markers of `size` enclose in `text`, the marker lines included.

@@ -551,6 +551,64 @@ fn bundled_example_merges_as_the_readme_says() {
         stdout(&out),
         fs::read_to_string(dir.join("expected.yaml")).unwrap()
     );
+    assert_eq!(
+        stderr(&out),
+        "kmerge: ours.yaml: merged 1 conflicting hunk by structure\n"
+    );
+}
+
+/// Ours changes two fields, theirs adds a field right below each: two hunks git's line merge
+/// conflicts on, and two different fields to the structural merge.
+fn adjacent_sides() -> (String, String) {
+    let ours = BASE
+        .replace("replicas: 3", "replicas: 5")
+        .replace("image: web:1.0", "image: web:1.1");
+    let theirs = BASE
+        .replace("replicas: 3\n", "replicas: 3\n  minReadySeconds: 10\n")
+        .replace(
+            "image: web:1.0\n",
+            "image: web:1.0\n          imagePullPolicy: Always\n",
+        );
+    (ours, theirs)
+}
+
+/// A clean merge of what git's line merge left in conflict says so in one line, since git's
+/// own output would show nothing of it; `--quiet` silences that line, never a conflict.
+#[test]
+fn resolved_hunks_are_reported_in_one_line_unless_quiet() {
+    let (ours, theirs) = adjacent_sides();
+    let s = scratch(&ours, &theirs);
+    let (_, git_code) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+    assert_eq!(git_code, 2, "git's line merge leaves two conflicts");
+    let out = merge3_with(&s, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let merged = ours
+        .replace("replicas: 5\n", "replicas: 5\n  minReadySeconds: 10\n")
+        .replace(
+            "image: web:1.1\n",
+            "image: web:1.1\n          imagePullPolicy: Always\n",
+        );
+    assert_eq!(stdout(&out), merged);
+    assert_eq!(
+        stderr(&out),
+        "kmerge: ours.yaml: merged 2 conflicting hunks by structure\n"
+    );
+    for quiet in ["--quiet", "-q"] {
+        let out = merge3_with(&s, &[quiet]);
+        assert_eq!(code(&out), 0);
+        assert_eq!(stdout(&out), merged);
+        assert_eq!(stderr(&out), "", "{quiet}");
+    }
+
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let out = merge3_with(&s, &["--quiet"]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("kmerge: ours.yaml: conflict in ") && err.lines().count() == 1,
+        "a conflict keeps its one line under --quiet: {err}"
+    );
 }
 
 /// merge2 lays a patch onto a file: the patch's fields win, its new container goes after

@@ -146,6 +146,38 @@ fn merge_of_far_apart_edits_is_clean() {
     assert_eq!(String::from_utf8_lossy(&status.stdout), "");
 }
 
+/// Ours bumps the image, theirs adds a field right below it: git's line merge conflicts.
+fn adjacent() -> (String, String, String) {
+    let ours = BASE.replace("image: web:1.0", "image: web:1.1");
+    let pull = "image: web:1.0\n          imagePullPolicy: Always\n";
+    let theirs = BASE.replace("image: web:1.0\n", pull);
+    let merged = ours.replace(
+        "image: web:1.1\n",
+        "image: web:1.1\n          imagePullPolicy: Always\n",
+    );
+    (ours, theirs, merged)
+}
+
+/// Where git's line merge would stop, the merge goes through, and git's output says in one
+/// line that kmerge resolved the conflict.
+#[test]
+fn merge_of_adjacent_edits_is_clean_and_says_so() {
+    let s = repo();
+    let (ours, theirs, merged) = adjacent();
+    diverge(&s, &ours, &theirs);
+    let (out, trace) = traced_git(&s, &["merge", "--no-edit", "feature"]);
+    assert_eq!(code(&out), 0, "git merge failed:\n{}", stderr(&out));
+    assert_driver_ran(&trace);
+    assert_eq!(merged_file(&s), merged);
+    assert!(
+        stderr(&out).contains(&format!(
+            "kmerge: {FILE}: merged 1 conflicting hunk by structure\n"
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn rebase_of_far_apart_edits_is_clean() {
     let s = repo();

@@ -15,14 +15,14 @@ use crate::line_merge::configured_style;
 use crate::merge::{ConflictStyle, MergeOptions, Versions};
 
 pub(super) fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
-    let style = if a.shared.diff3 {
+    let style = if a.markers.diff3 {
         ConflictStyle::Diff3
     } else {
         ConflictStyle::Merge
     };
-    let opts = options(&a.shared, a.shared.marker_size, style);
+    let opts = options(&a.merge, &a.markers, a.markers.marker_size, style);
     let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
-    report(&outcome, &a.ours);
+    report(&outcome, &a.ours, a.merge.quiet);
     write_result(a.output.as_deref(), &outcome.bytes)?;
     Ok(exit_code(&outcome))
 }
@@ -60,14 +60,19 @@ fn write_result(output: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 pub(super) fn driver(a: DriverArgs) -> anyhow::Result<i32> {
-    let style = if a.shared.diff3 {
+    let style = if a.markers.diff3 {
         ConflictStyle::Diff3
     } else {
         configured_style()
     };
-    let opts = options(&a.shared, a.shared.marker_size.or(a.git_marker_size), style);
+    let marker_size = a.markers.marker_size.or(a.git_marker_size);
+    let opts = options(&a.merge, &a.markers, marker_size, style);
     let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
-    report(&outcome, a.path.as_deref().unwrap_or(&a.ours));
+    report(
+        &outcome,
+        a.path.as_deref().unwrap_or(&a.ours),
+        a.merge.quiet,
+    );
     write_atomically(&a.ours, &outcome.bytes)
         .with_context(|| format!("writing ours file {}", a.ours.display()))?;
     Ok(exit_code(&outcome))

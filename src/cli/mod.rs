@@ -155,12 +155,23 @@ impl From<OnConflict> for Policy {
     }
 }
 
-/// The options both forms share.
+/// The merge options every merging command shares.
 #[derive(Args, Debug)]
-struct Shared {
+struct MergeFlags {
     /// What to do where both sides changed the same thing differently.
     #[arg(long, value_enum, default_value_t = OnConflict::Mark)]
     on_conflict: OnConflict,
+    /// Largest version (bytes) merged by structure; larger files use git's line merge.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::merge::DEFAULT_MAX_SIZE)]
+    max_size: usize,
+    /// Say nothing about a file that merges cleanly; conflicts and errors are still reported.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// How conflicts are marked: the options of the forms that take labels from their caller.
+#[derive(Args, Debug)]
+struct MarkerFlags {
     /// Length of the conflict markers.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     marker_size: Option<u16>,
@@ -176,9 +187,6 @@ struct Shared {
     /// Label after the `>>>>>>>` marker.
     #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
     theirs_label: Option<String>,
-    /// Largest version (bytes) merged by structure; larger files use git's line merge.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::merge::DEFAULT_MAX_SIZE)]
-    max_size: usize,
 }
 
 #[derive(Args, Debug)]
@@ -196,7 +204,9 @@ struct Merge3Args {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
     #[command(flatten)]
-    shared: Shared,
+    merge: MergeFlags,
+    #[command(flatten)]
+    markers: MarkerFlags,
 }
 
 #[derive(Args, Debug)]
@@ -217,7 +227,9 @@ struct DriverArgs {
     #[arg(value_name = "PATH")]
     path: Option<PathBuf>,
     #[command(flatten)]
-    shared: Shared,
+    merge: MergeFlags,
+    #[command(flatten)]
+    markers: MarkerFlags,
 }
 
 /// Runs the command line and returns the process exit code.
@@ -259,19 +271,26 @@ where
     }
 }
 
-fn options(shared: &Shared, marker_size: Option<u16>, style: ConflictStyle) -> MergeOptions {
+/// The merge options of the command line: `marker_size` and `style` as the form decides
+/// them (git's values for the driver), the labels given or the defaults.
+fn options(
+    merge: &MergeFlags,
+    markers: &MarkerFlags,
+    marker_size: Option<u16>,
+    style: ConflictStyle,
+) -> MergeOptions {
     let defaults = Labels::default();
     MergeOptions {
-        policy: shared.on_conflict.into(),
+        policy: merge.on_conflict.into(),
         marker_size: marker_size.map_or(7, usize::from),
         style,
         labels: Labels {
-            base: label(&shared.base_label, defaults.base),
-            ours: label(&shared.ours_label, defaults.ours),
-            theirs: label(&shared.theirs_label, defaults.theirs),
+            base: label(&markers.base_label, defaults.base),
+            ours: label(&markers.ours_label, defaults.ours),
+            theirs: label(&markers.theirs_label, defaults.theirs),
         },
         mode: crate::merge::Mode::ThreeWay,
-        max_size: shared.max_size,
+        max_size: merge.max_size,
     }
 }
 
@@ -286,10 +305,29 @@ fn label(given: &Option<String>, default: String) -> String {
 
 /// One stderr line per message: git shows the driver's stderr among its own output, and a
 /// reason spanning lines (a YAML error with a snippet) would read as several messages.
-fn report(outcome: &Outcome, path: &Path) {
+/// Where the structural merge resolved conflicts git's line merge left, one line says so:
+/// git's output would otherwise show nothing of what kmerge did. `quiet` keeps a clean
+/// merge silent.
+fn report(outcome: &Outcome, path: &Path, quiet: bool) {
+    if quiet && !outcome.conflicted {
+        return;
+    }
+    if !outcome.conflicted && outcome.resolved_hunks > 0 {
+        eprintln!(
+            "kmerge: {}: {}",
+            path.display(),
+            resolved(outcome.resolved_hunks)
+        );
+    }
     for message in &outcome.messages {
         eprintln!("kmerge: {}: {}", path.display(), one_line(message));
     }
+}
+
+/// What the structural merge did that git's line merge could not.
+fn resolved(hunks: usize) -> String {
+    let s = if hunks == 1 { "" } else { "s" };
+    format!("merged {hunks} conflicting hunk{s} by structure")
 }
 
 fn one_line(message: &str) -> String {
