@@ -7,9 +7,7 @@
 
 mod common;
 
-use std::fs;
-
-use common::{code, kmerge_bin, stderr, Scratch};
+use common::{code, kmerge_bin, stderr, traced_git, Scratch};
 
 const FILE: &str = "deploy/web.yaml";
 
@@ -40,12 +38,7 @@ spec:
 /// A fresh repository with its own identity, kmerge configured as the driver for `*.yaml`,
 /// and a `base` commit holding `BASE`.
 fn repo() -> Scratch {
-    let s = Scratch::new();
-    s.git_ok(&["-c", "init.defaultBranch=main", "init", "-q"]);
-    s.git_ok(&["config", "user.name", "kmerge test"]);
-    s.git_ok(&["config", "user.email", "kmerge-test@example.invalid"]);
-    s.git_ok(&["config", "commit.gpgsign", "false"]);
-    s.git_ok(&["config", "init.defaultBranch", "main"]);
+    let s = common::git_repo();
     s.git_ok(&[
         "config",
         "merge.kmerge.name",
@@ -77,22 +70,11 @@ fn diverge(s: &Scratch, ours: &str, theirs: &str) {
     s.git_ok(&["commit", "-q", "-a", "-m", "main change"]);
 }
 
-/// Runs git with a trace of the commands it starts, returning the output and the trace.
-fn traced_git(s: &Scratch, args: &[&str]) -> (std::process::Output, String) {
-    // Inside .git, so `git status` does not list it.
-    let trace = s.join(".git/kmerge-test-trace.log");
-    let _ = fs::remove_file(&trace);
-    let out = common::run_git(s.command("git").args(args).env("GIT_TRACE", &trace));
-    let log = fs::read_to_string(&trace).unwrap_or_default();
-    let _ = fs::remove_file(&trace);
-    (out, log)
-}
-
 fn assert_driver_ran(trace: &str) {
-    let ran = trace
-        .lines()
-        .any(|l| l.contains("run_command:") && l.contains(" driver ") && l.contains(FILE));
-    assert!(ran, "git did not run the kmerge driver; trace:\n{trace}");
+    assert!(
+        common::driver_ran(trace, FILE),
+        "git did not run the kmerge driver; trace:\n{trace}"
+    );
 }
 
 fn short(s: &Scratch, rev: &str) -> String {

@@ -1,5 +1,6 @@
 //! The command line: the clap definitions and the dispatch to one module per kind of command
-//! (`files`: `merge3`, `driver` and `merge2` on files named on the command line).
+//! (`files`: `merge3`, `driver` and `merge2` on files named on the command line; `install`:
+//! the git setup).
 //!
 //! This is the only place that knows about arguments, files and exit codes; the merge itself
 //! is `driver::merge_bytes`. Errors are printed once, here, as `kmerge: error: ...`.
@@ -14,6 +15,7 @@ use crate::driver::Outcome;
 use crate::merge::{ConflictStyle, Labels, MergeOptions, Policy};
 
 mod files;
+mod install;
 
 /// Exit code: merged cleanly.
 pub const EXIT_CLEAN: i32 = 0;
@@ -43,10 +45,13 @@ already holds conflict markers, or that the structural merge cannot handle is me
 git's line merge instead, with a one-line reason on stderr.";
 
 const AFTER_HELP: &str = "\
-Git setup:
+Git setup, in a repository (--global: for every repository):
+  kmerge install
+which does what these lines do:
   git config merge.kmerge.name 'kmerge: structural Kubernetes YAML merge'
   git config merge.kmerge.driver 'kmerge driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y'
   echo '*.yaml merge=kmerge' >> .gitattributes
+Files git already left in conflict (merged without kmerge): kmerge solve
 
 Exit codes: 0 merged cleanly, 1 conflicts marked in the output, 2 usage or I/O error.";
 
@@ -105,6 +110,39 @@ enum Command {
     Driver(DriverArgs),
     #[command(about = MERGE2_ABOUT, long_about = MERGE2_LONG_ABOUT)]
     Merge2(Merge2Args),
+    #[command(about = INSTALL_ABOUT, long_about = INSTALL_LONG_ABOUT)]
+    Install(InstallArgs),
+}
+
+const INSTALL_ABOUT: &str = "Sets kmerge up as git's merge driver for YAML files";
+
+const INSTALL_LONG_ABOUT: &str = "\
+Sets kmerge up as git's merge driver: merge.kmerge.name and merge.kmerge.driver in the
+repository's config (--global: the user's), and `*.yaml merge=kmerge`, `*.yml merge=kmerge`
+(or the --pattern globs) in the repository's .gitattributes (--local: its untracked
+info/attributes; --global: the file core.attributesFile names, else git's default
+$XDG_CONFIG_HOME/git/attributes). The driver is called `kmerge` when that is this binary on
+PATH, by its absolute path otherwise.
+
+Running it again changes nothing. Each attribute line it adds has a `# kmerge` comment line
+above it (git rejects a trailing comment on an attribute line), and --uninstall removes
+exactly those pairs and the two config keys; in a repository it cleans both .gitattributes
+and info/attributes. Prints what it changed.";
+
+#[derive(Args, Debug)]
+struct InstallArgs {
+    /// Install for every repository: the user's git config and attributes file.
+    #[arg(long, conflicts_with = "local")]
+    global: bool,
+    /// Write the attribute lines to the repository's untracked info/attributes.
+    #[arg(long)]
+    local: bool,
+    /// A pattern of files to merge with kmerge (repeatable); default *.yaml and *.yml.
+    #[arg(long, value_name = "GLOB", conflicts_with = "uninstall")]
+    pattern: Vec<String>,
+    /// Remove what install added: the marked attribute lines and the two config keys.
+    #[arg(long)]
+    uninstall: bool,
 }
 
 const MERGE2_ABOUT: &str = "Lays a patch (src) onto a file (dest): kyaml's merge2";
@@ -257,6 +295,7 @@ where
         Command::Merge3(a) => files::merge3(a),
         Command::Driver(a) => files::driver(a),
         Command::Merge2(a) => files::merge2(a),
+        Command::Install(a) => install::install(a),
     }));
     match result {
         Ok(Ok(code)) => code,
