@@ -1,6 +1,6 @@
 //! The command line: the clap definitions and the dispatch to one module per kind of command
 //! (`files`: `merge3`, `driver` and `merge2` on files named on the command line; `install`:
-//! the git setup).
+//! the git setup; `solve`: re-merging what git left in conflict).
 //!
 //! This is the only place that knows about arguments, files and exit codes; the merge itself
 //! is `driver::merge_bytes`. Errors are printed once, here, as `kmerge: error: ...`.
@@ -16,6 +16,7 @@ use crate::merge::{ConflictStyle, Labels, MergeOptions, Policy};
 
 mod files;
 mod install;
+mod solve;
 
 /// Exit code: merged cleanly.
 pub const EXIT_CLEAN: i32 = 0;
@@ -112,6 +113,35 @@ enum Command {
     Merge2(Merge2Args),
     #[command(about = INSTALL_ABOUT, long_about = INSTALL_LONG_ABOUT)]
     Install(InstallArgs),
+    #[command(about = SOLVE_ABOUT, long_about = SOLVE_LONG_ABOUT)]
+    Solve(SolveArgs),
+}
+
+const SOLVE_ABOUT: &str = "Re-merges files git left in conflict, and stages the solved ones";
+
+const SOLVE_LONG_ABOUT: &str = "\
+Re-merges files git already left in conflict (a merge, rebase or cherry-pick run without
+kmerge): reads the three versions of each from the index (base, ours, theirs), merges them as
+the driver would (git's labels, the conflict-marker-size attribute, merge.conflictStyle) and
+writes the result into the work-tree file. A clean result is staged as `git add` would
+(--no-add leaves the index alone); a file with conflicts left keeps kmerge's narrower markers.
+
+Without FILE: every conflicted file .gitattributes sends to kmerge, and every conflicted
+*.yaml/*.yml with no merge attribute. A file added or deleted on one side, or whose markers
+are gone (resolved by hand?), is reported and not touched.
+
+Exit 0 when every file is solved, 1 otherwise.";
+
+#[derive(Args, Debug)]
+struct SolveArgs {
+    /// Conflicted files to re-merge (paths in the work tree).
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Do not stage the files solved cleanly.
+    #[arg(long)]
+    no_add: bool,
+    #[command(flatten)]
+    merge: MergeFlags,
 }
 
 const INSTALL_ABOUT: &str = "Sets kmerge up as git's merge driver for YAML files";
@@ -296,6 +326,7 @@ where
         Command::Driver(a) => files::driver(a),
         Command::Merge2(a) => files::merge2(a),
         Command::Install(a) => install::install(a),
+        Command::Solve(a) => solve::solve(a),
     }));
     match result {
         Ok(Ok(code)) => code,
