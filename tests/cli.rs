@@ -529,6 +529,25 @@ fn help_explains_rules_and_git_setup() {
     let out = s.kmerge(&["-h"]);
     assert_eq!(code(&out), 0);
     assert!(stdout(&out).contains("merge.kmerge.driver"));
+    let help = stdout(&s.kmerge(&["--help"]));
+    assert!(help.contains("  kmerge install\n"), "{help}");
+    assert!(help.contains("kmerge solve"), "{help}");
+    for (command, needles) in [
+        (
+            "install",
+            ["--global", "--uninstall", "core.attributesFile"],
+        ),
+        ("solve", ["--no-add", "index", "conflict-marker-size"]),
+    ] {
+        let out = s.kmerge(&[command, "--help"]);
+        assert_eq!(code(&out), 0);
+        for needle in needles {
+            assert!(
+                stdout(&out).contains(needle),
+                "{command} --help lacks {needle}"
+            );
+        }
+    }
 }
 
 /// The README's example: git's line merge conflicts on it, kmerge merges it cleanly into
@@ -687,5 +706,60 @@ fn version_names_the_commit_it_was_built_from() {
         assert_eq!(stdout(&out), format!("{package} ({head})\n"));
     } else {
         assert_eq!(stdout(&out), format!("{package}\n"));
+    }
+}
+
+/// Completion scripts and manual pages come from the same definitions as the parser, so
+/// every command and option is in them.
+#[test]
+fn completions_and_manual_pages_cover_every_command() {
+    let s = Scratch::new();
+    for (shell, opening) in [
+        ("bash", "_kmerge() {"),
+        ("zsh", "#compdef kmerge"),
+        ("fish", "complete -c kmerge"),
+    ] {
+        let out = s.kmerge(&["completions", shell]);
+        assert_eq!(code(&out), 0, "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        assert!(script.contains(opening), "{shell}:\n{script}");
+        for word in [
+            "merge3",
+            "solve",
+            "install",
+            "on-conflict",
+            "no-add",
+            "uninstall",
+        ] {
+            assert!(script.contains(word), "{shell} script lacks {word}");
+        }
+    }
+    let out = s.kmerge(&["completions", "tcsh"]);
+    assert_eq!(code(&out), 2);
+
+    let out = s.kmerge(&["man"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let page = stdout(&out);
+    assert!(page.contains(".TH kmerge 1"), "{page}");
+    for section in [
+        ".SH SYNOPSIS",
+        ".SH SUBCOMMANDS",
+        "kmerge\\-solve(1)",
+        "kmerge\\-install(1)",
+    ] {
+        assert!(page.contains(section), "the page lacks {section}:\n{page}");
+    }
+
+    let out = s.kmerge(&["man", "pages"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let solve = String::from_utf8_lossy(&s.read("pages/kmerge-solve.1")).into_owned();
+    assert!(solve.contains("\\-\\-no\\-add"), "{solve}");
+    for name in [
+        "kmerge.1",
+        "kmerge-merge3.1",
+        "kmerge-driver.1",
+        "kmerge-install.1",
+    ] {
+        assert!(s.join("pages").join(name).is_file(), "{name} missing");
     }
 }

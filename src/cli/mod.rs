@@ -1,6 +1,7 @@
 //! The command line: the clap definitions and the dispatch to one module per kind of command
 //! (`files`: `merge3`, `driver` and `merge2` on files named on the command line; `install`:
-//! the git setup; `solve`: re-merging what git left in conflict).
+//! the git setup; `solve`: re-merging what git left in conflict; `docs`: completions and
+//! manual pages).
 //!
 //! This is the only place that knows about arguments, files and exit codes; the merge itself
 //! is `driver::merge_bytes`. Errors are printed once, here, as `kmerge: error: ...`.
@@ -14,6 +15,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::driver::Outcome;
 use crate::merge::{ConflictStyle, Labels, MergeOptions, Policy};
 
+mod docs;
 mod files;
 mod install;
 mod solve;
@@ -115,7 +117,26 @@ enum Command {
     Install(InstallArgs),
     #[command(about = SOLVE_ABOUT, long_about = SOLVE_LONG_ABOUT)]
     Solve(SolveArgs),
+    /// Prints a shell completion script.
+    #[command(long_about = COMPLETIONS_LONG_ABOUT)]
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Prints the manual page, or writes one per command into DIR.
+    Man {
+        /// Write kmerge.1 and a page per command (kmerge-solve.1, ...) here.
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
+
+const COMPLETIONS_LONG_ABOUT: &str = "\
+Prints a completion script for SHELL to stdout. For example:
+  kmerge completions bash > ~/.local/share/bash-completion/completions/kmerge
+  kmerge completions zsh > ~/.zfunc/_kmerge     # with ~/.zfunc in fpath
+  kmerge completions fish > ~/.config/fish/completions/kmerge.fish";
 
 const SOLVE_ABOUT: &str = "Re-merges files git left in conflict, and stages the solved ones";
 
@@ -327,6 +348,8 @@ where
         Command::Merge2(a) => files::merge2(a),
         Command::Install(a) => install::install(a),
         Command::Solve(a) => solve::solve(a),
+        Command::Completions { shell } => docs::completions(shell),
+        Command::Man { dir } => docs::man(dir.as_deref()),
     }));
     match result {
         Ok(Ok(code)) => code,
