@@ -666,15 +666,80 @@ fn merge2_lays_a_patch_onto_dest() {
     );
 }
 
-/// merge2 has no base to fall back to: input that is not YAML is an error naming the file.
+/// merge2 has no base to fall back to: input that is not YAML is an error naming the file by
+/// its role, src (the patch) or dest.
 #[test]
-fn merge2_of_non_yaml_exits_2() {
+fn merge2_of_non_yaml_exits_2_naming_src_or_dest() {
     let s = Scratch::new();
     s.write("dest.yaml", "a: 1\n");
     s.write("src.yaml", "a: [unclosed\n");
     let out = s.kmerge(&["merge2", "--src", "src.yaml", "--dest", "dest.yaml"]);
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("not YAML"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("kmerge: error: merging: src src.yaml is not YAML"),
+        "{}",
+        stderr(&out)
+    );
+    let out = s.kmerge(&["merge2", "--src", "dest.yaml", "--dest", "src.yaml"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).starts_with("kmerge: error: merging: dest src.yaml is not YAML"),
+        "{}",
+        stderr(&out)
+    );
+    s.write(
+        "two.yaml",
+        "kind: A\nmetadata:\n  name: x\n---\nkind: A\nmetadata:\n  name: x\n",
+    );
+    let out = s.kmerge(&["merge2", "--src", "two.yaml", "--dest", "dest.yaml"]);
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(err.contains("src two.yaml has two documents for"), "{err}");
+    assert!(!err.contains("theirs") && !err.contains("ours"), "{err}");
+}
+
+/// One patch document onto a file of one document is one resource whatever the names say,
+/// as in kyaml: the patch's name wins, and a warning says so. Same names, or several
+/// documents (paired by identity), say nothing.
+#[test]
+fn merge2_warns_when_the_patch_renames_the_resource() {
+    let s = Scratch::new();
+    s.write(
+        "dest.yaml",
+        "kind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: \"1\"\n",
+    );
+    s.write(
+        "src.yaml",
+        "kind: ConfigMap\nmetadata:\n  name: api\ndata:\n  b: \"2\"\n",
+    );
+    let out = s.kmerge(&["merge2", "--src", "src.yaml", "--dest", "dest.yaml"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "kind: ConfigMap\nmetadata:\n  name: api\ndata:\n  a: \"1\"\n  b: \"2\"\n"
+    );
+    assert_eq!(
+        stderr(&out),
+        "kmerge: warning: src src.yaml names \"api\" and dest dest.yaml names \"web\": the patch \
+         is laid on dest's one resource all the same, and overwrites its metadata.name with \
+         \"api\"\n"
+    );
+
+    s.write(
+        "same.yaml",
+        "kind: ConfigMap\nmetadata:\n  name: web\ndata:\n  b: \"2\"\n",
+    );
+    let out = s.kmerge(&["merge2", "--src", "same.yaml", "--dest", "dest.yaml"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(stderr(&out), "");
+
+    s.write(
+        "two.yaml",
+        "kind: ConfigMap\nmetadata:\n  name: web\n---\nkind: ConfigMap\nmetadata:\n  name: db\n",
+    );
+    let out = s.kmerge(&["merge2", "--src", "src.yaml", "--dest", "two.yaml"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
 }
 
 /// `--version` names the commit the binary was built from when it was built in its own git

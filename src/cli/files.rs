@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::{exit_code, options, report, DriverArgs, Merge2Args, Merge3Args, EXIT_CLEAN};
+use super::{exit_code, names, options, report, DriverArgs, Merge2Args, Merge3Args, EXIT_CLEAN};
 use crate::atomic_write::write_atomically;
 use crate::driver::{merge_bytes, Outcome};
 use crate::line_merge::configured_style;
@@ -39,9 +39,46 @@ pub(super) fn merge2(a: Merge2Args) -> anyhow::Result<i32> {
         mode: crate::merge::Mode::TwoWay { prepend: a.prepend },
         ..MergeOptions::default()
     };
-    let merged = Versions::merge2(&src_text, &dest_text, &opts).context("merging")?;
+    let merged = Versions::merge2(&src_text, &dest_text, &opts)
+        .map_err(|e| patch_roles(&e, &a.src, &a.dest))
+        .context("merging")?;
+    warn_of_rename(&src_text, &dest_text, &a.src, &a.dest);
     write_result(a.output.as_deref(), merged.text.as_bytes())?;
     Ok(EXIT_CLEAN)
+}
+
+/// merge2 runs the merge with dest as ours and src as theirs; its messages name the files
+/// by their roles here instead: `theirs is not YAML` reads `src patch.yaml is not YAML`.
+fn patch_roles(e: &anyhow::Error, src: &Path, dest: &Path) -> anyhow::Error {
+    let rename = |message: String| match message.split_once(' ') {
+        Some(("theirs", rest)) => format!("src {} {rest}", src.display()),
+        Some(("ours", rest)) => format!("dest {} {rest}", dest.display()),
+        _ => message,
+    };
+    let chain: Vec<String> = e.chain().map(|m| rename(m.to_string())).collect();
+    anyhow::anyhow!(chain.join(": "))
+}
+
+/// One patch document laid onto a file of one document is one resource whatever the names
+/// say (kyaml's merge2 does the same), so a different `metadata.name` in the patch renames
+/// dest's resource: worth a warning, since a patch meant for another resource does this too.
+fn warn_of_rename(src: &str, dest: &str, src_path: &Path, dest_path: &Path) {
+    let (Some(src_names), Some(dest_names)) =
+        (names::document_names(src), names::document_names(dest))
+    else {
+        return;
+    };
+    if let ([Some(from_src)], [Some(in_dest)]) = (src_names.as_slice(), dest_names.as_slice()) {
+        if from_src != in_dest {
+            eprintln!(
+                "kmerge: warning: src {} names {from_src:?} and dest {} names {in_dest:?}: the \
+                 patch is laid on dest's one resource all the same, and overwrites its \
+                 metadata.name with {from_src:?}",
+                src_path.display(),
+                dest_path.display()
+            );
+        }
+    }
 }
 
 /// Writes a result to `output` (atomically) or to stdout.

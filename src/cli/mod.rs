@@ -18,6 +18,7 @@ use crate::merge::{ConflictStyle, Labels, MergeOptions, Policy};
 mod docs;
 mod files;
 mod install;
+mod names;
 mod solve;
 
 /// Exit code: merged cleanly.
