@@ -150,6 +150,13 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
         .env("LANG", "C");
 }
 
+/// One line on stderr that the test harness does not capture: for what a run should always
+/// show, such as whether an optional data set beside the repository was there.
+pub fn note(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
