@@ -7,9 +7,7 @@
 //! git's own line merge runs; the driver's reference result comes from the same merge run
 //! again with the driver defined through `git -c`.
 
-mod common;
-
-use common::{code, driver_ran, git_repo, kmerge_bin, stderr, stdout, traced_git, Scratch};
+use crate::common::{code, driver_ran, git_repo, kmerge_bin, stderr, stdout, traced_git, Scratch};
 
 const FILE: &str = "deploy/web.yaml";
 

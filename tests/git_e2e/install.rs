@@ -5,11 +5,9 @@
 //! Every command runs with a private `HOME` (see `common::isolate`), so `--global` writes
 //! into the scratch directory, never the developer's own config.
 
-mod common;
-
 use std::path::Path;
 
-use common::{code, driver_ran, git_repo, kmerge_bin, stderr, stdout, traced_git, Scratch};
+use crate::common::{code, driver_ran, git_repo, kmerge_bin, stderr, stdout, traced_git, Scratch};
 
 const FILE: &str = "deploy/web.yaml";
 

@@ -5,9 +5,7 @@
 //! Git's own line merge would produce the same bytes in the clean cases, so each test also
 //! checks git's trace to prove the driver, not git, did the merge.
 
-mod common;
-
-use common::{code, kmerge_bin, stderr, traced_git, Scratch};
+use crate::common::{code, kmerge_bin, stderr, traced_git, Scratch};
 
 const FILE: &str = "deploy/web.yaml";
 
@@ -38,7 +36,7 @@ spec:
 /// A fresh repository with its own identity, kmerge configured as the driver for `*.yaml`,
 /// and a `base` commit holding `BASE`.
 fn repo() -> Scratch {
-    let s = common::git_repo();
+    let s = crate::common::git_repo();
     s.git_ok(&[
         "config",
         "merge.kmerge.name",
@@ -72,7 +70,7 @@ fn diverge(s: &Scratch, ours: &str, theirs: &str) {
 
 fn assert_driver_ran(trace: &str) {
     assert!(
-        common::driver_ran(trace, FILE),
+        crate::common::driver_ran(trace, FILE),
         "git did not run the kmerge driver; trace:\n{trace}"
     );
 }
