@@ -8,7 +8,7 @@
 #
 # Targets live in fuzz/fuzz_targets/; the invariants they assert are fuzz/invariants.rs.
 # A `merge3` input is `base NUL ours NUL theirs`. The seed corpus is rebuilt on every run from
-# tests/cases/** and ../shared/conformance/** (for merge3, their base/ours/theirs triples)
+# tests/cases/** and tests/conformance/** (for merge3, their base/ours/theirs triples)
 # into fuzz/corpus/<target>/, which keeps what libFuzzer finds between runs (not committed).
 # Crashes land in fuzz/artifacts/<target>/: minimise one with `tmin`, save it under
 # tests/fuzz-regressions/<target>/<name>, and `cargo test --release --test fuzz_regressions`
@@ -21,7 +21,6 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-shared="$repo/../shared"
 cd "$repo"
 
 usage() {
@@ -48,8 +47,7 @@ add_seed() {
 seed_corpus() {
   local target=$1 dir="fuzz/corpus/$1"
   mkdir -p "$dir"
-  local roots=("tests/cases")
-  [ -d "$shared/conformance" ] && roots+=("$shared/conformance")
+  local roots=("tests/cases" "tests/conformance")
   case "$target" in
     parse)
       while IFS= read -r -d '' f; do add_seed "$dir" "$f"; done \

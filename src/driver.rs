@@ -15,7 +15,7 @@ use crate::line_merge::{is_binary, line_merge, LineMerge};
 pub use crate::merge::Conflict;
 use crate::options::{ConflictStyle, MergeOptions, Mode, Policy};
 use crate::parse::Versions;
-use crate::text::markers::{has_marker_lines, marked_lines, Markers};
+use crate::text::markers::{conflict_hunks, has_marker_lines, marked_lines, Markers};
 use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
 use crate::{merge, render};
 
@@ -28,6 +28,11 @@ pub struct Outcome {
     pub fallback: Option<Reason>,
     /// One line each: why the line fallback was used, or a conflict and where it is.
     pub messages: Vec<String>,
+    /// How many conflicting hunks git's line merge left that the structural merge resolved:
+    /// all of them when its result is clean, else 0 (and always 0 where the line merge was
+    /// not run first, outside `mark` mode). The command line tells the user so, since git's
+    /// own output would not show that kmerge did anything.
+    pub resolved_hunks: usize,
 }
 
 /// Merges three versions of a file. Fails only if git's own line merge fails.
@@ -118,11 +123,11 @@ fn by_structure(
                 Err(_) => Verdict::Unsure,
             };
             match verdict {
-                Verdict::Holds => return Ok(clean(line.bytes, messages)),
+                Verdict::Holds => return Ok(clean(line.bytes, messages, 0)),
                 // Where the rules cannot pair the inputs, git's result stands if it parses and
                 // duplicates nothing (the structural merge could not do better).
                 Verdict::Unsure if line_result_is_sound(base, ours, theirs, text) => {
-                    return Ok(clean(line.bytes, messages))
+                    return Ok(clean(line.bytes, messages, 0))
                 }
                 Verdict::Unsure => {}
                 Verdict::Broken(violations) => messages.push(format!(
@@ -139,7 +144,10 @@ fn by_structure(
     if merged.conflicts.is_empty() {
         let violations = match verify::check_text(&versions, &merged.text, opts.policy) {
             Verdict::Holds | Verdict::Unsure => {
-                return Ok(clean(merged.text.into_bytes(), messages))
+                let resolved = git_conflicts
+                    .as_ref()
+                    .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));
+                return Ok(clean(merged.text.into_bytes(), messages, resolved));
             }
             Verdict::Broken(violations) => violations,
         };
@@ -200,19 +208,21 @@ fn by_structure(
                 conflicted: true,
                 fallback: None,
                 messages,
+                resolved_hunks: 0,
             });
         }
     }
     Ok(conflicted(merged, messages))
 }
 
-/// A clean outcome.
-fn clean(bytes: Vec<u8>, messages: Vec<String>) -> Outcome {
+/// A clean outcome, which resolved `resolved_hunks` conflicts of git's line merge.
+fn clean(bytes: Vec<u8>, messages: Vec<String>, resolved_hunks: usize) -> Outcome {
     Outcome {
         bytes,
         conflicted: false,
         fallback: None,
         messages,
+        resolved_hunks,
     }
 }
 
@@ -224,6 +234,7 @@ fn conflicted(merged: Merged, mut messages: Vec<String>) -> Outcome {
         bytes: merged.text.into_bytes(),
         fallback: None,
         messages,
+        resolved_hunks: 0,
     }
 }
 
@@ -250,6 +261,7 @@ fn last_resort(
             conflicted: true,
             fallback: None,
             messages,
+            resolved_hunks: 0,
         };
     }
     let eol = if ours.contains("\r\n") { "\r\n" } else { "\n" };
@@ -265,6 +277,7 @@ fn last_resort(
         conflicted: true,
         fallback: None,
         messages,
+        resolved_hunks: 0,
     }
 }
 
@@ -282,6 +295,7 @@ fn fallback(
         conflicted: line.conflicted,
         messages: vec![format!("line merge used: {reason}")],
         fallback: Some(reason),
+        resolved_hunks: 0,
     })
 }
 

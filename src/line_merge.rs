@@ -80,7 +80,7 @@ pub fn configured_style() -> ConflictStyle {
 
 /// The configuration git itself would read here. libgit2's defaults ignore git's
 /// environment variables, so the files are added one by one.
-fn git_config() -> Result<git2::Config, git2::Error> {
+pub(crate) fn git_config() -> Result<git2::Config, git2::Error> {
     use git2::ConfigLevel;
     let mut config = git2::Config::new()?;
     let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());

@@ -529,6 +529,25 @@ fn help_explains_rules_and_git_setup() {
     let out = s.kmerge(&["-h"]);
     assert_eq!(code(&out), 0);
     assert!(stdout(&out).contains("merge.kmerge.driver"));
+    let help = stdout(&s.kmerge(&["--help"]));
+    assert!(help.contains("  kmerge install\n"), "{help}");
+    assert!(help.contains("kmerge solve"), "{help}");
+    for (command, needles) in [
+        (
+            "install",
+            ["--global", "--uninstall", "core.attributesFile"],
+        ),
+        ("solve", ["--no-add", "index", "conflict-marker-size"]),
+    ] {
+        let out = s.kmerge(&[command, "--help"]);
+        assert_eq!(code(&out), 0);
+        for needle in needles {
+            assert!(
+                stdout(&out).contains(needle),
+                "{command} --help lacks {needle}"
+            );
+        }
+    }
 }
 
 /// The README's example: git's line merge conflicts on it, kmerge merges it cleanly into
@@ -550,6 +569,64 @@ fn bundled_example_merges_as_the_readme_says() {
     assert_eq!(
         stdout(&out),
         fs::read_to_string(dir.join("expected.yaml")).unwrap()
+    );
+    assert_eq!(
+        stderr(&out),
+        "kmerge: ours.yaml: merged 1 conflicting hunk by structure\n"
+    );
+}
+
+/// Ours changes two fields, theirs adds a field right below each: two hunks git's line merge
+/// conflicts on, and two different fields to the structural merge.
+fn adjacent_sides() -> (String, String) {
+    let ours = BASE
+        .replace("replicas: 3", "replicas: 5")
+        .replace("image: web:1.0", "image: web:1.1");
+    let theirs = BASE
+        .replace("replicas: 3\n", "replicas: 3\n  minReadySeconds: 10\n")
+        .replace(
+            "image: web:1.0\n",
+            "image: web:1.0\n          imagePullPolicy: Always\n",
+        );
+    (ours, theirs)
+}
+
+/// A clean merge of what git's line merge left in conflict says so in one line, since git's
+/// own output would show nothing of it; `--quiet` silences that line, never a conflict.
+#[test]
+fn resolved_hunks_are_reported_in_one_line_unless_quiet() {
+    let (ours, theirs) = adjacent_sides();
+    let s = scratch(&ours, &theirs);
+    let (_, git_code) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+    assert_eq!(git_code, 2, "git's line merge leaves two conflicts");
+    let out = merge3_with(&s, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let merged = ours
+        .replace("replicas: 5\n", "replicas: 5\n  minReadySeconds: 10\n")
+        .replace(
+            "image: web:1.1\n",
+            "image: web:1.1\n          imagePullPolicy: Always\n",
+        );
+    assert_eq!(stdout(&out), merged);
+    assert_eq!(
+        stderr(&out),
+        "kmerge: ours.yaml: merged 2 conflicting hunks by structure\n"
+    );
+    for quiet in ["--quiet", "-q"] {
+        let out = merge3_with(&s, &[quiet]);
+        assert_eq!(code(&out), 0);
+        assert_eq!(stdout(&out), merged);
+        assert_eq!(stderr(&out), "", "{quiet}");
+    }
+
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let out = merge3_with(&s, &["--quiet"]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("kmerge: ours.yaml: conflict in ") && err.lines().count() == 1,
+        "a conflict keeps its one line under --quiet: {err}"
     );
 }
 
@@ -589,13 +666,165 @@ fn merge2_lays_a_patch_onto_dest() {
     );
 }
 
-/// merge2 has no base to fall back to: input that is not YAML is an error naming the file.
+/// merge2 has no base to fall back to: input that is not YAML is an error naming the file by
+/// its role, src (the patch) or dest.
 #[test]
-fn merge2_of_non_yaml_exits_2() {
+fn merge2_of_non_yaml_exits_2_naming_src_or_dest() {
     let s = Scratch::new();
     s.write("dest.yaml", "a: 1\n");
     s.write("src.yaml", "a: [unclosed\n");
     let out = s.kmerge(&["merge2", "--src", "src.yaml", "--dest", "dest.yaml"]);
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("not YAML"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("kmerge: error: merging: src src.yaml is not YAML"),
+        "{}",
+        stderr(&out)
+    );
+    let out = s.kmerge(&["merge2", "--src", "dest.yaml", "--dest", "src.yaml"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).starts_with("kmerge: error: merging: dest src.yaml is not YAML"),
+        "{}",
+        stderr(&out)
+    );
+    s.write(
+        "two.yaml",
+        "kind: A\nmetadata:\n  name: x\n---\nkind: A\nmetadata:\n  name: x\n",
+    );
+    let out = s.kmerge(&["merge2", "--src", "two.yaml", "--dest", "dest.yaml"]);
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(err.contains("src two.yaml has two documents for"), "{err}");
+    assert!(!err.contains("theirs") && !err.contains("ours"), "{err}");
+}
+
+/// One patch document onto a file of one document is one resource whatever the names say,
+/// as in kyaml: the patch's name wins, and a warning says so. Same names, or several
+/// documents (paired by identity), say nothing.
+#[test]
+fn merge2_warns_when_the_patch_renames_the_resource() {
+    let s = Scratch::new();
+    s.write(
+        "dest.yaml",
+        "kind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: \"1\"\n",
+    );
+    s.write(
+        "src.yaml",
+        "kind: ConfigMap\nmetadata:\n  name: api\ndata:\n  b: \"2\"\n",
+    );
+    let out = s.kmerge(&["merge2", "--src", "src.yaml", "--dest", "dest.yaml"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "kind: ConfigMap\nmetadata:\n  name: api\ndata:\n  a: \"1\"\n  b: \"2\"\n"
+    );
+    assert_eq!(
+        stderr(&out),
+        "kmerge: warning: src src.yaml names \"api\" and dest dest.yaml names \"web\": the patch \
+         is laid on dest's one resource all the same, and overwrites its metadata.name with \
+         \"api\"\n"
+    );
+
+    s.write(
+        "same.yaml",
+        "kind: ConfigMap\nmetadata:\n  name: web\ndata:\n  b: \"2\"\n",
+    );
+    let out = s.kmerge(&["merge2", "--src", "same.yaml", "--dest", "dest.yaml"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(stderr(&out), "");
+
+    s.write(
+        "two.yaml",
+        "kind: ConfigMap\nmetadata:\n  name: web\n---\nkind: ConfigMap\nmetadata:\n  name: db\n",
+    );
+    let out = s.kmerge(&["merge2", "--src", "src.yaml", "--dest", "two.yaml"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+}
+
+/// `--version` names the commit the binary was built from when it was built in its own git
+/// checkout (the build script asks git), and is the package version alone otherwise.
+#[test]
+fn version_names_the_commit_it_was_built_from() {
+    let s = Scratch::new();
+    let out = s.kmerge(&["--version"]);
+    assert_eq!(code(&out), 0);
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut git = std::process::Command::new("git");
+    git.current_dir(manifest);
+    common::isolate(&mut git, s.path());
+    let toplevel = git
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let in_checkout =
+        toplevel.is_some_and(|top| fs::canonicalize(top).ok() == fs::canonicalize(manifest).ok());
+    let package = format!("kmerge {}", env!("CARGO_PKG_VERSION"));
+    if in_checkout {
+        let mut git = std::process::Command::new("git");
+        git.current_dir(manifest);
+        common::isolate(&mut git, s.path());
+        let head = common::run_git(git.args(["log", "-1", "--format=%h %cs"]));
+        let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+        assert_eq!(stdout(&out), format!("{package} ({head})\n"));
+    } else {
+        assert_eq!(stdout(&out), format!("{package}\n"));
+    }
+}
+
+/// Completion scripts and manual pages come from the same definitions as the parser, so
+/// every command and option is in them.
+#[test]
+fn completions_and_manual_pages_cover_every_command() {
+    let s = Scratch::new();
+    for (shell, opening) in [
+        ("bash", "_kmerge() {"),
+        ("zsh", "#compdef kmerge"),
+        ("fish", "complete -c kmerge"),
+    ] {
+        let out = s.kmerge(&["completions", shell]);
+        assert_eq!(code(&out), 0, "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        assert!(script.contains(opening), "{shell}:\n{script}");
+        for word in [
+            "merge3",
+            "solve",
+            "install",
+            "on-conflict",
+            "no-add",
+            "uninstall",
+        ] {
+            assert!(script.contains(word), "{shell} script lacks {word}");
+        }
+    }
+    let out = s.kmerge(&["completions", "tcsh"]);
+    assert_eq!(code(&out), 2);
+
+    let out = s.kmerge(&["man"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let page = stdout(&out);
+    assert!(page.contains(".TH kmerge 1"), "{page}");
+    for section in [
+        ".SH SYNOPSIS",
+        ".SH SUBCOMMANDS",
+        "kmerge\\-solve(1)",
+        "kmerge\\-install(1)",
+    ] {
+        assert!(page.contains(section), "the page lacks {section}:\n{page}");
+    }
+
+    let out = s.kmerge(&["man", "pages"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let solve = String::from_utf8_lossy(&s.read("pages/kmerge-solve.1")).into_owned();
+    assert!(solve.contains("\\-\\-no\\-add"), "{solve}");
+    for name in [
+        "kmerge.1",
+        "kmerge-merge3.1",
+        "kmerge-driver.1",
+        "kmerge-install.1",
+    ] {
+        assert!(s.join("pages").join(name).is_file(), "{name} missing");
+    }
 }

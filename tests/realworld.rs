@@ -1,6 +1,10 @@
-//! Real merges from public Kubernetes config repositories (`../shared/realworld/`): the
-//! regression guard that kmerge is never worse than git, and the same score
-//! `../shared/tools/realworld.py` prints.
+//! Real merges from public Kubernetes config repositories: the regression guard that kmerge
+//! is never worse than git, and the same score `../shared/tools/realworld.py` prints.
+//!
+//! The cases live in `tests/realworld/` (the 101 of the shared corpus whose four files total
+//! at most 200,000 bytes), so every clone runs them; the larger ones in
+//! `../shared/realworld/` run too when that folder sits beside the repository, and each test
+//! says in one line whether they did.
 //!
 //! Class `b` cases are merges git's line merge got right byte for byte; kmerge must too.
 //! Class `a` cases are where git conflicts; they are scored, not asserted, since the person's
@@ -15,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{kmerge_bin, run_guarded, yaml_documents};
+use common::{kmerge_bin, note, run_guarded, yaml_documents};
 use kmerge::driver::merge_bytes;
 use kmerge::options::MergeOptions;
 use yaml_serde::Value;
@@ -27,15 +31,14 @@ const DUPLICATE_KEY_CASE: &str = "prometheus-community+helm-charts__ba9556d__cha
 /// A hang guard: the largest case takes milliseconds.
 const LIMIT: Duration = Duration::from_secs(60);
 
-fn root() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
-    assert!(
-        root.is_dir(),
-        "{} is missing: these tests need the shared real-merge corpus beside the repository \
-         (CI always has it)",
-        root.display()
-    );
-    root
+/// The cases every clone has.
+fn in_repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/realworld")
+}
+
+/// The full shared corpus, when it sits beside the repository.
+fn shared_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld")
 }
 
 struct Case {
@@ -49,10 +52,43 @@ struct Case {
     estimate: String,
 }
 
-fn cases() -> Vec<Case> {
-    let root = root();
+/// The in-repository cases, then those of `../shared/realworld/` that are not copied here,
+/// with a line saying which ran.
+fn cases() -> (Vec<Case>, String) {
+    let mut cases = cases_in(&in_repo_root());
+    let copied = cases.len();
+    assert!(
+        copied >= 100,
+        "only {copied} cases under {}",
+        in_repo_root().display()
+    );
+    let shared = shared_root();
+    let said = if shared.is_dir() {
+        let names: std::collections::HashSet<String> =
+            cases.iter().map(|c| c.name.clone()).collect();
+        let larger: Vec<Case> = cases_in(&shared)
+            .into_iter()
+            .filter(|c| !names.contains(&c.name))
+            .collect();
+        let line = format!(
+            "{copied} cases in tests/realworld, and {} larger ones from ../shared/realworld: ran",
+            larger.len()
+        );
+        cases.extend(larger);
+        line
+    } else {
+        format!(
+            "{copied} cases in tests/realworld; the larger ones in ../shared/realworld: not \
+             present, not run"
+        )
+    };
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    (cases, said)
+}
+
+fn cases_in(root: &Path) -> Vec<Case> {
     let mut cases = Vec::new();
-    let entries = fs::read_dir(&root).unwrap_or_else(|e| panic!("reading {}: {e}", root.display()));
+    let entries = fs::read_dir(root).unwrap_or_else(|e| panic!("reading {}: {e}", root.display()));
     for dir in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
         let meta_path = dir.join("case.yaml");
         let Ok(meta_text) = fs::read_to_string(&meta_path) else {
@@ -80,8 +116,6 @@ fn cases() -> Vec<Case> {
             dir,
         });
     }
-    cases.sort_by(|a, b| a.name.cmp(&b.name));
-    assert!(!cases.is_empty(), "no cases under {}", root.display());
     cases
 }
 
@@ -202,16 +236,13 @@ fn marked_lines(text: &[u8]) -> usize {
     n
 }
 
-fn note(line: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{line}");
-}
-
 #[test]
 fn realworld_score_and_class_b_guard() {
     let mut counts: BTreeMap<String, Counts> = BTreeMap::new();
     let mut failures = Vec::new();
-    for case in cases() {
+    let (cases, said) = cases();
+    note(&format!("realworld score: {said}"));
+    for case in cases {
         let scratch = tempfile::tempdir().expect("temporary directory");
         let out = scratch.path().join("out.yaml");
         let mut cmd = Command::new(kmerge_bin());
@@ -333,7 +364,9 @@ fn realworld_invariants() {
     let opts = MergeOptions::default();
     let mut failures = Vec::new();
     let mut checked = 0;
-    for case in cases() {
+    let (cases, said) = cases();
+    note(&format!("realworld invariants: {said}"));
+    for case in cases {
         let base = read(&case.dir, "base.yaml");
         let ours = read(&case.dir, "ours.yaml");
         let theirs = read(&case.dir, "theirs.yaml");

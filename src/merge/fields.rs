@@ -292,8 +292,11 @@ impl Merger<'_> {
     /// field: a null, or an empty collection where base had content. Against the other side's
     /// deletion, both removed the value.
     fn emptied(&self, b: NodeId, tree: &Tree, x: NodeId) -> bool {
+        // kyaml keeps an emptied collection the other side deleted: only a null is gone.
+        let kyaml = self.opts.policy.kyaml();
         let empty = |tree: &Tree, n: NodeId| {
-            tree.is_null(n) || tree.node(n).kind != Kind::Scalar && tree.node(n).children.is_empty()
+            tree.is_null(n)
+                || !kyaml && tree.node(n).kind != Kind::Scalar && tree.node(n).children.is_empty()
         };
         empty(tree, x) && !empty(self.base, b)
     }

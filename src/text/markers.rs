@@ -77,6 +77,17 @@ pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
     count
 }
 
+/// How many conflicts markers of `size` open in `text`: its `<<<<<<<` lines.
+pub(crate) fn conflict_hunks(text: &[u8], size: usize) -> usize {
+    let open = "<".repeat(size);
+    text.split(|&b| b == b'\n')
+        .filter(|line| {
+            line.strip_prefix(open.as_bytes())
+                .is_some_and(|rest| matches!(rest.first(), None | Some(b' ' | b'\r')))
+        })
+        .count()
+}
+
 /// The two files a conflicted text gives when every conflict of markers of `size` is resolved
 /// by taking ours' side, and by taking theirs'.
 pub(crate) fn sides(text: &str, size: usize) -> [String; 2] {

@@ -126,7 +126,8 @@ impl<'t> Checker<'t> {
         // Both changed it, differently.
         // A null or an emptied collection removes the value as much as a deletion does.
         let empty = |tree: &Tree, x: NodeId| {
-            tree.is_null(x) || tree.node(x).kind != Kind::Scalar && tree.node(x).children.is_empty()
+            tree.is_null(x)
+                || !kyaml && tree.node(x).kind != Kind::Scalar && tree.node(x).children.is_empty()
         };
         let gone = |tree: &Tree, x: At| x.is_none_or(|x| empty(tree, x));
         let had = b.is_some_and(|b| !empty(bt, b));
@@ -228,6 +229,17 @@ impl<'t> Checker<'t> {
         }
         match self.policy {
             Policy::Theirs => {
+                // kyaml: a null on either side clears the field, whatever the other did.
+                if ot.is_null(o) || tt.is_null(t) {
+                    if r.is_some() {
+                        self.at(
+                            path,
+                            common,
+                            "a null clears it (kyaml), the result keeps it",
+                        );
+                    }
+                    return;
+                }
                 if !cleared_same(rt, r, tt, Some(t)) {
                     self.at(
                         path,

@@ -84,6 +84,36 @@ impl Scratch {
     }
 }
 
+/// A fresh git repository in a scratch directory, with its own identity and no signing, on
+/// branch `main`.
+pub fn git_repo() -> Scratch {
+    let s = Scratch::new();
+    s.git_ok(&["-c", "init.defaultBranch=main", "init", "-q"]);
+    s.git_ok(&["config", "user.name", "kmerge test"]);
+    s.git_ok(&["config", "user.email", "kmerge-test@example.invalid"]);
+    s.git_ok(&["config", "commit.gpgsign", "false"]);
+    s
+}
+
+/// Runs git in `s` with a trace of the commands it starts, returning the output and the
+/// trace (to tell whether git ran the kmerge driver).
+pub fn traced_git(s: &Scratch, args: &[&str]) -> (Output, String) {
+    // Inside .git, so `git status` does not list it.
+    let trace = s.join(".git/kmerge-test-trace.log");
+    let _ = fs::remove_file(&trace);
+    let out = run_git(s.command("git").args(args).env("GIT_TRACE", &trace));
+    let log = fs::read_to_string(&trace).unwrap_or_default();
+    let _ = fs::remove_file(&trace);
+    (out, log)
+}
+
+/// Whether git's trace shows it running the kmerge driver on `path`.
+pub fn driver_ran(trace: &str, path: &str) -> bool {
+    trace
+        .lines()
+        .any(|l| l.contains("run_command:") && l.contains(" driver ") && l.contains(path))
+}
+
 /// Runs a prepared git command. These tests compare kmerge with git itself, so a missing git
 /// is a failure, never a silent skip.
 pub fn run_git(cmd: &mut Command) -> Output {
@@ -118,6 +148,13 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
         .env("GIT_EDITOR", "true")
         .env("LC_ALL", "C")
         .env("LANG", "C");
+}
+
+/// One line on stderr that the test harness does not capture: for what a run should always
+/// show, such as whether an optional data set beside the repository was there.
+pub fn note(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 pub fn stdout(out: &Output) -> String {

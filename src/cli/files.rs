@@ -1,0 +1,133 @@
+//! The commands that merge files named on the command line: `merge3` (three files in, the
+//! result to `-o` or stdout), `driver` (git's calling convention, the result written into
+//! ours) and `merge2` (a patch laid onto a file).
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+
+use super::{exit_code, names, options, report, DriverArgs, Merge2Args, Merge3Args, EXIT_CLEAN};
+use crate::atomic_write::write_atomically;
+use crate::driver::{merge2 as merge2_text, merge_bytes, Outcome};
+use crate::line_merge::configured_style;
+use crate::options::{ConflictStyle, MergeOptions};
+
+pub(super) fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
+    let style = if a.markers.diff3 {
+        ConflictStyle::Diff3
+    } else {
+        ConflictStyle::Merge
+    };
+    let opts = options(&a.merge, &a.markers, a.markers.marker_size, style);
+    let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
+    report(&outcome, &a.ours, a.merge.quiet);
+    write_result(a.output.as_deref(), &outcome.bytes)?;
+    Ok(exit_code(&outcome))
+}
+
+pub(super) fn merge2(a: Merge2Args) -> anyhow::Result<i32> {
+    let src = read(&a.src, "src")?;
+    let dest = read(&a.dest, "dest")?;
+    let text = |bytes: &[u8], path: &Path| -> anyhow::Result<String> {
+        String::from_utf8(bytes.to_vec())
+            .with_context(|| format!("{} is not UTF-8 text", path.display()))
+    };
+    let (src_text, dest_text) = (text(&src, &a.src)?, text(&dest, &a.dest)?);
+    let opts = MergeOptions {
+        mode: crate::options::Mode::TwoWay { prepend: a.prepend },
+        ..MergeOptions::default()
+    };
+    let merged = merge2_text(&src_text, &dest_text, &opts)
+        .map_err(|e| patch_roles(&anyhow::Error::new(e), &a.src, &a.dest))
+        .context("merging")?;
+    warn_of_rename(&src_text, &dest_text, &a.src, &a.dest);
+    write_result(a.output.as_deref(), merged.text.as_bytes())?;
+    Ok(EXIT_CLEAN)
+}
+
+/// merge2 runs the merge with dest as ours and src as theirs; its messages name the files
+/// by their roles here instead: `theirs is not YAML` reads `src patch.yaml is not YAML`.
+fn patch_roles(e: &anyhow::Error, src: &Path, dest: &Path) -> anyhow::Error {
+    let rename = |message: String| match message.split_once(' ') {
+        Some(("theirs", rest)) => format!("src {} {rest}", src.display()),
+        Some(("ours", rest)) => format!("dest {} {rest}", dest.display()),
+        _ => message,
+    };
+    let chain: Vec<String> = e.chain().map(|m| rename(m.to_string())).collect();
+    anyhow::anyhow!(chain.join(": "))
+}
+
+/// One patch document laid onto a file of one document is one resource whatever the names
+/// say (kyaml's merge2 does the same), so a different `metadata.name` in the patch renames
+/// dest's resource: worth a warning, since a patch meant for another resource does this too.
+fn warn_of_rename(src: &str, dest: &str, src_path: &Path, dest_path: &Path) {
+    let (Some(src_names), Some(dest_names)) =
+        (names::document_names(src), names::document_names(dest))
+    else {
+        return;
+    };
+    if let ([Some(from_src)], [Some(in_dest)]) = (src_names.as_slice(), dest_names.as_slice()) {
+        if from_src != in_dest {
+            eprintln!(
+                "kmerge: warning: src {} names {from_src:?} and dest {} names {in_dest:?}: the \
+                 patch is laid on dest's one resource all the same, and overwrites its \
+                 metadata.name with {from_src:?}",
+                src_path.display(),
+                dest_path.display()
+            );
+        }
+    }
+}
+
+/// Writes a result to `output` (atomically) or to stdout.
+fn write_result(output: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
+    match output {
+        Some(out) => write_atomically(out, bytes)
+            .with_context(|| format!("writing output file {}", out.display())),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(bytes)
+                .and_then(|()| stdout.flush())
+                .context("writing the result to stdout")
+        }
+    }
+}
+
+pub(super) fn driver(a: DriverArgs) -> anyhow::Result<i32> {
+    let style = if a.markers.diff3 {
+        ConflictStyle::Diff3
+    } else {
+        configured_style()
+    };
+    let marker_size = a.markers.marker_size.or(a.git_marker_size);
+    let opts = options(&a.merge, &a.markers, marker_size, style);
+    let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
+    report(
+        &outcome,
+        a.path.as_deref().unwrap_or(&a.ours),
+        a.merge.quiet,
+    );
+    write_atomically(&a.ours, &outcome.bytes)
+        .with_context(|| format!("writing ours file {}", a.ours.display()))?;
+    Ok(exit_code(&outcome))
+}
+
+/// Reads the three versions (any failure is an I/O error, exit 2) and merges them.
+fn merge_files(
+    base: &Path,
+    ours: &Path,
+    theirs: &Path,
+    opts: &MergeOptions,
+) -> anyhow::Result<Outcome> {
+    let base = read(base, "base")?;
+    let ours = read(ours, "ours")?;
+    let theirs = read(theirs, "theirs")?;
+    merge_bytes(&base, &ours, &theirs, opts).context("merging")
+}
+
+fn read(path: &Path, role: &str) -> anyhow::Result<Vec<u8>> {
+    fs::read(path).with_context(|| format!("reading {role} file {}", path.display()))
+}

@@ -1,0 +1,465 @@
+//! The command line: the clap definitions and the dispatch to one module per kind of command
+//! (`files`: `merge3`, `driver` and `merge2` on files named on the command line; `install`:
+//! the git setup; `solve`: re-merging what git left in conflict; `docs`: completions and
+//! manual pages).
+//!
+//! This is the only place that knows about arguments, files and exit codes; the merge itself
+//! is `driver::merge_bytes`. Errors are printed once, here, as `kmerge: error: ...`.
+
+use std::ffi::OsString;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::driver::Outcome;
+use crate::options::{ConflictStyle, Labels, MergeOptions, Policy};
+
+mod docs;
+mod files;
+mod install;
+mod names;
+mod solve;
+
+/// Exit code: merged cleanly.
+pub const EXIT_CLEAN: i32 = 0;
+/// Exit code: conflicts are left in the output, marked.
+pub const EXIT_CONFLICT: i32 = 1;
+/// Exit code: bad usage, or a file that could not be read or written.
+pub const EXIT_ERROR: i32 = 2;
+
+const ABOUT: &str =
+    "Merges Kubernetes YAML by structure: a git merge driver and a 3-way merge tool";
+
+const LONG_ABOUT: &str = "\
+Merges Kubernetes YAML by structure: a git merge driver and a 3-way merge tool.
+
+Resources are matched by identity (API group, kind, namespace, name) and merged field by
+field, so edits to different fields merge cleanly even on neighbouring lines, where git's
+line merge reports a conflict. Where git's line merge is already clean, its bytes are kept.
+
+Conflict policies (--on-conflict):
+  mark    (default) a field both sides changed differently is kept in conflict markers
+  theirs  upstream wins, as kyaml/kpt's merge3 does, including its flaw: a field deleted
+          locally that upstream changed comes back
+  ours    local wins
+
+Input that is not YAML (invalid UTF-8, a Helm/Go template with {{ }} as structure), that
+already holds conflict markers, or that the structural merge cannot handle is merged by
+git's line merge instead, with a one-line reason on stderr.";
+
+const AFTER_HELP: &str = "\
+Git setup, in a repository (--global: for every repository):
+  kmerge install
+which does what these lines do:
+  git config merge.kmerge.name 'kmerge: structural Kubernetes YAML merge'
+  git config merge.kmerge.driver 'kmerge driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y'
+  echo '*.yaml merge=kmerge' >> .gitattributes
+Files git already left in conflict (merged without kmerge): kmerge solve
+
+Exit codes: 0 merged cleanly, 1 conflicts marked in the output, 2 usage or I/O error.";
+
+const MERGE3_ABOUT: &str = "Merges three files and writes the result to -o or stdout";
+
+const MERGE3_LONG_ABOUT: &str = "\
+Merges the changes from --base to --theirs into --ours and writes the result to -o
+(replaced atomically) or to stdout. Resources are matched by identity (API group, kind,
+namespace, name) and merged field by field; where git's line merge is clean its bytes are
+kept.
+
+--on-conflict mark (default) marks fields both sides changed differently; theirs lets the
+upstream version win as kyaml/kpt do, including their flaw that a locally deleted field
+which upstream changed comes back; ours keeps the local version. Non-YAML input, templates
+with {{ }} as structure, existing conflict markers and parse errors use git's line merge.
+
+Markers are labelled base/ours/theirs unless given; --diff3 adds the base section (git's
+merge.conflictStyle is not read here).";
+
+const DRIVER_ABOUT: &str = "Git merge driver: merges BASE and THEIRS into OURS in place";
+
+const DRIVER_LONG_ABOUT: &str = "\
+Git's merge-driver form: merges the changes from BASE (%O) to THEIRS (%B) into OURS (%A)
+and writes the result into OURS atomically, keeping its permissions. Resources are matched
+by identity (API group, kind, namespace, name) and merged field by field; where git's line
+merge is clean its bytes are kept.
+
+--on-conflict mark (default) marks fields both sides changed differently; theirs lets the
+upstream version win as kyaml/kpt do, including their flaw that a locally deleted field
+which upstream changed comes back; ours keeps the local version. Non-YAML input, templates
+with {{ }} as structure, existing conflict markers and parse errors use git's line merge.
+
+Markers carry git's labels (%S %X %Y; an older git passes them literally, which means the
+defaults base/ours/theirs), git's marker size (%L), and the repository's
+merge.conflictStyle unless --diff3 is given. Exit 2 only when a file cannot be read or
+written; OURS is then unchanged.";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "kmerge",
+    version = env!("KMERGE_VERSION"),
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    #[command(about = MERGE3_ABOUT, long_about = MERGE3_LONG_ABOUT, after_help = AFTER_HELP)]
+    Merge3(Merge3Args),
+    #[command(about = DRIVER_ABOUT, long_about = DRIVER_LONG_ABOUT, after_help = AFTER_HELP)]
+    Driver(DriverArgs),
+    #[command(about = MERGE2_ABOUT, long_about = MERGE2_LONG_ABOUT)]
+    Merge2(Merge2Args),
+    #[command(about = INSTALL_ABOUT, long_about = INSTALL_LONG_ABOUT)]
+    Install(InstallArgs),
+    #[command(about = SOLVE_ABOUT, long_about = SOLVE_LONG_ABOUT)]
+    Solve(SolveArgs),
+    /// Prints a shell completion script.
+    #[command(long_about = COMPLETIONS_LONG_ABOUT)]
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Prints the manual page, or writes one per command into DIR.
+    Man {
+        /// Write kmerge.1 and a page per command (kmerge-solve.1, ...) here.
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+const COMPLETIONS_LONG_ABOUT: &str = "\
+Prints a completion script for SHELL to stdout. For example:
+  kmerge completions bash > ~/.local/share/bash-completion/completions/kmerge
+  kmerge completions zsh > ~/.zfunc/_kmerge     # with ~/.zfunc in fpath
+  kmerge completions fish > ~/.config/fish/completions/kmerge.fish";
+
+const SOLVE_ABOUT: &str = "Re-merges files git left in conflict, and stages the solved ones";
+
+const SOLVE_LONG_ABOUT: &str = "\
+Re-merges files git already left in conflict (a merge, rebase or cherry-pick run without
+kmerge): reads the three versions of each from the index (base, ours, theirs), merges them as
+the driver would (git's labels, the conflict-marker-size attribute, merge.conflictStyle) and
+writes the result into the work-tree file. A clean result is staged as `git add` would
+(--no-add leaves the index alone); a file with conflicts left keeps kmerge's narrower markers.
+
+Without FILE: every conflicted file .gitattributes sends to kmerge, and every conflicted
+*.yaml/*.yml with no merge attribute. A file added or deleted on one side, or whose markers
+are gone (resolved by hand?), is reported and not touched.
+
+Exit 0 when every file is solved, 1 otherwise.";
+
+#[derive(Args, Debug)]
+struct SolveArgs {
+    /// Conflicted files to re-merge (paths in the work tree).
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Do not stage the files solved cleanly.
+    #[arg(long)]
+    no_add: bool,
+    #[command(flatten)]
+    merge: MergeFlags,
+}
+
+const INSTALL_ABOUT: &str = "Sets kmerge up as git's merge driver for YAML files";
+
+const INSTALL_LONG_ABOUT: &str = "\
+Sets kmerge up as git's merge driver: merge.kmerge.name and merge.kmerge.driver in the
+repository's config (--global: the user's), and `*.yaml merge=kmerge`, `*.yml merge=kmerge`
+(or the --pattern globs) in the repository's .gitattributes (--local: its untracked
+info/attributes; --global: the file core.attributesFile names, else git's default
+$XDG_CONFIG_HOME/git/attributes). The driver is called `kmerge` when that is this binary on
+PATH, by its absolute path otherwise.
+
+Running it again changes nothing. Each attribute line it adds has a `# kmerge` comment line
+above it (git rejects a trailing comment on an attribute line), and --uninstall removes
+exactly those pairs and the two config keys; in a repository it cleans both .gitattributes
+and info/attributes. Prints what it changed.";
+
+#[derive(Args, Debug)]
+struct InstallArgs {
+    /// Install for every repository: the user's git config and attributes file.
+    #[arg(long, conflicts_with = "local")]
+    global: bool,
+    /// Write the attribute lines to the repository's untracked info/attributes.
+    #[arg(long)]
+    local: bool,
+    /// A pattern of files to merge with kmerge (repeatable); default *.yaml and *.yml.
+    #[arg(long, value_name = "GLOB", conflicts_with = "uninstall")]
+    pattern: Vec<String>,
+    /// Remove what install added: the marked attribute lines and the two config keys.
+    #[arg(long)]
+    uninstall: bool,
+}
+
+const MERGE2_ABOUT: &str = "Lays a patch (src) onto a file (dest): kyaml's merge2";
+
+const MERGE2_LONG_ABOUT: &str = "\
+Lays src onto dest by structure and writes the result to -o or stdout (kyaml's merge2, what
+kustomize's strategic-merge patches do). A field src has wins; a field only dest has stays;
+null in src removes the field; list elements are paired by merge key and src's new ones go
+after dest's (--prepend: before). `$patch: delete` in src removes the map or element it sits
+on, `$patch: replace` replaces it, a `- $patch: delete|replace` element applies to its list.
+The result is dest's text with src's changes spliced in. There is no line-merge fallback
+without a base: input that is not YAML is an error (exit 2).";
+
+#[derive(Args, Debug)]
+struct Merge2Args {
+    /// The patch laid onto dest.
+    #[arg(long, value_name = "FILE")]
+    src: PathBuf,
+    /// The file patched, whose text the result keeps.
+    #[arg(long, value_name = "FILE")]
+    dest: PathBuf,
+    /// Write the result here (atomically) instead of to stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Put src's new list elements before dest's instead of after them.
+    #[arg(long)]
+    prepend: bool,
+}
+
+/// What to do where both sides changed the same thing differently.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum OnConflict {
+    /// Keep both versions in conflict markers.
+    Mark,
+    /// Take theirs (kyaml/kpt merge3).
+    Theirs,
+    /// Keep ours.
+    Ours,
+}
+
+impl From<OnConflict> for Policy {
+    fn from(o: OnConflict) -> Policy {
+        match o {
+            OnConflict::Mark => Policy::Mark,
+            OnConflict::Theirs => Policy::Theirs,
+            OnConflict::Ours => Policy::Ours,
+        }
+    }
+}
+
+/// The merge options every merging command shares.
+#[derive(Args, Debug)]
+struct MergeFlags {
+    /// What to do where both sides changed the same thing differently.
+    #[arg(long, value_enum, default_value_t = OnConflict::Mark)]
+    on_conflict: OnConflict,
+    /// Largest version (bytes) merged by structure; larger files use git's line merge.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::options::DEFAULT_MAX_SIZE)]
+    max_size: usize,
+    /// Say nothing about a file that merges cleanly; conflicts and errors are still reported.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// How conflicts are marked: the options of the forms that take labels from their caller.
+#[derive(Args, Debug)]
+struct MarkerFlags {
+    /// Length of the conflict markers.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    marker_size: Option<u16>,
+    /// Add the `|||||||` section with the base version to each conflict.
+    #[arg(long)]
+    diff3: bool,
+    /// Label after the `|||||||` marker.
+    #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
+    base_label: Option<String>,
+    /// Label after the `<<<<<<<` marker.
+    #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
+    ours_label: Option<String>,
+    /// Label after the `>>>>>>>` marker.
+    #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
+    theirs_label: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct Merge3Args {
+    /// The common ancestor.
+    #[arg(long, value_name = "FILE", visible_aliases = ["ancestor", "original"])]
+    base: PathBuf,
+    /// The local version, whose text the result keeps.
+    #[arg(long, value_name = "FILE", visible_aliases = ["dest", "local"])]
+    ours: PathBuf,
+    /// The other (upstream) version, whose changes are merged in.
+    #[arg(long, value_name = "FILE", visible_aliases = ["updated", "upstream"])]
+    theirs: PathBuf,
+    /// Write the result here (atomically) instead of to stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    merge: MergeFlags,
+    #[command(flatten)]
+    markers: MarkerFlags,
+}
+
+#[derive(Args, Debug)]
+struct DriverArgs {
+    /// The common ancestor (git's %O).
+    #[arg(value_name = "BASE")]
+    base: PathBuf,
+    /// Our version (git's %A); the result is written here.
+    #[arg(value_name = "OURS")]
+    ours: PathBuf,
+    /// Their version (git's %B).
+    #[arg(value_name = "THEIRS")]
+    theirs: PathBuf,
+    /// Git's conflict marker size (%L); --marker-size, when given, wins.
+    #[arg(value_name = "MARKER_SIZE", value_parser = clap::value_parser!(u16).range(1..))]
+    git_marker_size: Option<u16>,
+    /// The path of the file in the repository (%P), used in messages.
+    #[arg(value_name = "PATH")]
+    path: Option<PathBuf>,
+    #[command(flatten)]
+    merge: MergeFlags,
+    #[command(flatten)]
+    markers: MarkerFlags,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> i32 {
+    run(std::env::args_os())
+}
+
+/// Runs the command line on `args` (the program name first) and returns the exit code.
+///
+/// A panic outside the merge (which catches its own) still ends in one error line and
+/// exit 2, so git never sees a half-finished driver without a reason.
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| match cli.command {
+        Command::Merge3(a) => files::merge3(a),
+        Command::Driver(a) => files::driver(a),
+        Command::Merge2(a) => files::merge2(a),
+        Command::Install(a) => install::install(a),
+        Command::Solve(a) => solve::solve(a),
+        Command::Completions { shell } => docs::completions(shell),
+        Command::Man { dir } => docs::man(dir.as_deref()),
+    }));
+    match result {
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
+            eprintln!("kmerge: error: {e:#}");
+            EXIT_ERROR
+        }
+        Err(_) => {
+            eprintln!("kmerge: error: internal error");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// The merge options of the command line: `marker_size` and `style` as the form decides
+/// them (git's values for the driver), the labels given or the defaults.
+fn options(
+    merge: &MergeFlags,
+    markers: &MarkerFlags,
+    marker_size: Option<u16>,
+    style: ConflictStyle,
+) -> MergeOptions {
+    let defaults = Labels::default();
+    MergeOptions {
+        policy: merge.on_conflict.into(),
+        marker_size: marker_size.map_or(7, usize::from),
+        style,
+        labels: Labels {
+            base: label(&markers.base_label, defaults.base),
+            ours: label(&markers.ours_label, defaults.ours),
+            theirs: label(&markers.theirs_label, defaults.theirs),
+        },
+        mode: crate::options::Mode::ThreeWay,
+        max_size: merge.max_size,
+    }
+}
+
+/// A label as given, or the default when absent or when an older git passed its
+/// placeholder through unexpanded.
+fn label(given: &Option<String>, default: String) -> String {
+    match given.as_deref() {
+        None | Some("%S" | "%X" | "%Y") => default,
+        Some(l) => l.to_string(),
+    }
+}
+
+/// One stderr line per message: git shows the driver's stderr among its own output, and a
+/// reason spanning lines (a YAML error with a snippet) would read as several messages.
+/// Where the structural merge resolved conflicts git's line merge left, one line says so:
+/// git's output would otherwise show nothing of what kmerge did. `quiet` keeps a clean
+/// merge silent.
+fn report(outcome: &Outcome, path: &Path, quiet: bool) {
+    if quiet && !outcome.conflicted {
+        return;
+    }
+    if !outcome.conflicted && outcome.resolved_hunks > 0 {
+        eprintln!(
+            "kmerge: {}: {}",
+            path.display(),
+            resolved(outcome.resolved_hunks)
+        );
+    }
+    for message in &outcome.messages {
+        eprintln!("kmerge: {}: {}", path.display(), one_line(message));
+    }
+}
+
+/// What the structural merge did that git's line merge could not.
+fn resolved(hunks: usize) -> String {
+    let s = if hunks == 1 { "" } else { "s" };
+    format!("merged {hunks} conflicting hunk{s} by structure")
+}
+
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn exit_code(outcome: &Outcome) -> i32 {
+    if outcome.conflicted {
+        EXIT_CONFLICT
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn messages_fit_on_one_line() {
+        assert_eq!(
+            one_line("YAML error at line 3:\n  found a tab\r\n"),
+            "YAML error at line 3: found a tab"
+        );
+    }
+
+    #[test]
+    fn placeholder_labels_mean_defaults() {
+        assert_eq!(label(&Some("%S".into()), "base".into()), "base");
+        assert_eq!(label(&Some("%X".into()), "ours".into()), "ours");
+        assert_eq!(label(&Some("%Y".into()), "theirs".into()), "theirs");
+        assert_eq!(label(&Some("HEAD".into()), "ours".into()), "HEAD");
+        assert_eq!(label(&None, "ours".into()), "ours");
+    }
+}

@@ -1,0 +1,367 @@
+//! `kmerge solve` in temporary repositories: a merge, rebase or cherry-pick run without the
+//! driver stops on a conflict; `kmerge solve` then gives byte for byte what the driver would
+//! have given (labels, marker size and conflict style included), stages what it solved, and
+//! git carries on.
+//!
+//! Each repository marks `*.yaml merge=kmerge` in `.gitattributes` but defines no driver, so
+//! git's own line merge runs; the driver's reference result comes from the same merge run
+//! again with the driver defined through `git -c`.
+
+use crate::common::{code, driver_ran, git_repo, kmerge_bin, stderr, stdout, traced_git, Scratch};
+
+const FILE: &str = "deploy/web.yaml";
+
+const BASE: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  template:
+    spec:
+      containers:
+        - name: web
+          image: web:1.0
+";
+
+/// Ours bumps the image, theirs adds a field right below it: git conflicts, kmerge does not.
+fn adjacent() -> (String, String, String) {
+    let ours = BASE.replace("web:1.0", "web:1.1");
+    let theirs = BASE.replace(
+        "image: web:1.0\n",
+        "image: web:1.0\n          imagePullPolicy: Always\n",
+    );
+    let merged = ours.replace(
+        "image: web:1.1\n",
+        "image: web:1.1\n          imagePullPolicy: Always\n",
+    );
+    (ours, theirs, merged)
+}
+
+/// Both sides set `replicas`, and theirs also adds a field beside the image: a true conflict
+/// on one line, plus a hunk git conflicts on and kmerge merges.
+fn conflicting() -> (String, String) {
+    let (ours, theirs, _) = adjacent();
+    (
+        ours.replace("replicas: 3", "replicas: 5"),
+        theirs.replace("replicas: 3", "replicas: 4"),
+    )
+}
+
+/// A repository whose `.gitattributes` sends YAML to kmerge, with no driver defined, and a
+/// `base` commit holding `files`.
+fn repo(files: &[(&str, &str)]) -> Scratch {
+    let s = git_repo();
+    s.write(".gitattributes", "*.yaml merge=kmerge\n");
+    for (name, text) in files {
+        s.write(name, text);
+    }
+    s.git_ok(&["add", "."]);
+    s.git_ok(&["commit", "-q", "-m", "base"]);
+    s
+}
+
+/// Commits `theirs` on `feature` and `ours` on `main` (each a list of files), leaving `main`
+/// checked out.
+fn diverge(s: &Scratch, ours: &[(&str, &str)], theirs: &[(&str, &str)]) {
+    s.git_ok(&["checkout", "-q", "-b", "feature"]);
+    for (name, text) in theirs {
+        s.write(name, text);
+    }
+    s.git_ok(&["commit", "-q", "-a", "-m", "feature change"]);
+    s.git_ok(&["checkout", "-q", "main"]);
+    for (name, text) in ours {
+        s.write(name, text);
+    }
+    s.git_ok(&["commit", "-q", "-a", "-m", "main change"]);
+}
+
+/// `git` with the kmerge driver defined for this one command.
+fn with_driver(args: &[&str]) -> Vec<String> {
+    let driver = format!(
+        "merge.kmerge.driver={} driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y",
+        kmerge_bin().display()
+    );
+    let mut all = vec!["-c".to_string(), driver];
+    all.extend(args.iter().map(|a| a.to_string()));
+    all
+}
+
+/// The file as the driver merges it in `git merge feature` (the merge is then undone).
+fn drivers_merge(s: &Scratch) -> (String, i32) {
+    let args = with_driver(&["merge", "--no-commit", "--no-ff", "feature"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, trace) = traced_git(s, &args);
+    assert!(driver_ran(&trace, FILE), "the driver did not run:\n{trace}");
+    let result = String::from_utf8_lossy(&s.read(FILE)).into_owned();
+    s.git_ok(&["merge", "--abort"]);
+    (result, code(&out))
+}
+
+fn status(s: &Scratch) -> String {
+    stdout(&s.git_ok(&["status", "--porcelain", "--untracked-files=no"]))
+}
+
+fn solve(s: &Scratch, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["solve"];
+    all.extend_from_slice(args);
+    s.kmerge(&all)
+}
+
+/// A merge git stopped on, solved: the driver's bytes, staged, and the merge commits.
+#[test]
+fn merge_made_without_the_driver_is_solved_and_staged() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs, merged) = adjacent();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    let (reference, driver_code) = drivers_merge(&s);
+    assert_eq!(driver_code, 0);
+    assert_eq!(reference, merged);
+
+    let out = s.git(&["merge", "feature"]);
+    assert_eq!(code(&out), 1, "git's line merge conflicts");
+    assert_eq!(status(&s), format!("UU {FILE}\n"));
+
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "kmerge: {FILE}: merged 1 conflicting hunk by structure; staged\n\
+             kmerge solve: 1 solved and staged, 0 with conflicts left, 0 not touched\n"
+        )
+    );
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference);
+    assert_eq!(status(&s), format!("M  {FILE}\n"));
+    s.git_ok(&["commit", "-q", "--no-edit"]);
+    let show = s.git_ok(&["show", &format!("HEAD:{FILE}")]);
+    assert_eq!(stdout(&show), merged);
+}
+
+/// A true conflict keeps kmerge's markers, with git's labels and the repository's diff3
+/// style exactly as the driver writes them, and stays unstaged.
+#[test]
+fn a_true_conflict_keeps_the_drivers_markers_and_labels() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs) = conflicting();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    s.git_ok(&["config", "merge.conflictStyle", "diff3"]);
+    let (reference, driver_code) = drivers_merge(&s);
+    assert_eq!(driver_code, 1);
+    let base = stdout(&s.git_ok(&["rev-parse", "--short", "main~1"]));
+    assert!(
+        reference.contains("<<<<<<< HEAD\n")
+            && reference.contains(&format!("||||||| {}\n", base.trim()))
+            && reference.contains(">>>>>>> feature\n")
+            && reference.contains("imagePullPolicy: Always"),
+        "{reference}"
+    );
+
+    let out = s.git(&["merge", "feature"]);
+    assert_eq!(code(&out), 1);
+    let out = solve(&s, &[FILE]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!("kmerge: {FILE}: conflict in "))
+            && err.ends_with(
+                "kmerge solve: 0 solved and staged, 1 with conflicts left, 0 not touched\n"
+            ),
+        "{err}"
+    );
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference);
+    assert_eq!(status(&s), format!("UU {FILE}\n"));
+}
+
+/// With no file named, every conflicted YAML file is solved; other files are not kmerge's,
+/// and a file deleted on one side is reported and left for the user.
+#[test]
+fn without_files_every_conflicted_yaml_file_is_solved() {
+    let other = "deploy/other.yaml";
+    let gone = "deploy/gone.yaml";
+    let json = "config.json";
+    let (ours, theirs, merged) = adjacent();
+    let s = repo(&[
+        (FILE, BASE),
+        (other, BASE),
+        (gone, BASE),
+        (json, "{\n  \"a\": 1\n}\n"),
+    ]);
+    s.git_ok(&["checkout", "-q", "-b", "feature"]);
+    s.write(FILE, &theirs);
+    s.write(other, &theirs);
+    s.write(gone, &theirs);
+    s.write(json, "{\n  \"a\": 2\n}\n");
+    s.git_ok(&["commit", "-q", "-a", "-m", "feature change"]);
+    s.git_ok(&["checkout", "-q", "main"]);
+    s.write(FILE, &ours);
+    s.write(other, &ours);
+    s.write(json, "{\n  \"a\": 3\n}\n");
+    s.git_ok(&["rm", "-q", gone]);
+    s.git_ok(&["commit", "-q", "-a", "-m", "main change"]);
+    let out = s.git(&["merge", "feature"]);
+    assert_eq!(code(&out), 1);
+
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 1, "one file is left: {}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "kmerge: {gone}: deleted on our side: not touched, for you to decide\n"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains(json), "{err}");
+    assert!(
+        err.ends_with("kmerge solve: 2 solved and staged, 0 with conflicts left, 1 not touched\n"),
+        "{err}"
+    );
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), merged);
+    assert_eq!(String::from_utf8_lossy(&s.read(other)), merged);
+    assert_eq!(
+        status(&s),
+        format!("UU {json}\nDU {gone}\nM  {other}\nM  {FILE}\n")
+    );
+}
+
+/// `--no-add` writes the solved file and leaves the index as git left it; a file named from
+/// a subdirectory is found.
+#[test]
+fn no_add_leaves_the_index_alone() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs, merged) = adjacent();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    let out = s.git(&["merge", "feature"]);
+    assert_eq!(code(&out), 1);
+    let out = s
+        .command(kmerge_bin())
+        .current_dir(s.join("deploy"))
+        .args(["solve", "--no-add", "web.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "kmerge: {FILE}: merged 1 conflicting hunk by structure; left unstaged (--no-add)\n\
+             kmerge solve: 1 solved, 0 with conflicts left, 0 not touched\n"
+        )
+    );
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), merged);
+    assert_eq!(status(&s), format!("UU {FILE}\n"));
+
+    // Solving again is harmless, and --quiet says nothing when all is solved.
+    let out = solve(&s, &["--quiet"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    assert_eq!(status(&s), format!("M  {FILE}\n"));
+}
+
+/// A file the user already resolved by hand (no markers left) is not overwritten.
+#[test]
+fn a_file_resolved_by_hand_is_not_touched() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs, _) = adjacent();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    let out = s.git(&["merge", "feature"]);
+    assert_eq!(code(&out), 1);
+    s.write(FILE, &ours);
+    let out = solve(&s, &[FILE]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("has no conflict markers"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), ours);
+    assert_eq!(status(&s), format!("UU {FILE}\n"));
+
+    let out = solve(&s, &["config.json"]);
+    assert_eq!(code(&out), 0, "a file not in conflict has nothing to solve");
+    assert!(stderr(&out).contains("not in conflict"), "{}", stderr(&out));
+}
+
+/// A rebase run without the driver stops on the conflict; solved, it continues to the end.
+#[test]
+fn a_rebase_stopped_on_a_conflict_is_solved_and_continues() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs, merged) = adjacent();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    s.git_ok(&["checkout", "-q", "feature"]);
+    let out = s.git(&["rebase", "main"]);
+    assert_ne!(code(&out), 0, "the rebase stops on the conflict");
+
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), merged);
+    let out = s.git(&["rebase", "--continue"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        stdout(&s.git_ok(&["log", "--format=%s", "main~1..feature"])),
+        "feature change\nmain change\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), merged);
+}
+
+/// While rebasing or cherry-picking, git labels theirs with the commit being replayed: solve
+/// writes the same markers the driver does there.
+#[test]
+fn rebase_and_cherry_pick_conflicts_carry_gits_labels() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs) = conflicting();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    s.git_ok(&["config", "merge.conflictStyle", "diff3"]);
+    let picked = stdout(&s.git_ok(&["rev-parse", "--short", "feature"]));
+    let picked = picked.trim();
+
+    // Cherry-pick feature onto main, with the driver, then without it and solved.
+    let args = with_driver(&["cherry-pick", "feature"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, trace) = traced_git(&s, &args);
+    assert_ne!(code(&out), 0);
+    assert!(driver_ran(&trace, FILE), "{trace}");
+    let reference = String::from_utf8_lossy(&s.read(FILE)).into_owned();
+    assert!(
+        reference.contains(&format!(">>>>>>> {picked} (feature change)\n"))
+            && reference.contains(&format!("||||||| parent of {picked} (feature change)\n")),
+        "{reference}"
+    );
+    s.git_ok(&["cherry-pick", "--abort"]);
+    let out = s.git(&["cherry-pick", "feature"]);
+    assert_ne!(code(&out), 0);
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference);
+    s.git_ok(&["cherry-pick", "--abort"]);
+
+    // The same commit replayed by a rebase of feature onto main.
+    s.git_ok(&["checkout", "-q", "feature"]);
+    let args = with_driver(&["rebase", "main"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, _) = traced_git(&s, &args);
+    assert_ne!(code(&out), 0);
+    let reference = String::from_utf8_lossy(&s.read(FILE)).into_owned();
+    s.git_ok(&["rebase", "--abort"]);
+    let out = s.git(&["rebase", "main"]);
+    assert_ne!(code(&out), 0);
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference);
+    s.git_ok(&["rebase", "--abort"]);
+}
+
+#[test]
+fn outside_a_conflict_there_is_nothing_to_solve() {
+    let s = repo(&[(FILE, BASE)]);
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(stderr(&out), "kmerge: no conflicted YAML file to solve\n");
+    let out = Scratch::new().kmerge(&["solve"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).starts_with("kmerge: error: not inside a git repository"),
+        "{}",
+        stderr(&out)
+    );
+}
