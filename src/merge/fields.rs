@@ -9,7 +9,7 @@ use crate::resource::{element_key, schema_keys, ListKind};
 
 use super::merger::Merger;
 use super::patch::directive;
-use super::plan::{Anchor, Field, Op, Slot};
+use super::plan::{Anchor, Field, Op, Side, Slot};
 use super::policy::Resolution;
 use crate::resource::Path;
 
@@ -97,6 +97,14 @@ impl Merger<'_> {
             && on.flow
             && !self.opts.policy.kyaml()
             && self.merge_flow_list(b, o, t)
+        {
+            return;
+        }
+        if on.kind == Kind::Map
+            && tn.kind == Kind::Map
+            && on.flow
+            && base_map_or_none(Kind::Map)
+            && self.merge_flow_map(b, o, t)
         {
             return;
         }
@@ -431,6 +439,84 @@ impl Merger<'_> {
         t: Option<Field>,
     ) {
         self.conflict(&path.shown, what, [b, Some(o), t], Anchor::Before(o), None);
+    }
+}
+
+impl Merger<'_> {
+    /// A flow map (`{a: 1, b: 2}`) both sides changed: merged field by field as a block map
+    /// is (kyaml merges flow and block collections alike), written back as one flow map of
+    /// the winning entries' own text. Returns false (planning nothing) where a field is
+    /// disputed in mark mode, or both changed a nested value, so the caller marks the whole.
+    fn merge_flow_map(&mut self, b: Option<Field>, o: Field, t: Field) -> bool {
+        let (base, ours, theirs) = (self.base, self.ours, self.theirs);
+        let index = |tree: &Tree, m: Option<NodeId>| -> HashMap<String, NodeId> {
+            m.filter(|&m| tree.node(m).kind == Kind::Map)
+                .map(|m| {
+                    tree.entries(m)
+                        .map(|(k, v)| (tree.value(k).to_string(), v))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let (bi, oi, ti) = (
+            index(base, b.map(|b| b.node)),
+            index(ours, Some(o.node)),
+            index(theirs, Some(t.node)),
+        );
+        let kyaml = self.opts.policy.kyaml();
+        let resolution = self.opts.policy.resolve();
+        let same = |x: (&Tree, Option<&NodeId>), y: (&Tree, Option<&NodeId>)| match (x.1, y.1) {
+            (None, None) => true,
+            (Some(&a), Some(&c)) => same_data(x.0, a, y.0, c),
+            _ => false,
+        };
+        let mut entries = Vec::new();
+        for (k, v) in ours.entries(o.node) {
+            let name = ours.value(k);
+            let (bv, tv) = (bi.get(name), ti.get(name));
+            let theirs_changed = !same((base, bv), (theirs, tv));
+            let ours_changed = !same((base, bv), (ours, Some(&v)));
+            let take_theirs = match (theirs_changed, ours_changed) {
+                (false, _) => false,
+                (true, false) => true,
+                (true, true) if same((ours, Some(&v)), (theirs, tv)) => false,
+                (true, true) => match resolution {
+                    Resolution::Theirs => true,
+                    Resolution::Ours => false,
+                    Resolution::Mark => return false,
+                },
+            };
+            match (take_theirs, tv) {
+                (false, _) => entries.push((Side::Ours, k, v)),
+                (true, Some(&tv)) if kyaml && theirs.is_null(tv) => {}
+                (true, Some(&tv)) => {
+                    let tk = theirs
+                        .entries(t.node)
+                        .find(|&(_, x)| x == tv)
+                        .map(|(k, _)| k);
+                    entries.push((Side::Theirs, tk.unwrap_or(k), tv));
+                }
+                (true, None) => {} // theirs deleted it
+            }
+        }
+        for (k, v) in theirs.entries(t.node) {
+            let name = theirs.value(k);
+            if oi.contains_key(name) {
+                continue;
+            }
+            match bi.get(name) {
+                None if kyaml && theirs.is_null(v) => {}
+                None => entries.push((Side::Theirs, k, v)),
+                Some(&bv) if same_data(base, bv, theirs, v) => {} // deleted in ours
+                Some(_) => match resolution {
+                    Resolution::Theirs => entries.push((Side::Theirs, k, v)),
+                    Resolution::Ours => {}
+                    Resolution::Mark => return false,
+                },
+            }
+        }
+        self.plan.ops.push(Op::FlowMap { ours: o, entries });
+        true
     }
 }
 

@@ -223,15 +223,31 @@ impl Renderer<'_> {
         let base_text = side(self.base, base)?;
         let theirs_text = side(self.theirs, theirs)?;
         let mut text = String::new();
+        let mut start = range.start;
+        let ls = line_start(self.ours.text, start);
         if range.start == self.ours.text.len()
             && !self.ours.text.is_empty()
             && !self.ours.text.ends_with('\n')
         {
             text.push_str(self.ours.eol);
+        } else if ours.is_empty() && !self.ours.text[ls..start].trim().is_empty() {
+            // Before the first key of a `- ` item: the markers need lines of their own, so the
+            // dash stays alone on its line and the key moves below the conflict.
+            if self.ours.text[..start].ends_with(' ') {
+                start -= 1;
+            }
+            text.push_str(self.ours.eol);
+            text.push_str(&self.markers().wrap(&ours_text, &base_text, &theirs_text));
+            text.push_str(&" ".repeat(col));
+            return Ok(Edit {
+                start,
+                end: range.end,
+                text,
+            });
         }
         text.push_str(&self.markers().wrap(&ours_text, &base_text, &theirs_text));
         Ok(Edit {
-            start: range.start,
+            start,
             end: range.end,
             text,
         })

@@ -92,13 +92,20 @@ impl<'t> Renderer<'t> {
                 ours,
                 theirs,
                 chunks,
-            } => out.extend(self.lines(*base, *ours, *theirs, chunks)),
+                theirs_header,
+            } => {
+                out.extend(self.lines(*base, *ours, *theirs, chunks));
+                if *theirs_header {
+                    out.extend(self.header(*ours, *theirs));
+                }
+            }
             Op::FlowList {
                 ours,
                 theirs,
                 chunks,
             } => out.extend(self.flow_list(*ours, *theirs, chunks)),
             Op::ReplaceChildren { ours, theirs } => self.replace_children(*ours, theirs, out)?,
+            Op::FlowMap { ours, entries } => out.push(self.flow_map(*ours, entries)),
             Op::InsertDocument { theirs, at } => {
                 out.push(self.insert_document(*theirs, self.place(*at)))
             }

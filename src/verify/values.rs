@@ -4,9 +4,8 @@ use std::collections::HashMap;
 
 use crate::line_merge::line_merge;
 use crate::options::{MergeOptions, Policy};
-use crate::parse::{canonical, same_data, Kind, NodeId, Style, Tree, Versions};
+use crate::parse::{canonical, same_data, Kind, NodeId, Tree, Versions};
 use crate::resource::Path;
-use crate::text::line_end;
 
 use super::documents::same;
 use super::{Verdict, Violation};
@@ -418,16 +417,8 @@ impl<'t> Checker<'t> {
 
 /// A block scalar's header (`|`, `>-`, `|2+`): style, chomping and indentation indicator.
 fn header(tree: &Tree, n: NodeId) -> String {
-    let node = tree.node(n);
-    if !matches!(node.style, Style::Literal | Style::Folded) {
-        return String::new();
-    }
-    let line = &tree.text[node.start..line_end(tree.text, node.start)];
-    let line = line.split('#').next().unwrap_or("");
-    line.split_whitespace()
-        .find(|w| w.starts_with(['|', '>']))
-        .unwrap_or("")
-        .to_string()
+    tree.block_header(n)
+        .map_or(String::new(), |(_, h)| h.to_string())
 }
 
 /// A description of an expected value the result does not hold.
