@@ -1098,11 +1098,7 @@ impl Gen<'_> {
                         V::Map(m) => m.len(),
                         _ => 0,
                     };
-                    // Known gap (reported): a key theirs adds at the very top of a document,
-                    // with a new document before it, becomes a document of its own. Keys go
-                    // after a document's first key.
-                    let first = usize::from(path.len() == 1 && len > 0);
-                    let at = first + self.c.below(len + 1 - first);
+                    let at = self.c.below(len + 1);
                     Some(Edit::AddKey(path.clone(), at, k, v))
                 }
                 6..=8 if removable => Some(Edit::Remove(path.clone())),
@@ -1588,46 +1584,6 @@ fn normal(docs: &[D], drop_nulls: bool) -> Vec<(String, D)> {
         .collect();
     out.sort();
     out
-}
-
-/// Data with empty collections, nulls and absent fields made equal (and a port's default
-/// `protocol: TCP` dropped, and elements with nothing but their key): for comparisons that
-/// tolerate the reported gaps where the engine writes `key:`, nothing or a key-only element
-/// where an empty `{}`/`[]` or no element is due.
-fn lenient(d: &D) -> D {
-    match d {
-        D::Map(m) => {
-            let m: BTreeMap<String, D> = m
-                .iter()
-                .map(|(k, v)| (k.clone(), lenient(v)))
-                .filter(|(_, v)| *v != D::Null)
-                // A port's protocol defaults to TCP (DESIGN.md).
-                .filter(|(k, v)| !(k == "protocol" && *v == D::Str("TCP".into())))
-                .collect();
-            if m.is_empty() {
-                D::Null
-            } else {
-                D::Map(m)
-            }
-        }
-        D::Seq(items) => {
-            // And an element with nothing but its key, which the engine leaves where
-            // the delta of an element ours lacks is empty (kyaml drops it).
-            let key_only = |e: &D| match e {
-                D::Map(m) => m
-                    .keys()
-                    .all(|k| matches!(k.as_str(), "name" | "containerPort" | "port" | "protocol")),
-                _ => false,
-            };
-            let items: Vec<D> = items.iter().map(lenient).filter(|e| !key_only(e)).collect();
-            if items.is_empty() {
-                D::Null
-            } else {
-                D::Seq(items)
-            }
-        }
-        other => other.clone(),
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2925,11 +2881,7 @@ fn trivial_merges() {
         }
         let got = parse_docs(&out.bytes).map_err(|e| fail(format!("ours: {e}\n{cases}")))?;
         let want = parse_docs(x.as_bytes()).expect("generated YAML parses");
-        // Known gap (reported): emptying a plain list (`args: []`) comes out as `args:`.
-        let lenient_docs = |docs: &[D]| -> Vec<(String, D)> {
-            normal(&docs.iter().map(lenient).collect::<Vec<_>>(), false)
-        };
-        if out.conflicted || lenient_docs(&got) != lenient_docs(&want) {
+        if out.conflicted || normal(&got, false) != normal(&want, false) {
             return Err(fail(format!(
                 "ours policy: merge(b, b, y) is not y as data (messages {:?}):\n{}\n--- b\n{base}--- y\n{x}",
                 out.messages,
@@ -3053,9 +3005,7 @@ fn disjoint_edits_merge_cleanly() {
             fresh: 0,
             tag: "o",
             nulls: false,
-            // Known gap (reported): ours emptying a map to `{}` while theirs adds to it
-            // conflicts. Remove this once fixed.
-            empties: false,
+            empties: true,
             add_and_remove: true,
             doc_op: None,
             rich: false,
@@ -3172,9 +3122,7 @@ fn theirs_policy_matches_reference() {
             tag: "",
             nulls: true,
             empties: true,
-            // Known gap (reported): a side that removes one document and adds another has
-            // them paired as a rename, even across kinds. Each side does one or the other.
-            add_and_remove: false,
+            add_and_remove: true,
             doc_op: None,
             rich: false,
         };
@@ -3182,13 +3130,9 @@ fn theirs_policy_matches_reference() {
         let style = g.style();
         // Known disagreement (reported): kyaml drops every null ours holds in a merged
         // resource; the engine only where theirs changed the enclosing value. Ours sets none.
-        // Known gap (reported): a collection ours emptied to `{}`/`[]` is not merged by
-        // element, so theirs' whole list replaces it. Ours empties none.
         g.nulls = false;
-        g.empties = false;
         let (ours_edits, ours_docs) = g.edits(&base_docs, 3, &|_| true);
         g.nulls = true;
-        g.empties = true;
         // Theirs restarts its fresh names: both sides adding the same name is a clash.
         g.fresh = 0;
         let (theirs_edits, theirs_docs) = g.edits(&base_docs, 3, &|_| true);
@@ -3211,16 +3155,7 @@ fn theirs_policy_matches_reference() {
             .map_err(|e| fail(format!("the result does not parse: {e}\n{merged}\n{shown}")))?;
         let parsed = |t: &str| parse_docs(t.as_bytes()).expect("generated YAML parses");
         let want = oracle.merge_files(&parsed(&base), &parsed(&ours), &parsed(&theirs));
-        // Known gaps (reported): where theirs' delta for a map, list or element ours lacks is
-        // empty, the engine writes `key:` (null), nothing, or an element with just its key,
-        // where kyaml writes `key: {}`/`[]` or drops the element; and
-        // the delta keeps theirs' explicit nulls (`a: null`) where kyaml drops them. Until
-        // fixed, an empty collection, a null and an absent field compare as equal here.
-        let lenient_docs = |docs: &[D]| -> Vec<(String, D)> {
-            let docs: Vec<D> = docs.iter().map(lenient).collect();
-            normal(&docs, false)
-        };
-        let (got_n, want_n) = (lenient_docs(&got), lenient_docs(&want));
+        let (got_n, want_n) = (normal(&got, false), normal(&want, false));
         if got_n != want_n {
             let text = |docs: &[(String, D)]| -> String {
                 docs.iter()

@@ -88,6 +88,18 @@ impl Merger<'_> {
                 _ => {}
             }
         }
+        if !ours_unchanged
+            && b.is_some()
+            && matches!(o.slot, Slot::Entry(_))
+            && on.kind == tn.kind
+            && on.flow
+            && on.children.is_empty()
+            && theirs.is_block_collection(t.node)
+            && base_map_or_none(on.kind)
+            && self.fill_emptied(path, b, o, t)
+        {
+            return;
+        }
         if ours_unchanged {
             self.take_theirs(o, t);
             return;
@@ -250,10 +262,14 @@ impl Merger<'_> {
             );
             match bi.get(&c.name) {
                 None => {
-                    if self.opts.policy.kyaml() && self.theirs.is_null(c.field.node) {
-                        continue;
+                    let mut omit = Vec::new();
+                    if self.opts.policy.kyaml() {
+                        if self.theirs.is_null(c.field.node) {
+                            continue;
+                        }
+                        self.nulls(c.field.node, &mut omit);
                     }
-                    self.insert(c.field, at, like, Vec::new());
+                    self.insert(c.field, at, like, omit);
                     inserted = true;
                 }
                 Some(&i) => {
@@ -271,6 +287,13 @@ impl Merger<'_> {
                             };
                             let mut omit = Vec::new();
                             self.delta(&sub(c), b.node, c.field.node, &keep, &mut omit);
+                            // An element whose delta is nothing but its keys carries no
+                            // change: kyaml does not bring it back.
+                            if kind == Children::Elements
+                                && self.only_keys_left(c.field.node, &keep, &omit)
+                            {
+                                continue;
+                            }
                             self.insert(c.field, at, like, omit);
                             inserted = true;
                         }
@@ -407,8 +430,14 @@ impl Merger<'_> {
                 };
                 if same_data(base, be, theirs, e) {
                     out.push(Field::item(e));
-                } else {
-                    self.delta(&path.element(&name), be, e, &keys, out);
+                    continue;
+                }
+                let before = out.len();
+                self.delta(&path.element(&name), be, e, &keys, out);
+                // An element left with nothing but its keys carries no change: it goes.
+                if self.only_keys_left(e, &keys, &out[before..]) {
+                    out.truncate(before);
+                    out.push(Field::item(e));
                 }
             }
             return;
@@ -416,6 +445,11 @@ impl Merger<'_> {
         for (k, v) in theirs.entries(t) {
             let name = theirs.value(k);
             if keep.iter().any(|k| k == name) {
+                continue;
+            }
+            // kyaml's null clears: in a delta it is nothing to add.
+            if theirs.is_null(v) {
+                out.push(Field::entry(k, v));
                 continue;
             }
             let Some(bv) = base.get(b, name) else {
@@ -427,6 +461,39 @@ impl Merger<'_> {
                 self.delta(&path.key(name), bv, v, &[], out);
             }
         }
+    }
+
+    /// The fields holding null anywhere under theirs' node `n`: kyaml's null clears a field,
+    /// so a new block of theirs comes in without them.
+    fn nulls(&self, n: NodeId, out: &mut Vec<Field>) {
+        let theirs = self.theirs;
+        match theirs.node(n).kind {
+            Kind::Map => {
+                for (k, v) in theirs.entries(n) {
+                    if theirs.is_null(v) {
+                        out.push(Field::entry(k, v));
+                    } else {
+                        self.nulls(v, out);
+                    }
+                }
+            }
+            Kind::Seq => theirs
+                .node(n)
+                .children
+                .iter()
+                .for_each(|&e| self.nulls(e, out)),
+            _ => {}
+        }
+    }
+
+    /// Whether theirs' element `e` holds nothing but its `keys` once `omit` is left out.
+    fn only_keys_left(&self, e: NodeId, keys: &[String], omit: &[Field]) -> bool {
+        let theirs = self.theirs;
+        theirs.node(e).kind == Kind::Map
+            && theirs.entries(e).all(|(k, _)| {
+                keys.iter().any(|key| key == theirs.value(k))
+                    || omit.iter().any(|f| f.slot == Slot::Entry(k))
+            })
     }
 
     /// A conflict over one field of ours.
@@ -443,6 +510,99 @@ impl Merger<'_> {
 }
 
 impl Merger<'_> {
+    /// A collection ours emptied (`[]`, `{}`) that theirs changed: what theirs added goes in,
+    /// what ours removed stays out. Theirs' block text replaces ours' brackets, without the
+    /// children ours removed. Returns false (planning nothing) where theirs changed a child
+    /// ours removed and the policy cannot settle it, so the caller marks the whole.
+    fn fill_emptied(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) -> bool {
+        let (base, theirs) = (self.base, self.theirs);
+        let tn = theirs.node(t.node);
+        let b = b.map(|b| b.node);
+        let mut omit = Vec::new();
+        if tn.kind == Kind::Map {
+            for (k, v) in theirs.entries(t.node) {
+                if self.opts.policy.kyaml() && theirs.is_null(v) {
+                    omit.push(Field::entry(k, v)); // kyaml's null clears
+                    continue;
+                }
+                let Some(bv) = b.and_then(|b| base.get(b, theirs.value(k))) else {
+                    continue; // added by theirs
+                };
+                let changed = !same_data(base, bv, theirs, v);
+                match (changed, self.opts.policy.resolve()) {
+                    (true, Resolution::Mark) => return false, // ours removed what theirs changed
+                    // kyaml brings back only what theirs changed.
+                    (true, Resolution::Theirs) => {
+                        let name = theirs.value(k).to_string();
+                        self.delta(&path.key(&name), bv, v, &[], &mut omit);
+                    }
+                    _ => omit.push(Field::entry(k, v)),
+                }
+            }
+        } else if let (Some(bl), ListKind::Keyed(keys)) = (
+            b.filter(|&b| base.node(b).kind == Kind::Seq),
+            self.list_kind(path, &[(theirs, t.node)]),
+        ) {
+            // Elements by key: those base had, ours removed.
+            let in_base: HashMap<String, NodeId> = base
+                .node(bl)
+                .children
+                .iter()
+                .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
+                .collect();
+            for &e in &tn.children {
+                let Some(&be) = element_key(theirs, e, &keys).and_then(|(k, _)| in_base.get(&k))
+                else {
+                    continue; // added by theirs
+                };
+                let changed = !same_data(base, be, theirs, e);
+                match (changed, self.opts.policy.resolve()) {
+                    (true, Resolution::Mark) => return false, // ours removed what theirs changed
+                    (true, Resolution::Theirs) => {
+                        let shown = element_key(theirs, e, &keys).map_or(String::new(), |k| k.1);
+                        let before = omit.len();
+                        self.delta(&path.element(&shown), be, e, &keys, &mut omit);
+                        // An element left with nothing but its keys carries no change.
+                        if self.only_keys_left(e, &keys, &omit[before..]) {
+                            omit.truncate(before);
+                            omit.push(Field::item(e));
+                        }
+                    }
+                    _ => omit.push(Field::item(e)),
+                }
+            }
+        } else if self.opts.policy.kyaml() {
+            return false; // kyaml takes theirs' plain list whole
+        } else {
+            // Elements by content: those base already held, ours removed.
+            let mut held: HashMap<String, usize> = HashMap::new();
+            for &e in b.map_or(&[][..], |b| &base.node(b).children[..]) {
+                *held.entry(crate::parse::canonical(base, e)).or_default() += 1;
+            }
+            for &e in &tn.children {
+                let data = crate::parse::canonical(theirs, e);
+                if let Some(n) = held.get_mut(&data).filter(|n| **n > 0) {
+                    *n -= 1;
+                    omit.push(Field::item(e));
+                }
+            }
+        }
+        let direct = |f: &Field| match f.slot {
+            Slot::Entry(k) => theirs.node(k).parent == Some(t.node),
+            _ => theirs.node(f.node).parent == Some(t.node),
+        };
+        let children = tn.children.len() / if tn.kind == Kind::Map { 2 } else { 1 };
+        if omit.iter().filter(|f| direct(f)).count() == children {
+            return true; // nothing of theirs is left to add: ours' emptied collection stands
+        }
+        self.plan.ops.push(Op::Fill {
+            ours: o,
+            theirs: t,
+            omit,
+        });
+        true
+    }
+
     /// A flow map (`{a: 1, b: 2}`) both sides changed: merged field by field as a block map
     /// is (kyaml merges flow and block collections alike), written back as one flow map of
     /// the winning entries' own text. Returns false (planning nothing) where a field is
@@ -514,6 +674,14 @@ impl Merger<'_> {
                     Resolution::Mark => return false,
                 },
             }
+        }
+        // A flow map holds flow text only: a block value cannot go inside its braces.
+        let inline = |&(side, _, v): &(Side, NodeId, NodeId)| {
+            let tree = if side == Side::Ours { ours } else { theirs };
+            tree.node(v).kind == Kind::Scalar || tree.node(v).flow
+        };
+        if !entries.iter().all(inline) {
+            return false;
         }
         self.plan.ops.push(Op::FlowMap { ours: o, entries });
         true

@@ -114,6 +114,13 @@ pub(crate) enum Op {
         theirs: Field,
         chunks: Vec<Chunk>,
     },
+    /// Ours' empty `[]`/`{}` replaced by theirs' block collection without the children in
+    /// `omit` (those ours removed).
+    Fill {
+        ours: Field,
+        theirs: Field,
+        omit: Vec<Field>,
+    },
     /// Ours' flow map rewritten with these entries (key and value nodes of ours' or theirs'
     /// tree), each in its own text.
     FlowMap {

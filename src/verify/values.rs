@@ -302,9 +302,11 @@ impl<'t> Checker<'t> {
             (Kind::Seq, Kind::Seq) if xn.children.len() == rn.children.len() => {
                 match self.keyed_pairs(path, xt, x, r) {
                     Some((set, pairs)) => {
-                        // Elements by key; their order too, but in a set list.
+                        // Elements by key; their order too, but in a set list and under
+                        // kyaml's rules (which keep ours' order whatever theirs did).
                         let position = |n: NodeId| rn.children.iter().position(|&c| c == n);
                         let in_order = set
+                            || self.policy == Policy::Theirs
                             || pairs
                                 .windows(2)
                                 .all(|w| position(w[0].2) < position(w[1].2));
@@ -470,15 +472,28 @@ pub(super) fn cleared_same(rt: &Tree, r: At, tt: &Tree, t: At) -> bool {
             kept == result.len()
         }
         (Kind::Seq, Kind::Seq) => {
+            let pairwise = |(&x, &y): (&NodeId, &NodeId)| cleared_same(rt, Some(x), tt, Some(y));
             rn.children.len() == tn.children.len()
-                && rn
-                    .children
-                    .iter()
-                    .zip(&tn.children)
-                    .all(|(&x, &y)| cleared_same(rt, Some(x), tt, Some(y)))
+                && (rn.children.iter().zip(&tn.children).all(pairwise)
+                    || elements_in_any_order(rt, &rn.children, tt, &tn.children))
         }
         _ => same_data(rt, r, tt, t),
     }
+}
+
+/// Whether the result's elements `rs` are theirs' map elements `ts` in another order: kyaml
+/// keeps ours' order of a keyed list whatever theirs did, so there the order is not data.
+/// Quadratic, but only reached where the elements differ in place.
+fn elements_in_any_order(rt: &Tree, rs: &[NodeId], tt: &Tree, ts: &[NodeId]) -> bool {
+    let mut left: Vec<NodeId> = rs.to_vec();
+    ts.iter().all(|&y| {
+        tt.node(y).kind == Kind::Map
+            && left
+                .iter()
+                .position(|&x| cleared_same(rt, Some(x), tt, Some(y)))
+                .map(|i| left.swap_remove(i))
+                .is_some()
+    })
 }
 
 /// Whether `r` holds nothing `x` lacks: every field of `r` is in `x` with the same data, or
