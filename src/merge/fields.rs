@@ -49,12 +49,24 @@ impl Merger<'_> {
         }
         // merge2 walks into equal collections too: the patch's nulls inside must still clear.
         let walk_equal = self.prepend().is_some() && theirs.node(t.node).kind != Kind::Scalar;
+        // kyaml clears every null of ours it walks, whatever the other versions hold (kpt:
+        // unless base held the null too).
+        let kyaml3 = self.opts.policy.kyaml() && self.prepend().is_none();
+        if kyaml3 && ours.is_null(o.node) && !b.is_some_and(|b| base.is_null(b.node)) {
+            self.clear(o);
+            return;
+        }
         if !walk_equal && same_data(ours, o.node, theirs, t.node) {
+            if kyaml3 {
+                self.clear_nulls(path, b.map(|b| b.node), o);
+            }
             return;
         }
         if b.is_some_and(|b| same_data(base, b.node, theirs, t.node)) {
-            // Theirs did not change it. kyaml clears a field ours set to null.
-            if self.opts.policy.kyaml() && ours.is_null(o.node) {
+            // Theirs did not change it.
+            if kyaml3 {
+                self.clear_nulls(path, b.map(|b| b.node), o);
+            } else if self.opts.policy.kyaml() && ours.is_null(o.node) {
                 self.clear(o);
             }
             return;
@@ -153,6 +165,54 @@ impl Merger<'_> {
         }
     }
 
+    /// kyaml's merge3 clears every null field of ours it walks (a null in dest deletes the
+    /// field), also inside a value it otherwise keeps: ours' null fields under `o`, through
+    /// block maps and keyed lists (a plain list is a value kyaml does not walk), go — but for
+    /// those base (`b`, the same place in base) held as null too, which kpt keeps.
+    fn clear_nulls(&mut self, path: &Path, b: Option<NodeId>, o: Field) {
+        let (base, ours) = (self.base, self.ours);
+        if ours.is_null(o.node) {
+            if matches!(o.slot, Slot::Entry(_)) && !b.is_some_and(|b| base.is_null(b)) {
+                self.clear(o);
+            }
+            return;
+        }
+        if !ours.is_block_collection(o.node) {
+            return;
+        }
+        match ours.node(o.node).kind {
+            Kind::Map => {
+                let children: Vec<NodeId> = ours.entries(o.node).map(|(_, v)| v).collect();
+                let in_base = b.filter(|&b| base.node(b).kind == Kind::Map);
+                for (k, v) in ours.entries(o.node) {
+                    let name = ours.value(k);
+                    let bv = in_base.and_then(|b| base.get(b, name));
+                    self.clear_nulls(&path.key(name), bv, Field::entry(k, v));
+                }
+                if !matches!(o.slot, Slot::Root) {
+                    self.empty_if_all_deleted(o, &children);
+                }
+            }
+            Kind::Seq => {
+                if let ListKind::Keyed(keys) = self.list_kind(path, &[(ours, o.node)]) {
+                    let in_base: HashMap<String, NodeId> = b
+                        .filter(|&b| base.node(b).kind == Kind::Seq)
+                        .map_or(&[][..], |b| &base.node(b).children[..])
+                        .iter()
+                        .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
+                        .collect();
+                    for &e in &ours.node(o.node).children {
+                        let key = element_key(ours, e, &keys);
+                        let be = key.as_ref().and_then(|k| in_base.get(&k.0)).copied();
+                        let shown = key.map_or(String::new(), |k| k.1);
+                        self.clear_nulls(&path.element(&shown), be, Field::item(e));
+                    }
+                }
+            }
+            Kind::Scalar | Kind::Alias => {}
+        }
+    }
+
     /// Seed map rules: fields paired by name; present only in ours → kept; added in theirs →
     /// added (after the field it follows in theirs); deleted in theirs and unchanged in ours →
     /// deleted; both present → merged recursively. A map theirs deleted (`t` is `None`) is
@@ -211,7 +271,16 @@ impl Merger<'_> {
                     (self.resource, self.group_kind) = outer;
                 }
                 None => {
-                    let Some(b) = b else { continue }; // added in ours
+                    let Some(b) = b else {
+                        // Added in ours.
+                        if kind != Children::Resources
+                            && self.opts.policy.kyaml()
+                            && self.prepend().is_none()
+                        {
+                            self.clear_nulls(&sub(c), None, c.field);
+                        }
+                        continue;
+                    };
                     let ours_removed_too = self.emptied(b.node, self.ours, c.field.node);
                     if same_data(self.base, b.node, self.ours, c.field.node) || ours_removed_too {
                         // Unchanged in ours, or ours wrote null where theirs deleted it: both

@@ -89,8 +89,8 @@ impl<'t> Checker<'t> {
         let null = |tree: &Tree, x: At| x.is_some_and(|n| tree.is_null(n));
         let kyaml = self.policy == Policy::Theirs;
         if same(ot, o, tt, t) {
-            // Unchanged, or changed alike (kyaml clears a null ours and theirs share).
-            if !(self.equal(path, ot, o, r) || kyaml && r.is_none() && null(ot, o)) {
+            // Unchanged, or changed alike (kyaml clears the nulls of ours it walks).
+            if !(self.equal(path, ot, o, r) || kyaml && cleared_same(rt, r, ot, o)) {
                 self.at(
                     path,
                     common,
@@ -116,8 +116,8 @@ impl<'t> Checker<'t> {
             return;
         }
         if same(bt, b, tt, t) {
-            // Only ours changed it (kyaml clears a null ours set).
-            if !(self.equal(path, ot, o, r) || kyaml && r.is_none() && null(ot, o)) {
+            // Only ours changed it (kyaml clears the nulls of ours it walks).
+            if !(self.equal(path, ot, o, r) || kyaml && cleared_same(rt, r, ot, o)) {
                 self.at(path, common, expected("ours changed", ot, o, rt, r));
             }
             return;
