@@ -2965,12 +2965,33 @@ fn untouched_doc_lines_kept(
             }
         }
     }
+    let base_lines: Vec<&str> = base.split_inclusive('\n').collect();
+    let mut theirs_deleted = vec![false; base_lines.len()];
     for (tag, old, _, value) in diff(base, theirs) {
         if tag == ChangeTag::Delete {
-            if let Some(j) = base_to_ours[old.unwrap()] {
-                touched[j] = true;
-            }
+            theirs_deleted[old.unwrap()] = true;
             edited_text.insert(value);
+        }
+    }
+    // A list element whose lines theirs edited may be an element theirs replaced by another
+    // with the same first line (`- containerPort: 80` of port 80/TCP and of 80/UDP): the line
+    // diff aligns that line as kept, though theirs deleted the element it opens. Such a
+    // first line counts as touched by theirs too.
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    for (i, line) in base_lines.iter().enumerate() {
+        if !line.trim_start().starts_with("- ") {
+            continue;
+        }
+        let end = (i + 1..base_lines.len())
+            .find(|&j| indent(base_lines[j]) <= indent(line))
+            .unwrap_or(base_lines.len());
+        if theirs_deleted[i + 1..end].iter().any(|&d| d) {
+            theirs_deleted[i] = true;
+        }
+    }
+    for (i, deleted) in theirs_deleted.into_iter().enumerate() {
+        if let Some(j) = base_to_ours[i].filter(|_| deleted) {
+            touched[j] = true;
         }
     }
     for (tag, old, _, value) in diff(ours, merged) {
