@@ -132,9 +132,21 @@ impl Merger<'_> {
                         continue;
                     }
                     let versions = [&base, &ours, &theirs];
+                    // Theirs inserting here an element ours also added (in its own edit of
+                    // the stretch): two copies, or one in a place neither chose: a conflict.
+                    let twice = |steps: &Vec<Step>| {
+                        steps.iter().any(|step| match step {
+                            Step::Insert(tn, _) => {
+                                let d = canonical(self.theirs, *tn);
+                                co.get(d.as_str()) > cb.get(d.as_str())
+                            }
+                            _ => false,
+                        })
+                    };
                     let steps = in_place(versions, [&br, &or, &tr], &cb)
                         .or_else(|| one_side_moves(versions, [&br, &or, &tr], &cb, false))
-                        .or_else(|| one_side_moves(versions, [&br, &or, &tr], &cb, true));
+                        .or_else(|| one_side_moves(versions, [&br, &or, &tr], &cb, true))
+                        .filter(|steps| !twice(steps));
                     match steps {
                         Some(steps) => {
                             for step in steps {
