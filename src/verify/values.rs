@@ -94,7 +94,7 @@ impl<'t> Checker<'t> {
                 self.at(
                     path,
                     common,
-                    expected("ours and theirs agree on", ot, o, rt, r),
+                    expected("ours and theirs agree", ot, o, rt, r),
                 );
             }
             return;
@@ -111,14 +111,18 @@ impl<'t> Checker<'t> {
                 self.equal(path, tt, t, r)
             };
             if !ok {
-                self.at(path, common, expected("theirs changed", tt, t, rt, r));
+                self.at(
+                    path,
+                    common,
+                    expected("only theirs changed it", tt, t, rt, r),
+                );
             }
             return;
         }
         if same(bt, b, tt, t) {
             // Only ours changed it (kyaml clears the nulls of ours it walks).
             if !(self.equal(path, ot, o, r) || kyaml && cleared_same(rt, r, ot, o)) {
-                self.at(path, common, expected("ours changed", ot, o, rt, r));
+                self.at(path, common, expected("only ours changed it", ot, o, rt, r));
             }
             return;
         }
@@ -131,8 +135,11 @@ impl<'t> Checker<'t> {
         let gone = |tree: &Tree, x: At| x.is_none_or(|x| empty(tree, x));
         let had = b.is_some_and(|b| !empty(bt, b));
         if had && gone(ot, o) && gone(tt, t) && !(kyaml && o.is_none() && t.is_some()) {
-            // Deleted on one side, set to null on the other: both removed the value.
-            if r.is_some() && !(o.is_some() && same(rt, r, ot, o)) {
+            // Deleted on one side, set to null on the other: both removed the value. Ours'
+            // null or emptied `{}` may stay only where neither deleted the key: a `target: {}`
+            // left where theirs deleted `target` means "every resource" to kustomize.
+            let kept_ours = o.is_some() && t.is_some() && same(rt, r, ot, o);
+            if r.is_some() && !kept_ours {
                 self.at(path, common, "both sides removed it, the result keeps it");
             }
             return;
@@ -170,7 +177,7 @@ impl<'t> Checker<'t> {
             }
             Policy::Ours => {
                 if !self.equal(path, ot, o, r) {
-                    self.at(path, common, expected("ours wins; ours has", ot, o, rt, r));
+                    self.at(path, common, expected("ours wins", ot, o, rt, r));
                 }
             }
             Policy::Theirs => {
@@ -181,7 +188,9 @@ impl<'t> Checker<'t> {
                 let ok = empty
                     || match (o, t) {
                         (Some(_), None) => r.is_none() || within(rt, r, ot, o),
-                        _ => r.is_none() || within(rt, r, tt, t),
+                        // What theirs changed comes back: gone only if it changed nothing.
+                        _ if r.is_none() => !has_delta(bt, b, tt, t),
+                        _ => within(rt, r, tt, t),
                     };
                 if !ok {
                     self.at(path, common, "kyaml's delta expected");
@@ -240,20 +249,12 @@ impl<'t> Checker<'t> {
                     return;
                 }
                 if !cleared_same(rt, r, tt, Some(t)) {
-                    self.at(
-                        path,
-                        common,
-                        expected("theirs wins; theirs has", tt, Some(t), rt, r),
-                    );
+                    self.at(path, common, expected("theirs wins", tt, Some(t), rt, r));
                 }
             }
             Policy::Ours => {
                 if !self.equal(path, ot, Some(o), r) {
-                    self.at(
-                        path,
-                        common,
-                        expected("ours wins; ours has", ot, Some(o), rt, r),
-                    );
+                    self.at(path, common, expected("ours wins", ot, Some(o), rt, r));
                 }
             }
             Policy::Mark => {
@@ -426,7 +427,7 @@ fn header(tree: &Tree, n: NodeId) -> String {
 /// A description of an expected value the result does not hold.
 fn expected(what: &str, tree: &Tree, want: At, rt: &Tree, got: At) -> String {
     let show = |tree: &Tree, x: At| match x {
-        None => "nothing".to_string(),
+        None => "no value (deleted)".to_string(),
         Some(n) => {
             let text = tree.src(n).trim();
             if text.len() <= 40 && !text.contains('\n') {
@@ -437,7 +438,7 @@ fn expected(what: &str, tree: &Tree, want: At, rt: &Tree, got: At) -> String {
         }
     };
     format!(
-        "{what} {}, the result has {}",
+        "{what}: expected {}, the result has {}",
         show(tree, want),
         show(rt, got)
     )
@@ -478,6 +479,21 @@ pub(super) fn cleared_same(rt: &Tree, r: At, tt: &Tree, t: At) -> bool {
                     || elements_in_any_order(rt, &rn.children, tt, &tn.children))
         }
         _ => same_data(rt, r, tt, t),
+    }
+}
+
+/// Whether theirs' value `t` holds anything base's `b` lacks (a field added or changed to a
+/// value that is not null): kyaml's delta of it is not empty.
+fn has_delta(bt: &Tree, b: At, tt: &Tree, t: At) -> bool {
+    let Some(t) = t.filter(|&t| !tt.is_null(t)) else {
+        return false;
+    };
+    let Some(b) = b else { return true };
+    match (bt.node(b).kind, tt.node(t).kind) {
+        (Kind::Map, Kind::Map) => tt
+            .entries(t)
+            .any(|(k, v)| has_delta(bt, bt.get(b, tt.value(k)), tt, Some(v))),
+        _ => !same_data(bt, b, tt, t),
     }
 }
 
