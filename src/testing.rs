@@ -85,3 +85,26 @@ pub fn parses(text: &str) -> Result<(), String> {
 pub fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged: &str) -> bool {
     crate::verify::line_result_is_sound(base, ours, theirs, merged)
 }
+
+/// The verifier's findings on `result` as a merge of the three texts under `policy`: one
+/// line per violated path (empty when the result holds the invariant), or why it cannot say.
+pub fn violations(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    result: &str,
+    policy: crate::options::Policy,
+) -> Result<Vec<String>, String> {
+    let versions = Versions::parse(base, ours, theirs).map_err(|e| format!("{e:#}"))?;
+    match crate::verify::check_text(&versions, result, policy) {
+        crate::verify::Verdict::Holds => Ok(Vec::new()),
+        crate::verify::Verdict::Broken(found) => Ok(found.iter().map(|v| v.to_string()).collect()),
+        crate::verify::Verdict::Unsure => Err("the verifier cannot pair the inputs".into()),
+    }
+}
+
+/// Whether a conflicted result gives valid YAML taking either side of every conflict (git's
+/// default marker size).
+pub fn sides_parse(result: &str) -> Result<(), String> {
+    crate::verify::sides_parse(result.as_bytes(), 7)
+}
