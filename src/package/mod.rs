@@ -1,0 +1,222 @@
+//! Package updates: `kmerge merge3` on three directories or git trees (a vendored upstream
+//! package, its local copy, the new upstream release).
+//!
+//! ```text
+//!  base, ours, theirs (directories or REV:PATH)       snapshot
+//!     ▼   every YAML file parsed, on all cores          pairing
+//!  resources paired across files by identity, then by the file merge's rename rules
+//!     ▼                                                 layout
+//!  each resource placed in its output file (theirs' when upstream moved it, ours' when only
+//!  ours did), in the file's final order; the file's three versions assembled from them
+//!     ▼   each output file through the file merge       file_merge
+//!  driver::merge_bytes: git's line merge, the structural merge, the verifier, the fallbacks
+//!     ▼                                                 write
+//!  the whole result computed before anything is written, then written file by file
+//!  atomically (or shown as a diff)
+//! ```
+//!
+//! One engine: the field rules, conflict policies and verifier are the file merge's, which
+//! sees each output file as three texts. Files other than YAML merge at their path as git
+//! would merge them.
+
+mod file_merge;
+mod layout;
+mod pairing;
+mod parallel;
+mod snapshot;
+mod write;
+
+pub use snapshot::{Entry, FileMode, Snapshot, Source};
+pub use write::{apply, diff, Changes};
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use anyhow::bail;
+
+use crate::options::MergeOptions;
+use crate::resource::Identity;
+
+use file_merge::FileOutcome;
+use pairing::{Group, Package, PathKind, OURS, THEIRS};
+
+/// The merged package.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Every file of the result by path.
+    pub files: BTreeMap<String, Entry>,
+    pub conflicted: bool,
+    /// One per conflict (`path: conflict in <resource> at <field>: ...`) and per file the line
+    /// merge took (`path: line merge used: <why>`).
+    pub messages: Vec<String>,
+    /// The files left with conflicts.
+    pub conflicted_files: Vec<String>,
+    /// Each resource now in another file than ours had it in: `<resource>: <from> → <to>`.
+    pub moves: Vec<String>,
+    pub resources: ResourceCounts,
+}
+
+/// What the merge did to ours' resources, read from the merged files (ours' side of any
+/// conflict), for the summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResourceCounts {
+    /// In the result, not in ours.
+    pub added: usize,
+    /// In both, with other data.
+    pub updated: usize,
+    /// In ours, not in the result.
+    pub deleted: usize,
+    /// In another file than ours had it in.
+    pub moved: usize,
+}
+
+impl ResourceCounts {
+    fn add(&mut self, other: ResourceCounts) {
+        self.added += other.added;
+        self.updated += other.updated;
+        self.deleted += other.deleted;
+        self.moved += other.moved;
+    }
+}
+
+/// One piece of work: an output file of resources, or a path merged whole.
+enum Job {
+    Resources { path: usize, order: Vec<usize> },
+    Path(usize),
+}
+
+/// Merges theirs' changes since base into ours, file by file and resource by resource.
+/// Nothing is written: the caller writes [`Outcome::files`].
+pub fn merge(
+    base: &Snapshot,
+    ours: &Snapshot,
+    theirs: &Snapshot,
+    opts: &MergeOptions,
+) -> anyhow::Result<Outcome> {
+    let pkg = Package::read([base, ours, theirs]);
+    let groups = pairing::group(&pkg);
+    let owners = layout::owners(&groups);
+    let mut jobs: Vec<Job> = layout::files(&pkg, &groups, &owners)
+        .into_iter()
+        .map(|(path, order)| Job::Resources { path, order })
+        .collect();
+    jobs.extend(
+        (0..pkg.paths.len())
+            .filter(|&p| pkg.kinds[p] != PathKind::Resources)
+            .map(Job::Path),
+    );
+    let path_of = |job: &Job| match job {
+        Job::Resources { path, .. } | Job::Path(path) => *path,
+    };
+    let cost = |job: &Job| {
+        let p = pkg.paths[path_of(job)];
+        pkg.sides
+            .iter()
+            .filter_map(|s| s.files.get(p))
+            .map(|e| e.bytes.len())
+            .sum::<usize>()
+    };
+    let results = parallel::map_parallel(&jobs, cost, |job| match job {
+        Job::Resources { path, order } => {
+            file_merge::merge_resources(&pkg, &groups, &owners, *path, order, opts)
+        }
+        Job::Path(path) => file_merge::merge_path(&pkg, *path, opts),
+    });
+    let mut outcome = Outcome {
+        files: BTreeMap::new(),
+        conflicted: false,
+        messages: Vec::new(),
+        conflicted_files: Vec::new(),
+        moves: moves(&pkg, &groups),
+        resources: ResourceCounts::default(),
+    };
+    let mut holders: HashMap<Identity, Vec<&str>> = HashMap::new();
+    for (job, result) in jobs.iter().zip(results) {
+        let path = pkg.paths[path_of(job)];
+        let FileOutcome {
+            entry,
+            conflicted,
+            messages,
+            counts,
+            identities,
+        } = result.map_err(|e| e.context(format!("merging {path}")))?;
+        outcome.resources.add(counts);
+        for id in identities.into_iter().flatten() {
+            holders.entry(id).or_default().push(path);
+        }
+        outcome.conflicted |= conflicted;
+        if conflicted {
+            outcome.conflicted_files.push(path.to_string());
+            if !messages.iter().any(|m| m.starts_with("conflict")) {
+                outcome
+                    .messages
+                    .push(format!("{path}: conflict: marked by git's line merge"));
+            }
+        }
+        outcome
+            .messages
+            .extend(messages.into_iter().map(|m| format!("{path}: {m}")));
+        if let Some(entry) = entry {
+            outcome.files.insert(path.to_string(), entry);
+        }
+    }
+    check_layout(&outcome.files)?;
+    // Each resource is placed in one file by construction; a resource the inputs held once
+    // and the result holds twice would be a bug, and must not pass as a clean merge.
+    let once = unique_identities(&pkg);
+    let mut twice: Vec<String> = holders
+        .into_iter()
+        .filter(|(id, files)| files.len() > 1 && once.contains(id))
+        .map(|(id, files)| format!("{}: in {}", id, files.join(" and ")))
+        .collect();
+    twice.sort();
+    for t in twice {
+        outcome.conflicted = true;
+        outcome.messages.push(format!(
+            "{t}: the result holds a resource twice, a bug in kmerge (please report it)"
+        ));
+    }
+    Ok(outcome)
+}
+
+/// The identities no version holds in more than one file.
+fn unique_identities(pkg: &Package) -> HashSet<Identity> {
+    pairing::files_holding(pkg)
+        .into_iter()
+        .filter(|(_, n)| n.iter().all(|&n| n <= 1))
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+/// A path cannot be a file and a folder at once: theirs made a folder of a file ours kept,
+/// or the other way round. Refused before anything is written.
+fn check_layout(files: &BTreeMap<String, Entry>) -> anyhow::Result<()> {
+    for path in files.keys() {
+        let mut at = 0;
+        while let Some(slash) = path[at..].find('/') {
+            let folder = &path[..at + slash];
+            if files.contains_key(folder) {
+                bail!(
+                    "the merge would make {folder} a file and a folder (holding {path}): \
+                     one side turned one into the other; resolve it by hand first"
+                );
+            }
+            at += slash + 1;
+        }
+    }
+    Ok(())
+}
+
+/// The resources that end up in another file than ours has them in.
+fn moves(pkg: &Package, groups: &[Group]) -> Vec<String> {
+    let mut moves: Vec<String> = groups
+        .iter()
+        .filter_map(|g| {
+            let from = g.locs[OURS]?.path;
+            let to = layout::target(g)?;
+            (g.locs[THEIRS].is_some() && from != to)
+                .then(|| format!("{}: {} → {}", g.label(), pkg.paths[from], pkg.paths[to]))
+        })
+        .collect();
+    moves.sort();
+    moves
+}
