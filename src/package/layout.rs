@@ -196,11 +196,25 @@ pub(crate) struct Piece<'a> {
     pub explicit: bool,
 }
 
+/// The document at `loc` as a piece of another file. A bare `---` line that only separated it
+/// from the document before it in its file is left behind (the file it joins adds its own
+/// separators); a `---` that opens a file stays, as the file's author wrote it.
 pub(crate) fn piece<'a>(pkg: &Package<'a>, side: usize, loc: Loc) -> Piece<'a> {
     let (tree, doc) = pkg.doc(side, loc);
     let d = &tree.docs[doc.doc];
+    let text = &tree.text[d.region.clone()];
+    let opens_file = tree.text[..d.region.start].trim_start_matches('\u{feff}').is_empty();
+    if !opens_file {
+        let (line, rest) = text.split_once('\n').unwrap_or((text, ""));
+        if line.trim_end() == "---" {
+            return Piece {
+                text: rest,
+                explicit: false,
+            };
+        }
+    }
     Piece {
-        text: &tree.text[d.region.clone()],
+        text,
         explicit: d.explicit_start,
     }
 }

@@ -1,0 +1,369 @@
+//! Package updates (`kmerge merge3` on folders): every folder under `tests/packages/` is one
+//! named test.
+//!
+//! A case is `tests/packages/<case>/` holding the trees `base/`, `ours/`, `theirs/` and
+//! `expected/` and a `case.toml`:
+//!
+//! ```toml
+//! description = "what the case shows"
+//! exit = 1                        # default 0
+//! args = ["--on-conflict", "theirs"]
+//! stderr_contains = ["conflict in"]
+//! git = true                      # base and theirs as REV:PATH of a temporary repository
+//! output = "new-folder"           # the result goes to -o <new folder>; default: ours in place
+//! unchanged = true                # ours must stay as it is (no expected/): errors, dry runs
+//! ```
+//!
+//! A copy of `ours/` is updated by the real binary (`kmerge merge3 --base base --ours <copy>
+//! --theirs theirs <args>`), and the test named `<case>` compares the resulting tree with
+//! `expected/` byte for byte: the same files, the same bytes, the same executable bits. An
+//! `expected.diff` beside them is what stdout must be (a dry run's diff). A clean case is run
+//! a second time on its own result, which must change nothing: the update is idempotent.
+//!
+//! With `git = true` the case's `base/` and `theirs/` are committed to a fresh repository as
+//! `pkg/` in two tagged commits, and kmerge runs there with `--base v1:pkg --theirs v2:pkg`:
+//! the trees come from git's objects, with no checkout. A side folder that is missing is an
+//! empty package (git keeps no empty folders).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{kmerge_bin, run_guarded, unified_diff, Finished, Scratch};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Default)]
+struct Case {
+    exit: i32,
+    args: Vec<String>,
+    stderr_contains: Vec<String>,
+    git: bool,
+    new_folder: bool,
+    unchanged: bool,
+}
+
+fn parse_case(text: &str) -> Result<Case, String> {
+    let table: toml::Table = text.parse().map_err(|e| format!("case.toml: {e}"))?;
+    let mut case = Case::default();
+    let strings = |key: &str, v: &toml::Value| -> Result<Vec<String>, String> {
+        v.as_array()
+            .and_then(|a| a.iter().map(|s| s.as_str().map(String::from)).collect())
+            .ok_or_else(|| format!("case.toml: {key} must be an array of strings"))
+    };
+    let boolean = |key: &str, v: &toml::Value| {
+        v.as_bool()
+            .ok_or_else(|| format!("case.toml: {key} must be true or false"))
+    };
+    for (key, value) in &table {
+        match key.as_str() {
+            "description" => {
+                value
+                    .as_str()
+                    .ok_or("case.toml: description must be a string")?;
+            }
+            "exit" => {
+                let n = value.as_integer().ok_or("case.toml: exit must be a number")?;
+                case.exit = i32::try_from(n).map_err(|_| "case.toml: exit out of range")?;
+            }
+            "args" => case.args = strings(key, value)?,
+            "stderr_contains" => case.stderr_contains = strings(key, value)?,
+            "git" => case.git = boolean(key, value)?,
+            "unchanged" => case.unchanged = boolean(key, value)?,
+            "output" => match value.as_str() {
+                Some("new-folder") => case.new_folder = true,
+                Some("in-place") => {}
+                _ => return Err("case.toml: output must be \"in-place\" or \"new-folder\"".into()),
+            },
+            // A misspelt key would silently weaken a case.
+            other => return Err(format!("case.toml: unknown key {other:?}")),
+        }
+    }
+    if !table.contains_key("description") {
+        return Err("case.toml: description is missing".into());
+    }
+    Ok(case)
+}
+
+/// A tree as path → (bytes, executable).
+type Tree = BTreeMap<String, (Vec<u8>, bool)>;
+
+fn read_tree(root: &Path) -> Result<Tree, String> {
+    let mut tree = Tree::new();
+    if !root.exists() {
+        return Ok(tree);
+    }
+    let mut stack = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = stack.pop() {
+        let entries = fs::read_dir(&dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push((path, format!("{prefix}{name}/")));
+            } else {
+                let bytes = fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+                tree.insert(format!("{prefix}{name}"), (bytes, executable(&path)));
+            }
+        }
+    }
+    Ok(tree)
+}
+
+#[cfg(unix)]
+fn executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn executable(_: &Path) -> bool {
+    false
+}
+
+/// Copies a tree, executable bits included.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    fs::create_dir_all(to).map_err(|e| e.to_string())?;
+    for (path, (bytes, exec)) in read_tree(from)? {
+        let target = to.join(&path);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        fs::write(&target, bytes).map_err(|e| e.to_string())?;
+        #[cfg(unix)]
+        if exec {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&target, fs::Permissions::from_mode(0o755))
+                .map_err(|e| e.to_string())?;
+        }
+        #[cfg(not(unix))]
+        let _ = exec;
+    }
+    Ok(())
+}
+
+/// What differs between two trees, file by file.
+fn tree_diff(expected: &Tree, actual: &Tree) -> Option<String> {
+    let mut out = String::new();
+    for (path, (bytes, exec)) in expected {
+        match actual.get(path) {
+            None => out.push_str(&format!("missing: {path}\n")),
+            Some((b, _)) if b != bytes => out.push_str(&format!(
+                "differs: {path}\n{}",
+                unified_diff(bytes, b, &format!("expected/{path}"))
+            )),
+            Some((_, e)) if e != exec => out.push_str(&format!(
+                "{path}: executable {e}, expected {exec}\n"
+            )),
+            Some(_) => {}
+        }
+    }
+    for path in actual.keys().filter(|p| !expected.contains_key(*p)) {
+        out.push_str(&format!("not expected: {path}\n"));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The versions kmerge reads: folders, or REV:PATH of a repository made for the case.
+struct Inputs {
+    base: String,
+    theirs: String,
+    cwd: PathBuf,
+}
+
+fn inputs(dir: &Path, case: &Case, scratch: &Scratch) -> Result<Inputs, String> {
+    if !case.git {
+        let side = |name: &str| -> Result<String, String> {
+            let path = dir.join(name);
+            if path.is_dir() {
+                return Ok(path.display().to_string());
+            }
+            let empty = scratch.join(&format!("empty-{name}"));
+            fs::create_dir_all(&empty).map_err(|e| e.to_string())?;
+            Ok(empty.display().to_string())
+        };
+        return Ok(Inputs {
+            base: side("base")?,
+            theirs: side("theirs")?,
+            cwd: dir.to_path_buf(),
+        });
+    }
+    let repo = scratch.join("repo");
+    fs::create_dir_all(&repo).map_err(|e| e.to_string())?;
+    let git = |args: &[&str]| -> Result<(), String> {
+        let mut cmd = Command::new("git");
+        cmd.current_dir(&repo).args(args);
+        common::isolate(&mut cmd, scratch.path());
+        let out = common::run_git(&mut cmd);
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr)))
+        }
+    };
+    git(&["-c", "init.defaultBranch=main", "init", "-q"])?;
+    git(&["config", "user.name", "kmerge test"])?;
+    git(&["config", "user.email", "kmerge-test@example.invalid"])?;
+    git(&["config", "commit.gpgsign", "false"])?;
+    for (side, tag) in [("base", "v1"), ("theirs", "v2")] {
+        let pkg = repo.join("pkg");
+        let _ = fs::remove_dir_all(&pkg);
+        copy_tree(&dir.join(side), &pkg)?;
+        git(&["add", "-A", "."])?;
+        git(&["commit", "-q", "--allow-empty", "-m", side])?;
+        git(&["tag", tag])?;
+    }
+    // The work tree now holds theirs: the trees must come from git, so it goes.
+    fs::remove_dir_all(repo.join("pkg")).map_err(|e| e.to_string())?;
+    Ok(Inputs {
+        base: "v1:pkg".into(),
+        theirs: "v2:pkg".into(),
+        cwd: repo,
+    })
+}
+
+fn run_kmerge(inputs: &Inputs, ours: &Path, case: &Case, out: Option<&Path>, home: &Path) -> Result<Finished, String> {
+    let mut cmd = Command::new(kmerge_bin());
+    cmd.current_dir(&inputs.cwd)
+        .args(["merge3", "--base", &inputs.base, "--ours"])
+        .arg(ours)
+        .args(["--theirs", &inputs.theirs]);
+    if let Some(out) = out {
+        cmd.arg("-o").arg(out);
+    }
+    cmd.args(&case.args);
+    common::isolate(&mut cmd, home);
+    let run = run_guarded(&mut cmd, LIMIT)?;
+    if run.timed_out {
+        return Err(format!("still running after {LIMIT:?}"));
+    }
+    Ok(run)
+}
+
+fn run_case(dir: &Path) -> Result<(), Failed> {
+    let text = fs::read_to_string(dir.join("case.toml")).map_err(|e| format!("case.toml: {e}"))?;
+    let case = parse_case(&text)?;
+    for side in ["ours", "theirs"] {
+        if !dir.join(side).is_dir() {
+            return Err(format!("{side}/ is missing").into());
+        }
+    }
+    let expected_dir = if case.unchanged {
+        if dir.join("expected").exists() {
+            return Err("unchanged = true takes ours/ as the expected tree: drop expected/".into());
+        }
+        dir.join("ours")
+    } else {
+        dir.join("expected")
+    };
+    if !expected_dir.is_dir() {
+        return Err("expected/ is missing".into());
+    }
+    let scratch = Scratch::new();
+    let inputs = inputs(dir, &case, &scratch)?;
+    let work = scratch.join("work");
+    copy_tree(&dir.join("ours"), &work)?;
+    let out = scratch.join("out");
+    let out_arg = case.new_folder.then_some(out.as_path());
+    let run = run_kmerge(&inputs, &work, &case, out_arg, scratch.path())?;
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if run.code != Some(case.exit) {
+        return Err(format!("exit {:?}, expected {}; stderr:\n{stderr}", run.code, case.exit).into());
+    }
+    if stderr.contains("a bug in kmerge") {
+        return Err(format!("kmerge reports a bug of its own; stderr:\n{stderr}").into());
+    }
+    for needle in &case.stderr_contains {
+        if !stderr.contains(needle.as_str()) {
+            return Err(format!("stderr lacks {needle:?}; stderr:\n{stderr}").into());
+        }
+    }
+    let expected_stdout = dir.join("expected.diff");
+    if expected_stdout.is_file() {
+        let want = fs::read(&expected_stdout).map_err(|e| e.to_string())?;
+        if want != run.stdout {
+            return Err(format!(
+                "stdout differs from expected.diff:\n{}",
+                unified_diff(&want, &run.stdout, "expected.diff")
+            )
+            .into());
+        }
+    }
+    let expected = read_tree(&expected_dir)?;
+    let result_dir = if case.new_folder { &out } else { &work };
+    let result = read_tree(result_dir)?;
+    if let Some(diff) = tree_diff(&expected, &result) {
+        return Err(format!("the result differs from expected/:\n{diff}\nstderr:\n{stderr}").into());
+    }
+    if case.new_folder {
+        let ours_now = read_tree(&work)?;
+        if let Some(diff) = tree_diff(&read_tree(&dir.join("ours"))?, &ours_now) {
+            return Err(format!("-o changed ours:\n{diff}").into());
+        }
+    }
+    // The update again, on its own result: nothing left to do.
+    if case.exit == 0 && !case.unchanged {
+        let again = run_kmerge(&inputs, result_dir, &Case::default(), None, scratch.path())?;
+        let stderr = String::from_utf8_lossy(&again.stderr);
+        if again.code != Some(0) {
+            return Err(format!("a second run exits {:?}; stderr:\n{stderr}", again.code).into());
+        }
+        if let Some(diff) = tree_diff(&expected, &read_tree(result_dir)?) {
+            return Err(format!("a second run changed the result:\n{diff}\nstderr:\n{stderr}").into());
+        }
+    }
+    Ok(())
+}
+
+fn case_toml_is_strict() -> Result<(), Failed> {
+    let c = parse_case(
+        "description = \"x\"\nexit = 1\nargs = [\"--dry-run\"]\nstderr_contains = [\"a\"]\n\
+         git = true\noutput = \"new-folder\"\nunchanged = true\n",
+    )?;
+    if !(c.exit == 1 && c.args == ["--dry-run"] && c.git && c.new_folder && c.unchanged) {
+        return Err(format!("parsed wrongly: {c:?}").into());
+    }
+    for bad in [
+        "exit = 1\n",
+        "description = \"x\"\ngit = \"yes\"\n",
+        "description = \"x\"\noutput = \"elsewhere\"\n",
+        "description = \"x\"\nexpect = 1\n",
+    ] {
+        if parse_case(bad).is_ok() {
+            return Err(format!("accepted {bad:?}").into());
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/packages");
+    let mut cases: Vec<PathBuf> = fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no cases under {}", root.display());
+    let mut trials: Vec<Trial> = cases
+        .into_iter()
+        .map(|dir| {
+            let name = dir
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            Trial::test(name, move || run_case(&dir))
+        })
+        .collect();
+    trials.push(Trial::test("case_toml_is_strict", case_toml_is_strict));
+    libtest_mimic::run(&args, trials).exit();
+}
