@@ -20,12 +20,20 @@
 //! `expected.diff` beside them is what stdout must be (a dry run's diff). A clean case is run
 //! a second time on its own result, which must change nothing: the update is idempotent.
 //!
+//! Besides the folders, kyaml's own package tests are rebuilt from the `kio-merge3-files`
+//! conformance vectors (each vector is one file of them, its `case.yaml` naming the file):
+//! `kio-merge3-files/testdata` and `/testdata2` merge the rebuilt packages with `--on-conflict
+//! theirs` and compare every file with the vector's expected result as data, a file the
+//! vector expects empty being gone; each file both sides changed is also byte for byte what
+//! the file merge (`merge3` on the vector's three files) gives: one engine.
+//!
 //! With `git = true` the case's `base/` and `theirs/` are committed to a fresh repository as
 //! `pkg/` in two tagged commits, and kmerge runs there with `--base v1:pkg --theirs v2:pkg`:
 //! the trees come from git's objects, with no checkout. A side folder that is missing is an
 //! empty package (git keeps no empty folders).
 
 mod common;
+mod yaml11;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -68,7 +76,9 @@ fn parse_case(text: &str) -> Result<Case, String> {
                     .ok_or("case.toml: description must be a string")?;
             }
             "exit" => {
-                let n = value.as_integer().ok_or("case.toml: exit must be a number")?;
+                let n = value
+                    .as_integer()
+                    .ok_or("case.toml: exit must be a number")?;
                 case.exit = i32::try_from(n).map_err(|_| "case.toml: exit out of range")?;
             }
             "args" => case.args = strings(key, value)?,
@@ -107,7 +117,8 @@ fn read_tree(root: &Path) -> Result<Tree, String> {
             if path.is_dir() {
                 stack.push((path, format!("{prefix}{name}/")));
             } else {
-                let bytes = fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+                let bytes =
+                    fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
                 tree.insert(format!("{prefix}{name}"), (bytes, executable(&path)));
             }
         }
@@ -157,9 +168,9 @@ fn tree_diff(expected: &Tree, actual: &Tree) -> Option<String> {
                 "differs: {path}\n{}",
                 unified_diff(bytes, b, &format!("expected/{path}"))
             )),
-            Some((_, e)) if e != exec => out.push_str(&format!(
-                "{path}: executable {e}, expected {exec}\n"
-            )),
+            Some((_, e)) if e != exec => {
+                out.push_str(&format!("{path}: executable {e}, expected {exec}\n"))
+            }
             Some(_) => {}
         }
     }
@@ -203,7 +214,10 @@ fn inputs(dir: &Path, case: &Case, scratch: &Scratch) -> Result<Inputs, String> 
         if out.status.success() {
             Ok(())
         } else {
-            Err(format!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr)))
+            Err(format!(
+                "git {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ))
         }
     };
     git(&["-c", "init.defaultBranch=main", "init", "-q"])?;
@@ -227,7 +241,13 @@ fn inputs(dir: &Path, case: &Case, scratch: &Scratch) -> Result<Inputs, String> 
     })
 }
 
-fn run_kmerge(inputs: &Inputs, ours: &Path, case: &Case, out: Option<&Path>, home: &Path) -> Result<Finished, String> {
+fn run_kmerge(
+    inputs: &Inputs,
+    ours: &Path,
+    case: &Case,
+    out: Option<&Path>,
+    home: &Path,
+) -> Result<Finished, String> {
     let mut cmd = Command::new(kmerge_bin());
     cmd.current_dir(&inputs.cwd)
         .args(["merge3", "--base", &inputs.base, "--ours"])
@@ -273,7 +293,11 @@ fn run_case(dir: &Path) -> Result<(), Failed> {
     let run = run_kmerge(&inputs, &work, &case, out_arg, scratch.path())?;
     let stderr = String::from_utf8_lossy(&run.stderr);
     if run.code != Some(case.exit) {
-        return Err(format!("exit {:?}, expected {}; stderr:\n{stderr}", run.code, case.exit).into());
+        return Err(format!(
+            "exit {:?}, expected {}; stderr:\n{stderr}",
+            run.code, case.exit
+        )
+        .into());
     }
     if stderr.contains("a bug in kmerge") {
         return Err(format!("kmerge reports a bug of its own; stderr:\n{stderr}").into());
@@ -298,7 +322,9 @@ fn run_case(dir: &Path) -> Result<(), Failed> {
     let result_dir = if case.new_folder { &out } else { &work };
     let result = read_tree(result_dir)?;
     if let Some(diff) = tree_diff(&expected, &result) {
-        return Err(format!("the result differs from expected/:\n{diff}\nstderr:\n{stderr}").into());
+        return Err(
+            format!("the result differs from expected/:\n{diff}\nstderr:\n{stderr}").into(),
+        );
     }
     if case.new_folder {
         let ours_now = read_tree(&work)?;
@@ -314,10 +340,168 @@ fn run_case(dir: &Path) -> Result<(), Failed> {
             return Err(format!("a second run exits {:?}; stderr:\n{stderr}", again.code).into());
         }
         if let Some(diff) = tree_diff(&expected, &read_tree(result_dir)?) {
-            return Err(format!("a second run changed the result:\n{diff}\nstderr:\n{stderr}").into());
+            return Err(
+                format!("a second run changed the result:\n{diff}\nstderr:\n{stderr}").into(),
+            );
         }
     }
     Ok(())
+}
+
+/// One file of a kyaml package test, rebuilt from a conformance vector.
+struct VectorFile {
+    vector: PathBuf,
+    /// Its path in the package.
+    path: String,
+}
+
+/// The vectors of `kio-merge3-files` by kyaml data set (`testdata`, `testdata2`), from the
+/// `data:` glob in each `case.yaml` (`kyaml/kio/filters/testdata/*/java/x.yaml`). A vector
+/// without an expected result (an expected error) or naming several files is left out.
+fn kyaml_packages(root: &Path) -> BTreeMap<String, Vec<VectorFile>> {
+    let mut sets: BTreeMap<String, Vec<VectorFile>> = BTreeMap::new();
+    let mut dirs: Vec<PathBuf> = fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    for vector in dirs {
+        let Ok(meta) = fs::read_to_string(vector.join("case.yaml")) else {
+            continue;
+        };
+        let Ok(meta) = yaml_serde::from_str::<yaml_serde::Value>(&meta) else {
+            continue;
+        };
+        let data = meta
+            .get("source")
+            .and_then(|s| s.get("data"))
+            .and_then(|d| d.as_str())
+            .unwrap_or_default();
+        let Some((set, path)) = data
+            .strip_prefix("kyaml/kio/filters/")
+            .and_then(|rest| rest.split_once("/*/"))
+        else {
+            continue;
+        };
+        if path.contains('{') || !vector.join("expected.yaml").is_file() {
+            continue;
+        }
+        sets.entry(set.to_string()).or_default().push(VectorFile {
+            vector: vector.clone(),
+            path: path.to_string(),
+        });
+    }
+    sets
+}
+
+/// A kyaml package test: the rebuilt package merged with `--on-conflict theirs`.
+fn kyaml_package(files: &[VectorFile]) -> Result<(), Failed> {
+    let scratch = Scratch::new();
+    for (side, vector_name) in [
+        ("base", "original"),
+        ("ours", "dest"),
+        ("theirs", "updated"),
+    ] {
+        fs::create_dir_all(scratch.join(side)).map_err(|e| e.to_string())?;
+        for f in files {
+            let bytes = fs::read(f.vector.join(format!("{vector_name}.yaml")))
+                .map_err(|e| e.to_string())?;
+            // An empty file is no file on that side.
+            if !bytes.is_empty() {
+                let target = scratch.join(side).join(&f.path);
+                fs::create_dir_all(target.parent().unwrap_or(scratch.path()))
+                    .map_err(|e| e.to_string())?;
+                fs::write(target, bytes).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    let inputs = Inputs {
+        base: scratch.join("base").display().to_string(),
+        theirs: scratch.join("theirs").display().to_string(),
+        cwd: scratch.path().to_path_buf(),
+    };
+    let case = Case {
+        args: vec!["--on-conflict".into(), "theirs".into()],
+        ..Case::default()
+    };
+    let run = run_kmerge(&inputs, &scratch.join("ours"), &case, None, scratch.path())?;
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if run.code != Some(0) {
+        return Err(format!("exit {:?}; stderr:\n{stderr}", run.code).into());
+    }
+    let result = read_tree(&scratch.join("ours"))?;
+    let mut problems = Vec::new();
+    for f in files {
+        let expected = fs::read(f.vector.join("expected.yaml")).map_err(|e| e.to_string())?;
+        let name = f.vector.file_name().unwrap_or_default().to_string_lossy();
+        let got = result.get(&f.path);
+        let want_docs = yaml11::load_documents(&String::from_utf8_lossy(&expected))?;
+        let want_docs: Vec<_> = want_docs
+            .into_iter()
+            .filter(|d| *d != yaml11::Value::Null)
+            .collect();
+        match got {
+            None if want_docs.is_empty() => continue,
+            None => {
+                problems.push(format!("{name}: {} is missing", f.path));
+                continue;
+            }
+            Some((bytes, _)) => {
+                let docs = yaml11::load_documents(&String::from_utf8_lossy(bytes))?;
+                let docs: Vec<_> = docs
+                    .into_iter()
+                    .filter(|d| *d != yaml11::Value::Null)
+                    .collect();
+                if docs != want_docs {
+                    problems.push(format!(
+                        "{name}: {} differs from expected.yaml as data:\n{}",
+                        f.path,
+                        unified_diff(&expected, bytes, "expected.yaml")
+                    ));
+                }
+                // Where one side changed nothing the other is taken whole, as git does
+                // before it calls any merge driver; otherwise the file merge on the
+                // vector's three files gives the same bytes.
+                let side =
+                    |n: &str| fs::read(f.vector.join(format!("{n}.yaml"))).unwrap_or_default();
+                let (b, o, t) = (side("original"), side("dest"), side("updated"));
+                if b == o || b == t || o == t {
+                    let whole = if b == o { &t } else { &o };
+                    if whole != bytes {
+                        problems.push(format!("{name}: {} is not the changed side whole", f.path));
+                    }
+                    continue;
+                }
+                let out = scratch.join("file-merge.yaml");
+                let mut cmd = Command::new(kmerge_bin());
+                cmd.args(["merge3", "--on-conflict", "theirs", "--base"])
+                    .arg(f.vector.join("original.yaml"))
+                    .arg("--ours")
+                    .arg(f.vector.join("dest.yaml"))
+                    .arg("--theirs")
+                    .arg(f.vector.join("updated.yaml"))
+                    .arg("-o")
+                    .arg(&out);
+                common::isolate(&mut cmd, scratch.path());
+                let file_run = run_guarded(&mut cmd, LIMIT)?;
+                let file_bytes = fs::read(&out).unwrap_or_default();
+                if file_run.code != Some(0) || &file_bytes != bytes {
+                    problems.push(format!(
+                        "{name}: the package merge of {} is not the file merge's:\n{}",
+                        f.path,
+                        unified_diff(&file_bytes, bytes, "file merge")
+                    ));
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}\nstderr:\n{stderr}", problems.join("\n")).into())
+    }
 }
 
 fn case_toml_is_strict() -> Result<(), Failed> {
@@ -365,5 +549,17 @@ fn main() {
         })
         .collect();
     trials.push(Trial::test("case_toml_is_strict", case_toml_is_strict));
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/kio-merge3-files");
+    let sets = kyaml_packages(&vectors);
+    assert!(
+        sets.values().map(Vec::len).sum::<usize>() >= 8,
+        "the kio-merge3-files vectors under {} name too few files",
+        vectors.display()
+    );
+    for (set, files) in sets {
+        trials.push(Trial::test(format!("kio-merge3-files/{set}"), move || {
+            kyaml_package(&files)
+        }));
+    }
     libtest_mimic::run(&args, trials).exit();
 }

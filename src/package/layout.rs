@@ -203,7 +203,9 @@ pub(crate) fn piece<'a>(pkg: &Package<'a>, side: usize, loc: Loc) -> Piece<'a> {
     let (tree, doc) = pkg.doc(side, loc);
     let d = &tree.docs[doc.doc];
     let text = &tree.text[d.region.clone()];
-    let opens_file = tree.text[..d.region.start].trim_start_matches('\u{feff}').is_empty();
+    let opens_file = tree.text[..d.region.start]
+        .trim_start_matches('\u{feff}')
+        .is_empty();
     if !opens_file {
         let (line, rest) = text.split_once('\n').unwrap_or((text, ""));
         if line.trim_end() == "---" {
