@@ -66,16 +66,15 @@ fn file_bytes(source: Source, role: &str) -> anyhow::Result<Vec<u8>> {
 
 /// A unified diff of `before` and `after` on stdout.
 fn print_diff(before: &[u8], after: &[u8], name: &str) -> anyhow::Result<()> {
-    let mut changes = crate::package::Changes::default();
-    let mut current = crate::package::Snapshot::default();
     let entry = |bytes: &[u8]| crate::package::Entry {
         bytes: bytes.to_vec(),
         mode: crate::package::FileMode::Regular,
     };
+    let mut current = crate::package::Snapshot::default();
     current.files.insert(name.to_string(), entry(before));
-    if before != after {
-        changes.write.push((name.to_string(), entry(after)));
-    }
+    let mut result = std::collections::BTreeMap::new();
+    result.insert(name.to_string(), entry(after));
+    let changes = crate::package::Changes::between(&current, &result);
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(crate::package::diff(&current, &changes).as_bytes())

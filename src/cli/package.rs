@@ -33,8 +33,9 @@ pub(super) fn merge3(
         .as_deref()
         .is_some_and(|dir| same_folder(dir, &destination));
     // What the destination holds now: the changes are made against it.
+    let elsewhere;
     let current = if in_place || a.output.is_none() {
-        ours.clone()
+        &ours
     } else if destination.exists() {
         let now = Snapshot::from_dir(&destination)
             .with_context(|| format!("reading output folder {}", destination.display()))?;
@@ -45,9 +46,11 @@ pub(super) fn merge3(
                 destination.display()
             );
         }
-        now
+        elsewhere = now;
+        &elsewhere
     } else {
-        Snapshot::default()
+        elsewhere = Snapshot::default();
+        &elsewhere
     };
     let outcome = package::merge(&base, &ours, &theirs, opts).context("merging")?;
     let quiet = a.merge.quiet;
@@ -65,11 +68,11 @@ pub(super) fn merge3(
     if !quiet || outcome.conflicted {
         eprintln!("kmerge: {}", summary(&outcome, &against_ours));
     }
-    let changes = Changes::between(&current, &outcome.files);
+    let changes = Changes::between(current, &outcome.files);
     if a.dry_run {
         let mut stdout = std::io::stdout().lock();
         stdout
-            .write_all(package::diff(&current, &changes).as_bytes())
+            .write_all(package::diff(current, &changes).as_bytes())
             .and_then(|()| stdout.flush())
             .context("writing the diff to stdout")?;
     } else {

@@ -107,6 +107,8 @@ pub fn merge(
     let path_of = |job: &Job| match job {
         Job::Resources { path, .. } | Job::Path(path) => *path,
     };
+    // In path order, so the messages are too.
+    jobs.sort_by_key(path_of);
     let cost = |job: &Job| {
         let p = pkg.paths[path_of(job)];
         pkg.sides

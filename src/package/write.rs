@@ -15,26 +15,26 @@ use super::snapshot::{Entry, FileMode, Snapshot};
 
 /// What turns the files at the destination into the result.
 #[derive(Debug, Default)]
-pub struct Changes {
+pub struct Changes<'a> {
     /// Files to write (new, or with other bytes or mode), with their new entry.
-    pub write: Vec<(String, Entry)>,
+    pub write: Vec<(&'a str, &'a Entry)>,
     /// Files to remove.
-    pub remove: Vec<String>,
+    pub remove: Vec<&'a str>,
     /// How many of the writes are new files.
     pub added: usize,
 }
 
-impl Changes {
+impl<'a> Changes<'a> {
     /// From `current` (what the destination holds now) to `result`.
-    pub fn between(current: &Snapshot, result: &BTreeMap<String, Entry>) -> Changes {
+    pub fn between(current: &'a Snapshot, result: &'a BTreeMap<String, Entry>) -> Changes<'a> {
         let mut changes = Changes::default();
         for (path, entry) in result {
             match current.files.get(path) {
                 Some(now) if now == entry => {}
-                Some(_) => changes.write.push((path.clone(), entry.clone())),
+                Some(_) => changes.write.push((path, entry)),
                 None => {
                     changes.added += 1;
-                    changes.write.push((path.clone(), entry.clone()));
+                    changes.write.push((path, entry));
                 }
             }
         }
@@ -42,7 +42,7 @@ impl Changes {
             .files
             .keys()
             .filter(|p| !result.contains_key(*p))
-            .cloned()
+            .map(String::as_str)
             .collect();
         changes
     }
@@ -77,7 +77,7 @@ pub fn apply(root: &Path, changes: &Changes) -> anyhow::Result<()> {
 /// Everything that would stop the writes half way, found before the first one: a folder
 /// where a file goes, or a file where a folder must be made (and stays).
 fn preflight(root: &Path, changes: &Changes) -> anyhow::Result<()> {
-    let removed: BTreeSet<&str> = changes.remove.iter().map(String::as_str).collect();
+    let removed: BTreeSet<&str> = changes.remove.iter().copied().collect();
     if root.exists() && !root.is_dir() {
         bail!("{} is not a folder", root.display());
     }
@@ -246,10 +246,10 @@ fn commit(root: &Path, changes: &Changes, staged: &Staged) -> anyhow::Result<()>
 /// A unified diff of every file `changes` touches, as `git diff` prints it.
 pub fn diff(current: &Snapshot, changes: &Changes) -> String {
     let mut paths: BTreeMap<&str, Option<&Entry>> = BTreeMap::new();
-    for (path, entry) in &changes.write {
+    for &(path, entry) in &changes.write {
         paths.insert(path, Some(entry));
     }
-    for path in &changes.remove {
+    for &path in &changes.remove {
         paths.insert(path, None);
     }
     let mut out = String::new();
