@@ -504,6 +504,223 @@ fn kyaml_package(files: &[VectorFile]) -> Result<(), Failed> {
     }
 }
 
+// ---- Theirs' layout shuffled: the same resources, in theirs' new files ----
+
+/// The documents of a YAML text, split at its `---` lines; pieces without data left out.
+fn split_documents(text: &str) -> Vec<String> {
+    let mut pieces = vec![String::new()];
+    for line in text.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            pieces.push(String::new());
+        } else if let Some(last) = pieces.last_mut() {
+            last.push_str(line);
+        }
+    }
+    pieces
+        .into_iter()
+        .filter(|p| {
+            p.lines()
+                .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        })
+        .collect()
+}
+
+fn is_yaml(path: &str) -> bool {
+    path.ends_with(".yaml") || path.ends_with(".yml") || path.ends_with("Kptfile")
+}
+
+/// `group/kind namespace/name` of a document.
+fn identity(doc: &yaml11::Value) -> String {
+    let get = |v: &yaml11::Value, key: &str| -> Option<yaml11::Value> {
+        match v {
+            yaml11::Value::Map(entries) => entries
+                .iter()
+                .find(|(k, _)| *k == yaml11::Value::Str(key.into()))
+                .map(|(_, v)| v.clone()),
+            _ => None,
+        }
+    };
+    let text = |v: Option<yaml11::Value>| match v {
+        Some(yaml11::Value::Str(s)) => s,
+        _ => String::new(),
+    };
+    let api = text(get(doc, "apiVersion"));
+    let group = api.rsplit_once('/').map_or("", |(g, _)| g).to_string();
+    let metadata = get(doc, "metadata");
+    let field = |k: &str| text(metadata.as_ref().and_then(|m| get(m, k)));
+    format!(
+        "{group}/{} {}/{}",
+        text(get(doc, "kind")),
+        field("namespace"),
+        field("name")
+    )
+}
+
+/// Every resource of a tree's YAML files: identity → (file, data). A repeated identity fails.
+fn resources(tree: &Tree) -> Result<BTreeMap<String, (String, yaml11::Value)>, String> {
+    let mut out = BTreeMap::new();
+    for (path, (bytes, _)) in tree.iter().filter(|(p, _)| is_yaml(p)) {
+        let docs = yaml11::load_documents(&String::from_utf8_lossy(bytes))
+            .map_err(|e| format!("{path}: {e}"))?;
+        for doc in docs.into_iter().filter(|d| *d != yaml11::Value::Null) {
+            let id = identity(&doc);
+            if let Some((other, _)) = out.insert(id.clone(), (path.clone(), doc)) {
+                return Err(format!("{id} in {path} and {other}"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A small deterministic generator (no dependency needed for shuffling files).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+/// Theirs with its resources dealt anew over files: some keep an old name, others go to new
+/// files, several share one; other files stay as they are.
+fn relayout(theirs: &Tree, seed: u64) -> Tree {
+    let mut rng = Lcg(seed);
+    let mut out = Tree::new();
+    let mut docs = Vec::new();
+    let mut names = Vec::new();
+    for (path, (bytes, exec)) in theirs {
+        if is_yaml(path) {
+            docs.extend(split_documents(&String::from_utf8_lossy(bytes)));
+            names.push(path.clone());
+        } else {
+            out.insert(path.clone(), (bytes.clone(), *exec));
+        }
+    }
+    let files = 1 + rng.below(docs.len());
+    let names: Vec<String> = (0..files)
+        .map(|i| match rng.below(3) {
+            0 if !names.is_empty() => names[rng.below(names.len())].clone(),
+            1 => format!("moved/part-{i}.yaml"),
+            _ => format!("part-{i}.yaml"),
+        })
+        .collect();
+    for doc in docs {
+        let name = names[rng.below(names.len())].clone();
+        let entry = out.entry(name).or_insert_with(|| (Vec::new(), false));
+        if !entry.0.is_empty() {
+            entry.0.extend_from_slice(b"---\n");
+        }
+        entry.0.extend_from_slice(doc.as_bytes());
+    }
+    out
+}
+
+fn write_tree(tree: &Tree, root: &Path) -> Result<(), String> {
+    for (path, (bytes, _)) in tree {
+        let target = root.join(path);
+        fs::create_dir_all(target.parent().unwrap_or(root)).map_err(|e| e.to_string())?;
+        fs::write(&target, bytes).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Upstream moving its resources to other files changes where they land, not what they
+/// hold: the package merged against several random layouts of theirs holds the same
+/// resources with the same data as against theirs' own, each resource theirs moved in the
+/// file theirs put it in, none twice.
+fn relayout_keeps_the_data(dir: &Path, seeds: std::ops::Range<u64>) -> Result<(), Failed> {
+    let scratch = Scratch::new();
+    let inputs = Inputs {
+        base: dir.join("base").display().to_string(),
+        theirs: dir.join("theirs").display().to_string(),
+        cwd: scratch.path().to_path_buf(),
+    };
+    let plain = Case::default();
+    let out = scratch.join("out");
+    let run = run_kmerge(
+        &inputs,
+        &dir.join("ours"),
+        &plain,
+        Some(&out),
+        scratch.path(),
+    )?;
+    if run.code != Some(0) {
+        return Err(format!(
+            "exit {:?}: {}",
+            run.code,
+            String::from_utf8_lossy(&run.stderr)
+        )
+        .into());
+    }
+    let want = resources(&read_tree(&out)?)?;
+    let base = resources(&read_tree(&dir.join("base"))?)?;
+    let theirs = read_tree(&dir.join("theirs"))?;
+    for seed in seeds {
+        let shuffled = relayout(&theirs, seed);
+        let root = scratch.join(&format!("theirs-{seed}"));
+        write_tree(&shuffled, &root)?;
+        let placed = resources(&shuffled)?;
+        let inputs = Inputs {
+            theirs: root.display().to_string(),
+            ..Inputs {
+                base: inputs.base.clone(),
+                theirs: String::new(),
+                cwd: inputs.cwd.clone(),
+            }
+        };
+        let out = scratch.join(&format!("out-{seed}"));
+        let run = run_kmerge(
+            &inputs,
+            &dir.join("ours"),
+            &plain,
+            Some(&out),
+            scratch.path(),
+        )?;
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        if run.code != Some(0) || stderr.contains("a bug in kmerge") {
+            return Err(format!("seed {seed}: exit {:?}: {stderr}", run.code).into());
+        }
+        let got = resources(&read_tree(&out)?).map_err(|e| format!("seed {seed}: twice: {e}"))?;
+        for (id, (_, data)) in &want {
+            match got.get(id) {
+                None => return Err(format!("seed {seed}: {id} is missing").into()),
+                Some((_, d)) if d != data => {
+                    return Err(format!(
+                        "seed {seed}: {id} differs:\n{}",
+                        unified_diff(
+                            data.render().as_bytes(),
+                            d.render().as_bytes(),
+                            "unshuffled"
+                        )
+                    )
+                    .into())
+                }
+                Some((file, _)) => {
+                    let moved = placed
+                        .get(id)
+                        .filter(|(p, _)| base.get(id).is_some_and(|(b, _)| b != p));
+                    if let Some((p, _)) = moved {
+                        if p != file {
+                            return Err(format!(
+                                "seed {seed}: {id} is in {file}, theirs moved it to {p}"
+                            )
+                            .into());
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(extra) = got.keys().find(|id| !want.contains_key(*id)) {
+            return Err(format!("seed {seed}: {extra} is extra").into());
+        }
+    }
+    Ok(())
+}
+
 fn case_toml_is_strict() -> Result<(), Failed> {
     let c = parse_case(
         "description = \"x\"\nexit = 1\nargs = [\"--dry-run\"]\nstderr_contains = [\"a\"]\n\
@@ -537,17 +754,42 @@ fn main() {
         .collect();
     cases.sort();
     assert!(!cases.is_empty(), "no cases under {}", root.display());
-    let mut trials: Vec<Trial> = cases
-        .into_iter()
-        .map(|dir| {
-            let name = dir
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            Trial::test(name, move || run_case(&dir))
-        })
-        .collect();
+    let mut trials: Vec<Trial> = Vec::new();
+    for dir in cases {
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        // Clean updates of folders also run against shuffled layouts of theirs, where each
+        // identity names one resource (not where kustomize overlays repeat one per path).
+        let unique = ["base", "ours", "theirs"].iter().all(|side| {
+            read_tree(&dir.join(side))
+                .and_then(|t| resources(&t))
+                .is_ok()
+        });
+        let plain = unique
+            && fs::read_to_string(dir.join("case.toml"))
+                .ok()
+                .and_then(|t| parse_case(&t).ok())
+                .is_some_and(|c| c.exit == 0 && !c.git && !c.unchanged && c.args.is_empty());
+        if plain {
+            let d = dir.clone();
+            trials.push(Trial::test(format!("relayout/{name}"), move || {
+                relayout_keeps_the_data(&d, 1..9)
+            }));
+        }
+        trials.push(Trial::test(name, move || run_case(&dir)));
+    }
+    let shared =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/packages/kube-prometheus-v0.7-v0.8");
+    trials.push(Trial::test("relayout/kube-prometheus-v0.7-v0.8", move || {
+        if !shared.is_dir() {
+            common::note("relayout of the shared package update: ../shared/packages not present, not run");
+            return Ok(());
+        }
+        relayout_keeps_the_data(&shared, 1..5)
+    }));
     trials.push(Trial::test("case_toml_is_strict", case_toml_is_strict));
     let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/kio-merge3-files");
     let sets = kyaml_packages(&vectors);

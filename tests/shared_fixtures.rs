@@ -360,6 +360,49 @@ fn package_update_merges_as_a_package() {
             }
         }
     }
+    // A side that changed nothing gives the other's tree byte for byte; both changing the
+    // same way, that tree; and ours and theirs swapped, the same resources in the same layout
+    // (upstream's, which both ways is the layout the two releases differ in).
+    let dir = root.join("kube-prometheus-v0.7-v0.8");
+    for (b, o, t, want) in [
+        ("base", "base", "theirs", "theirs"),
+        ("base", "ours", "base", "ours"),
+        ("theirs", "theirs", "theirs", "theirs"),
+        ("ours", "ours", "theirs", "theirs"),
+        ("base", "theirs", "ours", "expected"),
+    ] {
+        let scratch = tempfile::tempdir().expect("a temporary folder");
+        let out = scratch.path().join("out");
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_kmerge"))
+            .arg("merge3")
+            .args(["--base", &dir.join(b).display().to_string()])
+            .args(["--ours", &dir.join(o).display().to_string()])
+            .args(["--theirs", &dir.join(t).display().to_string()])
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("running kmerge");
+        let what = format!("merge3 --base {b} --ours {o} --theirs {t}");
+        if run.status.code() != Some(0) {
+            failures.push(format!("{what}: {}", String::from_utf8_lossy(&run.stderr)));
+            continue;
+        }
+        let (got, expected) = (tree(&out), tree(&dir.join(want)));
+        if want != "expected" {
+            if got != expected {
+                failures.push(format!("{what}: not {want}/ byte for byte"));
+            }
+            continue;
+        }
+        let same = got.keys().eq(expected.keys())
+            && got.iter().all(|(rel, bytes)| {
+                yaml11::load_documents(&String::from_utf8_lossy(bytes)).ok()
+                    == yaml11::load_documents(&String::from_utf8_lossy(&expected[rel])).ok()
+            });
+        if !same {
+            failures.push(format!("{what}: not expected/ in files and data"));
+        }
+    }
     note(&format!(
         "package update: 2 fixtures from ../shared/packages merged as packages: ran (check.py {})",
         if checker_ran {
