@@ -8,6 +8,8 @@
 //! name; a rename inside the file that the package did not see), the file's resources are
 //! merged one by one instead, each alone in its three texts, and the results joined.
 
+use std::collections::{HashMap, HashSet};
+
 use anyhow::Context;
 
 use crate::driver;
@@ -108,6 +110,12 @@ fn tally(
     };
     let docs = resource::documents(tree);
     let mut used = vec![false; docs.len()];
+    let mut by_identity: HashMap<&Identity, Vec<usize>> = HashMap::new();
+    for (i, (_, id)) in docs.iter().enumerate() {
+        if let Some(id) = id {
+            by_identity.entry(id).or_default().push(i);
+        }
+    }
     let mut counts = ResourceCounts::default();
     let mut plain = docs
         .iter()
@@ -129,8 +137,12 @@ fn tally(
         let found = if names.is_empty() {
             plain.next()
         } else {
-            (0..docs.len())
-                .find(|&i| !used[i] && docs[i].1.as_ref().is_some_and(|id| names.contains(id)))
+            names
+                .iter()
+                .filter_map(|n| by_identity.get(n))
+                .flatten()
+                .copied()
+                .find(|&i| !used[i])
         };
         match found {
             Some(i) => {
@@ -165,44 +177,39 @@ fn pairs_alike(pkg: &Package, versions: &[Version; 3]) -> bool {
             (None, None) => return false,
         }
     }
-    // Each assembled document must read back as one document.
-    let docs: Vec<Vec<usize>> = trees
-        .iter()
-        .map(|t| {
-            resource::documents(t)
-                .into_iter()
-                .map(|(d, _)| d.doc)
-                .collect()
-        })
-        .collect();
-    if docs
-        .iter()
-        .zip(versions.iter())
-        .any(|(d, v)| d.len() != v.groups.len())
-    {
-        return false;
+    // Each assembled document must read back as one document: the group of each document
+    // (by its index in the tree) is then the version's group at the same position.
+    let mut group_of: Vec<HashMap<usize, usize>> = Vec::with_capacity(3);
+    for (tree, version) in trees.iter().zip(versions.iter()) {
+        let docs = resource::documents(tree);
+        if docs.len() != version.groups.len() {
+            return false;
+        }
+        group_of.push(
+            docs.iter()
+                .zip(&version.groups)
+                .map(|((d, _), &g)| (d.doc, g))
+                .collect(),
+        );
     }
     let Ok(found) = resource::match_documents(trees[0], trees[1], trees[2], false) else {
         return false;
     };
-    let group_of = |side: usize, doc: usize| -> Option<usize> {
-        let pos = docs[side].iter().position(|&d| d == doc)?;
-        versions[side].groups.get(pos).copied()
-    };
+    let present: Vec<HashSet<usize>> = versions
+        .iter()
+        .map(|v| v.groups.iter().copied().collect())
+        .collect();
     found.iter().all(|f| {
         let sides = [f.base, f.ours, f.theirs];
         let mine: Vec<Option<usize>> = (0..3)
-            .map(|s| sides[s].and_then(|d| group_of(s, d.doc)))
+            .map(|s| sides[s].and_then(|d| group_of[s].get(&d.doc).copied()))
             .collect();
         let Some(g) = mine.iter().flatten().next().copied() else {
             return false;
         };
-        (0..3).all(|s| {
-            let here = versions[s].groups.contains(&g);
-            match sides[s] {
-                Some(_) => mine[s] == Some(g),
-                None => !here,
-            }
+        (0..3).all(|s| match sides[s] {
+            Some(_) => mine[s] == Some(g),
+            None => !present[s].contains(&g),
         })
     })
 }
