@@ -31,6 +31,11 @@
 //! `pkg/` in two tagged commits, and kmerge runs there with `--base v1:pkg --theirs v2:pkg`:
 //! the trees come from git's objects, with no checkout. A side folder that is missing is an
 //! empty package (git keeps no empty folders).
+//!
+//! Checks beyond the cases: `relayout/<case>` merges each clean case against random layouts
+//! of theirs (its resources dealt anew over files), which must give the same resources with
+//! the same data, each in the file theirs moved it to; `deterministic/<case>` runs an update
+//! several times, once pinned to one core, and compares trees and messages.
 
 mod common;
 mod yaml11;
@@ -721,6 +726,61 @@ fn relayout_keeps_the_data(dir: &Path, seeds: std::ops::Range<u64>) -> Result<()
     Ok(())
 }
 
+/// Files are merged on all cores, in whatever order the threads finish: the result and the
+/// messages must not depend on it. Runs a package update several times, once on one core
+/// where `taskset` can pin it, and compares the trees and stderr.
+fn deterministic(dir: &Path) -> Result<(), Failed> {
+    let scratch = Scratch::new();
+    let mut seen: Option<(Tree, Vec<u8>)> = None;
+    let pin = Command::new("taskset")
+        .args(["-c", "0", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    for round in 0..4 {
+        let out = scratch.join(&format!("out-{round}"));
+        let mut cmd = if round == 0 && pin {
+            let mut c = Command::new("taskset");
+            c.args(["-c", "0"]).arg(kmerge_bin());
+            c
+        } else {
+            Command::new(kmerge_bin())
+        };
+        cmd.arg("merge3")
+            .arg("--base")
+            .arg(dir.join("base"))
+            .arg("--ours")
+            .arg(dir.join("ours"))
+            .arg("--theirs")
+            .arg(dir.join("theirs"))
+            .arg("-o")
+            .arg(&out);
+        common::isolate(&mut cmd, scratch.path());
+        let run = run_guarded(&mut cmd, LIMIT)?;
+        if !matches!(run.code, Some(0 | 1)) {
+            return Err(format!(
+                "exit {:?}: {}",
+                run.code,
+                String::from_utf8_lossy(&run.stderr)
+            )
+            .into());
+        }
+        let now = (read_tree(&out)?, run.stderr);
+        match &seen {
+            None => seen = Some(now),
+            Some(first) if *first == now => {}
+            Some(first) => {
+                return Err(format!(
+                    "run {round} differs from the first:\n{}\n{}",
+                    tree_diff(&first.0, &now.0).unwrap_or_default(),
+                    unified_diff(&first.1, &now.1, "first stderr")
+                )
+                .into())
+            }
+        }
+    }
+    Ok(())
+}
+
 fn case_toml_is_strict() -> Result<(), Failed> {
     let c = parse_case(
         "description = \"x\"\nexit = 1\nargs = [\"--dry-run\"]\nstderr_contains = [\"a\"]\n\
@@ -781,6 +841,26 @@ fn main() {
         }
         trials.push(Trial::test(name, move || run_case(&dir)));
     }
+    let here = root.join("resource-moved-between-files");
+    trials.push(Trial::test(
+        "deterministic/resource-moved-between-files",
+        move || deterministic(&here),
+    ));
+    let conflict = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/packages/kube-prometheus-v0.7-v0.8-conflict");
+    trials.push(Trial::test(
+        "deterministic/kube-prometheus-v0.7-v0.8-conflict",
+        move || {
+            if !conflict.is_dir() {
+                common::note(
+                    "determinism on the shared package update: ../shared/packages not present, \
+                     not run",
+                );
+                return Ok(());
+            }
+            deterministic(&conflict)
+        },
+    ));
     let shared =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/packages/kube-prometheus-v0.7-v0.8");
     trials.push(Trial::test("relayout/kube-prometheus-v0.7-v0.8", move || {
