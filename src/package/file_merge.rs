@@ -49,15 +49,14 @@ pub(crate) fn merge_resources(
     opts: &MergeOptions,
 ) -> anyhow::Result<FileOutcome> {
     let versions = [BASE, OURS, THEIRS].map(|s| assemble(pkg, groups, owners, path, order, s));
-    let merged = if pairs_alike(pkg, &versions) {
-        merge_texts(
-            versions[BASE].text.as_bytes(),
-            versions[OURS].text.as_bytes(),
-            versions[THEIRS].text.as_bytes(),
-            opts,
-        )?
-    } else {
-        one_by_one(pkg, groups, order, opts)?
+    let texts = versions.each_ref().map(|v| v.text.as_bytes());
+    // Where a side changed nothing there is nothing to pair: the other side is the answer.
+    let merged = match settled(texts[BASE], texts[OURS], texts[THEIRS]) {
+        Some(merged) => merged,
+        None if pairs_alike(pkg, &versions) => {
+            merge_texts(texts[BASE], texts[OURS], texts[THEIRS], opts)?
+        }
+        None => one_by_one(pkg, groups, order, opts)?,
     };
     let mode = merged_mode(pkg, path).unwrap_or(FileMode::Regular);
     let keep = merged.conflicted || has_data(&merged.bytes);
@@ -314,25 +313,31 @@ struct Merged {
     messages: Vec<String>,
 }
 
-/// The file merge, after the cases git settles without a driver: a side that changed
-/// nothing takes the other whole, and two sides that agree are the answer.
+/// The cases git settles without calling a merge driver: a side that changed nothing takes
+/// the other whole, and two sides that agree are the answer.
+fn settled(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Merged> {
+    let bytes = if ours == theirs || base == theirs {
+        ours
+    } else if base == ours {
+        theirs
+    } else {
+        return None;
+    };
+    Some(Merged {
+        bytes: bytes.to_vec(),
+        ..Merged::default()
+    })
+}
+
+/// The file merge, after the cases git settles without a driver ([`settled`]).
 fn merge_texts(
     base: &[u8],
     ours: &[u8],
     theirs: &[u8],
     opts: &MergeOptions,
 ) -> anyhow::Result<Merged> {
-    if ours == theirs || base == theirs {
-        return Ok(Merged {
-            bytes: ours.to_vec(),
-            ..Merged::default()
-        });
-    }
-    if base == ours {
-        return Ok(Merged {
-            bytes: theirs.to_vec(),
-            ..Merged::default()
-        });
+    if let Some(merged) = settled(base, ours, theirs) {
+        return Ok(merged);
     }
     let outcome = driver::merge_bytes(base, ours, theirs, opts).context("merging")?;
     Ok(Merged {

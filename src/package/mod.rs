@@ -37,7 +37,7 @@ use crate::options::MergeOptions;
 use crate::resource::Identity;
 
 use file_merge::FileOutcome;
-use pairing::{Group, Package, PathKind, OURS, THEIRS};
+use pairing::{Group, Package, PathId, PathKind, OURS, THEIRS};
 
 /// The merged package.
 #[derive(Debug)]
@@ -80,8 +80,8 @@ impl ResourceCounts {
 
 /// One piece of work: an output file of resources, or a path merged whole.
 enum Job {
-    Resources { path: usize, order: Vec<usize> },
-    Path(usize),
+    Resources { path: PathId, order: Vec<usize> },
+    Path(PathId),
 }
 
 /// Merges theirs' changes since base into ours, file by file and resource by resource.
@@ -198,8 +198,9 @@ fn check_layout(files: &BTreeMap<String, Entry>) -> anyhow::Result<()> {
             let folder = &path[..at + slash];
             if files.contains_key(folder) {
                 bail!(
-                    "the merge would make {folder} a file and a folder (holding {path}): \
-                     one side turned one into the other; resolve it by hand first"
+                    "the merge would make {folder} a file and a folder (holding {path}): one \
+                     side turned the file into a folder and the other changed it; move the file \
+                     aside in ours and run the update again"
                 );
             }
             at += slash + 1;
