@@ -259,7 +259,8 @@ fn tree(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
 /// The real package update as a package: the result has `expected/`'s layout (theirs' file
 /// names plus the local-only file: no old file left, emptied or not, none missing) and each
 /// file equals `expected/`'s as data; the `-conflict` variant exits 1 with just the pinned
-/// image marked; the update run again on its own result changes nothing. The fixture's own
+/// image marked; the update run again on its own result changes nothing (on the conflicted
+/// one it refuses, exit 2). The fixture's own
 /// checker runs too where Python with PyYAML is there.
 #[test]
 fn package_update_merges_as_a_package() {
@@ -329,14 +330,16 @@ fn package_update_merges_as_a_package() {
         if blocks != usize::from(with_conflict) {
             failures.push(format!("{fixture}: {blocks} conflict blocks"));
         }
-        if !with_conflict {
-            let again = merge_package(&dir, &work);
-            if again.status.code() != Some(0) || tree(&work) != result {
-                failures.push(format!(
-                    "{fixture}: a second run changed the result or failed: {}",
-                    String::from_utf8_lossy(&again.stderr)
-                ));
-            }
+        // Run again on its own result, the update changes nothing: clean, it has nothing
+        // left to do; with the conflict still marked, it refuses (exit 2) rather than nest
+        // new markers around it.
+        let again = merge_package(&dir, &work);
+        let want = if with_conflict { 2 } else { 0 };
+        if again.status.code() != Some(want) || tree(&work) != result {
+            failures.push(format!(
+                "{fixture}: a second run changed the result or did not exit {want}: {}",
+                String::from_utf8_lossy(&again.stderr)
+            ));
         }
         let checker = std::process::Command::new("python3")
             .arg(root.join("check.py"))

@@ -162,6 +162,7 @@ pub fn merge(
         }
     }
     check_layout(&outcome.files)?;
+    check_leftover_conflicts(base, ours, &outcome.files, opts.marker_size)?;
     // Each resource is placed in one file by construction; a resource the inputs held once
     // and the result holds twice would be a bug, and must not pass as a clean merge.
     let once = unique_identities(&pkg);
@@ -209,6 +210,61 @@ fn check_layout(files: &BTreeMap<String, Entry>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A conflict an earlier update left unresolved in ours would be merged again, its markers
+/// nested inside new ones (the file merge takes git's line merge for a file holding markers):
+/// refused, as git refuses to merge over unmerged files, before anything is written. Markers
+/// base holds too are content (a package can ship them), and a file the merge leaves as ours
+/// has it is no harm.
+fn check_leftover_conflicts(
+    base: &Snapshot,
+    ours: &Snapshot,
+    files: &BTreeMap<String, Entry>,
+    marker_size: usize,
+) -> anyhow::Result<()> {
+    let left: Vec<&str> = ours
+        .files
+        .iter()
+        .filter(|(path, entry)| {
+            holds_conflict(&entry.bytes, marker_size)
+                && files.get(*path) != Some(*entry)
+                && !base
+                    .files
+                    .get(*path)
+                    .is_some_and(|b| holds_conflict(&b.bytes, marker_size))
+        })
+        .map(|(path, _)| path.as_str())
+        .collect();
+    if !left.is_empty() {
+        bail!(
+            "ours still holds conflict markers in {}, which this update would merge again: \
+             resolve them (or restore the files) and run the update again",
+            left.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Whether a text holds a whole conflict as git marks it: a `<<<<<<<` line, later a
+/// `=======` line, later a `>>>>>>>` line (markers of `size`, alone or before a space).
+fn holds_conflict(text: &[u8], size: usize) -> bool {
+    let marker = |line: &[u8], c: u8| {
+        line.len() >= size
+            && line[..size].iter().all(|&b| b == c)
+            && matches!(line.get(size), None | Some(b' ' | b'\r'))
+    };
+    let mut want = b'<';
+    for line in text.split(|&b| b == b'\n') {
+        if marker(line, want) {
+            want = match want {
+                b'<' => b'=',
+                b'=' => b'>',
+                _ => return true,
+            };
+        }
+    }
+    false
+}
+
 /// The resources that end up in another file than ours has them in.
 fn moves(pkg: &Package, groups: &[Group]) -> Vec<String> {
     let mut moves: Vec<String> = groups
@@ -222,4 +278,39 @@ fn moves(pkg: &Package, groups: &[Group]) -> Vec<String> {
         .collect();
     moves.sort();
     moves
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_conflict;
+
+    #[test]
+    fn a_whole_conflict_is_found_and_lookalikes_are_not() {
+        let whole = b"a: 1\n<<<<<<< ours\nb: 2\n=======\nb: 3\n>>>>>>> theirs\n";
+        assert!(holds_conflict(whole, 7));
+        assert!(holds_conflict(
+            b"<<<<<<<\r\nb: 2\r\n|||||||\r\nb: 1\r\n=======\r\nb: 3\r\n>>>>>>>\r\n",
+            7
+        ));
+        // A marker size other than git's default.
+        assert!(!holds_conflict(whole, 9));
+        assert!(holds_conflict(
+            b"<<<<<<<<< ours\nb: 2\n=========\nb: 3\n>>>>>>>>> theirs\n",
+            9
+        ));
+        // Parts of a conflict, markers out of order, indented or longer lines: not one.
+        assert!(!holds_conflict(b"<<<<<<< ours\nb: 2\n=======\nb: 3\n", 7));
+        assert!(!holds_conflict(
+            b">>>>>>> theirs\n=======\n<<<<<<< ours\n",
+            7
+        ));
+        assert!(!holds_conflict(
+            b"  <<<<<<< ours\n  =======\n  >>>>>>> theirs\n",
+            7
+        ));
+        assert!(!holds_conflict(
+            b"<<<<<<<< ours\n========\n>>>>>>>> theirs\n",
+            7
+        ));
+    }
 }
