@@ -38,6 +38,7 @@ pub mod fallback;
 pub mod line_merge;
 pub(crate) mod merge;
 pub mod options;
+pub mod package;
 pub(crate) mod parse;
 pub(crate) mod render;
 pub(crate) mod resource;

@@ -828,3 +828,239 @@ fn completions_and_manual_pages_cover_every_command() {
         assert!(s.join("pages").join(name).is_file(), "{name} missing");
     }
 }
+
+// ---- merge3 on folders and git trees (package updates) ----
+
+/// A package of two files: the Deployment in app.yaml, a README.
+fn package(s: &Scratch, dir: &str, app: &str, readme: &str) {
+    s.write(&format!("{dir}/app.yaml"), app);
+    s.write(&format!("{dir}/README.md"), readme);
+}
+
+#[test]
+fn folders_update_ours_in_place_and_say_what_changed() {
+    let (ours, theirs) = clean_sides();
+    let s = Scratch::new();
+    package(&s, "base", BASE, "v1\n");
+    package(&s, "ours", &ours, "v1\n");
+    package(&s, "theirs", &theirs, "v2\n");
+    let out = s.kmerge(&[
+        "merge3", "--base", "base", "--ours", "ours", "--theirs", "theirs",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "",
+        "folders are updated in place, nothing on stdout"
+    );
+    let (merged, _) = clean_sides();
+    let merged = merged.replace("image: web:1.0", "image: web:1.1");
+    assert_eq!(String::from_utf8_lossy(&s.read("ours/app.yaml")), merged);
+    assert_eq!(s.read("ours/README.md"), b"v2\n");
+    assert_eq!(
+        stderr(&out),
+        "kmerge: merged 2 files: 0 added, 0 removed, 2 changed; resources: 0 added, 1 \
+         updated, 0 deleted, 0 moved; no conflict\n"
+    );
+    // --quiet: a clean update says nothing.
+    let out = s.kmerge(&[
+        "merge3", "--base", "base", "--ours", "ours", "--theirs", "theirs", "-q",
+    ]);
+    assert_eq!((code(&out), stderr(&out)), (0, String::new()));
+}
+
+#[test]
+fn a_folder_conflict_names_file_resource_and_field() {
+    let (ours, theirs) = conflicting_sides();
+    let s = Scratch::new();
+    package(&s, "base", BASE, "v1\n");
+    package(&s, "ours", &ours, "v1\n");
+    package(&s, "theirs", &theirs, "v1\n");
+    let out = s.kmerge(&[
+        "merge3", "--base", "base", "--ours", "ours", "--theirs", "theirs", "-q",
+    ]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("kmerge: app.yaml: conflict in apps/Deployment web at spec.replicas: "),
+        "{err}"
+    );
+    assert!(err.ends_with("; 1 conflict in 1 file\n"), "{err}");
+    let text = String::from_utf8_lossy(&s.read("ours/app.yaml")).into_owned();
+    assert!(
+        text.contains("<<<<<<< ours\n  replicas: 5\n=======\n  replicas: 4\n>>>>>>> theirs\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn output_folder_must_be_new_or_empty_and_nothing_is_written_otherwise() {
+    let (ours, theirs) = clean_sides();
+    let s = Scratch::new();
+    package(&s, "base", BASE, "v1\n");
+    package(&s, "ours", &ours, "v1\n");
+    package(&s, "theirs", &theirs, "v2\n");
+    s.write("out/keep.txt", "mine\n");
+    let out = s.kmerge(&[
+        "merge3", "--base", "base", "--ours", "ours", "--theirs", "theirs", "-o", "out",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("output folder out is not empty"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(s.read("out/keep.txt"), b"mine\n");
+    assert!(!s.join("out/app.yaml").exists());
+    assert_eq!(s.read("ours/app.yaml"), ours.as_bytes());
+
+    let out = s.kmerge(&[
+        "merge3", "--base", "base", "--ours", "ours", "--theirs", "theirs", "-o", "new/out",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(s.read("new/out/README.md"), b"v2\n");
+    assert_eq!(
+        s.read("ours/app.yaml"),
+        ours.as_bytes(),
+        "ours stays as it is with -o"
+    );
+}
+
+#[test]
+fn folders_and_files_do_not_mix() {
+    let s = Scratch::new();
+    package(&s, "base", BASE, "v1\n");
+    package(&s, "ours", BASE, "v1\n");
+    let out = s.kmerge(&[
+        "merge3",
+        "--base",
+        "base/app.yaml",
+        "--ours",
+        "ours",
+        "--theirs",
+        "base",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--base base/app.yaml is a file, but --ours is a folder"),
+        "{}",
+        stderr(&out)
+    );
+    let out = s.kmerge(&[
+        "merge3",
+        "--base",
+        "base",
+        "--ours",
+        "ours/app.yaml",
+        "--theirs",
+        "base/app.yaml",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--base base is a folder, but --ours is a file"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn rev_path_reads_trees_and_files_from_git() {
+    let (ours, theirs) = clean_sides();
+    let s = common::git_repo();
+    package(&s, "vendor/shop", BASE, "v1\n");
+    s.git_ok(&["add", "-A"]);
+    s.git_ok(&["commit", "-qm", "v1"]);
+    s.git_ok(&["tag", "v1"]);
+    package(&s, "vendor/shop", &theirs, "v2\n");
+    s.git_ok(&["commit", "-qam", "v2"]);
+    s.git_ok(&["tag", "v2"]);
+    package(&s, "work", &ours, "v1\n");
+    // A file from git, merged to stdout.
+    let out = s.kmerge(&[
+        "merge3",
+        "--base",
+        "v1:vendor/shop/app.yaml",
+        "--ours",
+        "work/app.yaml",
+        "--theirs",
+        "v2:vendor/shop/app.yaml",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let merged = ours.replace("image: web:1.0", "image: web:1.1");
+    assert_eq!(stdout(&out), merged);
+    // Trees; as in git, REV:./PATH is relative to the current folder, REV:PATH to the top.
+    let mut cmd = s.command(common::kmerge_bin());
+    cmd.current_dir(s.join("vendor")).args([
+        "merge3",
+        "--base",
+        "v1:./shop",
+        "--ours",
+        "../work",
+        "--theirs",
+        "v2:vendor/shop",
+        "--dry-run",
+    ]);
+    let out = cmd.output().expect("running kmerge");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let diff = stdout(&out);
+    assert!(
+        diff.contains("diff --git a/app.yaml b/app.yaml\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("-          image: web:1.0\n+          image: web:1.1\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-v1\n+v2\n"),
+        "{diff}"
+    );
+    assert_eq!(
+        s.read("work/app.yaml"),
+        ours.as_bytes(),
+        "a dry run writes nothing"
+    );
+    // A name that is neither a path nor a revision.
+    let out = s.kmerge(&[
+        "merge3",
+        "--base",
+        "v9:vendor/shop",
+        "--ours",
+        "work",
+        "--theirs",
+        "v2:vendor/shop",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("base v9:vendor/shop: no such file or folder, and not a REV:PATH"),
+        "{}",
+        stderr(&out)
+    );
+    // A tree as ours needs -o.
+    let out = s.kmerge(&[
+        "merge3",
+        "--base",
+        "v1:vendor/shop",
+        "--ours",
+        "v1:vendor/shop",
+        "--theirs",
+        "v2:vendor/shop",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("give -o DIR"), "{}", stderr(&out));
+}
+
+#[test]
+fn help_says_where_folders_and_files_go() {
+    let s = Scratch::new();
+    let out = s.kmerge(&["merge3", "--help"]);
+    let help = stdout(&out);
+    for needle in [
+        "Files go to stdout without -o",
+        "updated in place",
+        "REV:PATH",
+        "--dry-run",
+    ] {
+        assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
+    }
+}

@@ -3,9 +3,9 @@
 //! test runs when its folder is present and says in one line whether it ran; a fresh clone
 //! alone passes without them.
 //!
-//! The package fixture is merged file by file here, on the paths all three versions share;
-//! the directory merge (renamed files, resources moving between files) is the package-update
-//! command's own test.
+//! The package fixture is merged twice: file by file on the paths all three versions share
+//! (the file merge alone), and as a package by `kmerge merge3` on the folders (renamed files,
+//! resources moving between files, theirs' layout).
 
 mod common;
 mod yaml11;
@@ -215,4 +215,204 @@ fn collect_files(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// Runs `kmerge merge3` on a fixture's folders, updating a copy of `ours/` in place.
+fn merge_package(fixture: &Path, ours: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kmerge"))
+        .arg("merge3")
+        .arg("--base")
+        .arg(fixture.join("base"))
+        .arg("--ours")
+        .arg(ours)
+        .arg("--theirs")
+        .arg(fixture.join("theirs"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap_or_else(|e| panic!("running kmerge: {e}"))
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    let mut files = Vec::new();
+    collect_files(from, Path::new(""), &mut files);
+    for rel in files {
+        let target = to.join(&rel);
+        std::fs::create_dir_all(target.parent().unwrap_or(to)).expect("creating a folder");
+        std::fs::write(&target, read(&from.join(&rel))).expect("copying a file");
+    }
+}
+
+/// Every file under `dir` with its bytes.
+fn tree(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = Vec::new();
+    collect_files(dir, Path::new(""), &mut files);
+    files
+        .into_iter()
+        .map(|rel| {
+            let bytes = read(&dir.join(&rel));
+            (rel, bytes)
+        })
+        .collect()
+}
+
+/// The real package update as a package: the result has `expected/`'s layout (theirs' file
+/// names plus the local-only file: no old file left, emptied or not, none missing) and each
+/// file equals `expected/`'s as data; the `-conflict` variant exits 1 with just the pinned
+/// image marked; the update run again on its own result changes nothing (on the conflicted
+/// one it refuses, exit 2). The fixture's own
+/// checker runs too where Python with PyYAML is there.
+#[test]
+fn package_update_merges_as_a_package() {
+    let Some(root) = shared("packages") else {
+        note("package update: ../shared/packages not present, not run");
+        return;
+    };
+    let mut failures = Vec::new();
+    let mut checker_ran = false;
+    for fixture in [
+        "kube-prometheus-v0.7-v0.8",
+        "kube-prometheus-v0.7-v0.8-conflict",
+    ] {
+        let dir = root.join(fixture);
+        let with_conflict = fixture.ends_with("-conflict");
+        let scratch = tempfile::tempdir().expect("a temporary folder");
+        let work = scratch.path().join("merged");
+        copy_folder(&dir.join("ours"), &work);
+        let out = merge_package(&dir, &work);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let code = out.status.code();
+        if code != Some(i32::from(with_conflict)) || stderr.contains("a bug in kmerge") {
+            failures.push(format!("{fixture}: exit {code:?}; stderr:\n{stderr}"));
+            continue;
+        }
+        let result = tree(&work);
+        let expected = tree(&dir.join("expected"));
+        let names = |t: &std::collections::BTreeMap<PathBuf, Vec<u8>>| {
+            t.keys().cloned().collect::<Vec<_>>()
+        };
+        if names(&result) != names(&expected) {
+            failures.push(format!(
+                "{fixture}: files {:?}, expected {:?}",
+                names(&result),
+                names(&expected)
+            ));
+            continue;
+        }
+        let mut blocks = 0;
+        for (rel, bytes) in &result {
+            let text = String::from_utf8_lossy(bytes);
+            let here = text.lines().filter(|l| l.starts_with("<<<<<<<")).count();
+            blocks += here;
+            if here > 0
+                && !(rel == Path::new("kube-state-metrics-deployment.yaml")
+                    && here == 1
+                    && side_of_conflicts(&text, false)
+                        .contains("image: quay.io/coreos/kube-state-metrics:v1.9.8"))
+            {
+                failures.push(format!(
+                    "{fixture}/{}: marked otherwise:\n{text}",
+                    rel.display()
+                ));
+            }
+            let got = yaml11::load_documents(&side_of_conflicts(&text, true));
+            let want = yaml11::load_documents(&String::from_utf8_lossy(&expected[rel]));
+            match (got, want) {
+                (Ok(g), Ok(w)) if g == w => {}
+                (g, w) => failures.push(format!(
+                    "{fixture}/{}: differs from expected/ as data ({:?} {:?})",
+                    rel.display(),
+                    g.err(),
+                    w.err()
+                )),
+            }
+        }
+        if blocks != usize::from(with_conflict) {
+            failures.push(format!("{fixture}: {blocks} conflict blocks"));
+        }
+        // Run again on its own result, the update changes nothing: clean, it has nothing
+        // left to do; with the conflict still marked, it refuses (exit 2) rather than nest
+        // new markers around it.
+        let again = merge_package(&dir, &work);
+        let want = if with_conflict { 2 } else { 0 };
+        if again.status.code() != Some(want) || tree(&work) != result {
+            failures.push(format!(
+                "{fixture}: a second run changed the result or did not exit {want}: {}",
+                String::from_utf8_lossy(&again.stderr)
+            ));
+        }
+        let checker = std::process::Command::new("python3")
+            .arg(root.join("check.py"))
+            .arg(&dir)
+            .arg(&work)
+            .arg("--rc")
+            .arg(i32::from(with_conflict).to_string())
+            .output();
+        let has_yaml = std::process::Command::new("python3")
+            .args(["-c", "import yaml"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if let (Ok(check), true) = (checker, has_yaml) {
+            checker_ran = true;
+            if !check.status.success() {
+                failures.push(format!(
+                    "{fixture}: check.py: {}{}",
+                    String::from_utf8_lossy(&check.stdout),
+                    String::from_utf8_lossy(&check.stderr)
+                ));
+            }
+        }
+    }
+    // A side that changed nothing gives the other's tree byte for byte; both changing the
+    // same way, that tree; and ours and theirs swapped, the same resources in the same layout
+    // (upstream's, which both ways is the layout the two releases differ in).
+    let dir = root.join("kube-prometheus-v0.7-v0.8");
+    for (b, o, t, want) in [
+        ("base", "base", "theirs", "theirs"),
+        ("base", "ours", "base", "ours"),
+        ("theirs", "theirs", "theirs", "theirs"),
+        ("ours", "ours", "theirs", "theirs"),
+        ("base", "theirs", "ours", "expected"),
+    ] {
+        let scratch = tempfile::tempdir().expect("a temporary folder");
+        let out = scratch.path().join("out");
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_kmerge"))
+            .arg("merge3")
+            .args(["--base", &dir.join(b).display().to_string()])
+            .args(["--ours", &dir.join(o).display().to_string()])
+            .args(["--theirs", &dir.join(t).display().to_string()])
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("running kmerge");
+        let what = format!("merge3 --base {b} --ours {o} --theirs {t}");
+        if run.status.code() != Some(0) {
+            failures.push(format!("{what}: {}", String::from_utf8_lossy(&run.stderr)));
+            continue;
+        }
+        let (got, expected) = (tree(&out), tree(&dir.join(want)));
+        if want != "expected" {
+            if got != expected {
+                failures.push(format!("{what}: not {want}/ byte for byte"));
+            }
+            continue;
+        }
+        let same = got.keys().eq(expected.keys())
+            && got.iter().all(|(rel, bytes)| {
+                yaml11::load_documents(&String::from_utf8_lossy(bytes)).ok()
+                    == yaml11::load_documents(&String::from_utf8_lossy(&expected[rel])).ok()
+            });
+        if !same {
+            failures.push(format!("{what}: not expected/ in files and data"));
+        }
+    }
+    note(&format!(
+        "package update: 2 fixtures from ../shared/packages merged as packages: ran (check.py {})",
+        if checker_ran {
+            "ran"
+        } else {
+            "not run: no python3 with PyYAML"
+        }
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

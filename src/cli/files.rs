@@ -13,6 +13,7 @@ use crate::atomic_write::write_atomically;
 use crate::driver::{merge2 as merge2_text, merge_bytes, Outcome};
 use crate::line_merge::configured_style;
 use crate::options::{ConflictStyle, MergeOptions};
+use crate::package::Source;
 
 pub(super) fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
     let style = if a.markers.diff3 {
@@ -21,10 +22,64 @@ pub(super) fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
         ConflictStyle::Merge
     };
     let opts = options(&a.merge, &a.markers, a.markers.marker_size, style);
-    let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
+    let sources = [
+        Source::resolve(&a.base, "base")?,
+        Source::resolve(&a.ours, "ours")?,
+        Source::resolve(&a.theirs, "theirs")?,
+    ];
+    if matches!(sources[1], Source::Dir(_) | Source::GitTree { .. }) {
+        return super::package::merge3(&a, sources, &opts);
+    }
+    let [base, ours, theirs] = sources;
+    let base = file_bytes(base, "base")?;
+    let ours = file_bytes(ours, "ours")?;
+    let theirs = file_bytes(theirs, "theirs")?;
+    let outcome = merge_bytes(&base, &ours, &theirs, &opts).context("merging")?;
     report(&outcome, &a.ours, a.merge.quiet);
-    write_result(a.output.as_deref(), &outcome.bytes)?;
+    if a.dry_run {
+        // The file that would change: -o's, or ours where the result would go to stdout.
+        let before = match &a.output {
+            Some(out) if out.exists() => read(out, "output")?,
+            Some(_) => Vec::new(),
+            None => ours,
+        };
+        let name = a.output.as_deref().unwrap_or(&a.ours).display().to_string();
+        print_diff(&before, &outcome.bytes, &name)?;
+    } else {
+        write_result(a.output.as_deref(), &outcome.bytes)?;
+    }
     Ok(exit_code(&outcome))
+}
+
+/// The bytes of a version given as a file (on disk or in git); a folder here is an error,
+/// since --ours is a file.
+fn file_bytes(source: Source, role: &str) -> anyhow::Result<Vec<u8>> {
+    match source {
+        Source::File(path) => read(&path, role),
+        Source::GitFile { bytes, .. } => Ok(bytes),
+        other => anyhow::bail!(
+            "--{role} {} is a folder, but --ours is a file: give three files (or three folders)",
+            other.name()
+        ),
+    }
+}
+
+/// A unified diff of `before` and `after` on stdout.
+fn print_diff(before: &[u8], after: &[u8], name: &str) -> anyhow::Result<()> {
+    let entry = |bytes: &[u8]| crate::package::Entry {
+        bytes: bytes.to_vec(),
+        mode: crate::package::FileMode::Regular,
+    };
+    let mut current = crate::package::Snapshot::default();
+    current.files.insert(name.to_string(), entry(before));
+    let mut result = std::collections::BTreeMap::new();
+    result.insert(name.to_string(), entry(after));
+    let changes = crate::package::Changes::between(&current, &result);
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(crate::package::diff(&current, &changes).as_bytes())
+        .and_then(|()| stdout.flush())
+        .context("writing the diff to stdout")
 }
 
 pub(super) fn merge2(a: Merge2Args) -> anyhow::Result<i32> {

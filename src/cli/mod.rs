@@ -19,6 +19,7 @@ mod docs;
 mod files;
 mod install;
 mod names;
+mod package;
 mod solve;
 
 /// Exit code: merged cleanly.
@@ -59,7 +60,8 @@ Files git already left in conflict (merged without kmerge): kmerge solve
 
 Exit codes: 0 merged cleanly, 1 conflicts marked in the output, 2 usage or I/O error.";
 
-const MERGE3_ABOUT: &str = "Merges three files and writes the result to -o or stdout";
+const MERGE3_ABOUT: &str =
+    "Merges three files (result to -o or stdout) or three package folders (ours updated in place)";
 
 const MERGE3_LONG_ABOUT: &str = "\
 Merges the changes from --base to --theirs into --ours and writes the result to -o
@@ -73,7 +75,22 @@ which upstream changed comes back; ours keeps the local version. Non-YAML input,
 with {{ }} as structure, existing conflict markers and parse errors use git's line merge.
 
 Markers are labelled base/ours/theirs unless given; --diff3 adds the base section (git's
-merge.conflictStyle is not read here).";
+merge.conflictStyle is not read here).
+
+Folders (a package update): with --ours a folder, --base and --theirs are folders too, or
+git trees as REV:PATH in the repository of the current folder (an argument naming an
+existing path is a path). Files go to stdout without -o; a folder is updated in place
+without -o, or the result goes to -o DIR (a new or empty folder). Resources (documents of
+*.yaml, *.yml and Kptfile) are matched by identity across files: a resource upstream moved
+to another file goes there with the local edits, one only ours moved stays in ours' file,
+new upstream resources go where theirs put them, and a file left with no resource is
+removed. Each file is then merged as above. Other files merge line by line as git would; a
+binary file is taken from the side that changed it, a conflict if both did. Nothing is
+written until everything is merged; --dry-run writes nothing and prints a unified diff.
+A summary goes to stderr: files and resources added, updated, deleted and moved, and every
+conflict with its file, resource and field.
+
+  kmerge merge3 --base v0.11.0:manifests --theirs v0.12.0:manifests --ours vendor/prometheus";
 
 const DRIVER_ABOUT: &str = "Git merge driver: merges BASE and THEIRS into OURS in place";
 
@@ -281,18 +298,22 @@ struct MarkerFlags {
 
 #[derive(Args, Debug)]
 struct Merge3Args {
-    /// The common ancestor.
-    #[arg(long, value_name = "FILE", visible_aliases = ["ancestor", "original"])]
+    /// The common ancestor: a file, a folder, or a git tree or file as REV:PATH.
+    #[arg(long, value_name = "FILE|DIR|REV:PATH", visible_aliases = ["ancestor", "original"])]
     base: PathBuf,
-    /// The local version, whose text the result keeps.
-    #[arg(long, value_name = "FILE", visible_aliases = ["dest", "local"])]
+    /// The local version, whose text the result keeps (a folder is updated in place).
+    #[arg(long, value_name = "FILE|DIR", visible_aliases = ["dest", "local"])]
     ours: PathBuf,
     /// The other (upstream) version, whose changes are merged in.
-    #[arg(long, value_name = "FILE", visible_aliases = ["updated", "upstream"])]
+    #[arg(long, value_name = "FILE|DIR|REV:PATH", visible_aliases = ["updated", "upstream"])]
     theirs: PathBuf,
-    /// Write the result here (atomically) instead of to stdout.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    /// Write the result here (atomically) instead of to stdout; for folders, into this new
+    /// or empty folder instead of updating --ours in place.
+    #[arg(short = 'o', long = "output", value_name = "FILE|DIR")]
     output: Option<PathBuf>,
+    /// Write nothing: print a unified diff of every file the merge would change.
+    #[arg(long)]
+    dry_run: bool,
     #[command(flatten)]
     merge: MergeFlags,
     #[command(flatten)]

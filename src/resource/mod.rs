@@ -52,7 +52,7 @@ impl Identity {
     }
 
     /// How many of group, kind, namespace and name differ.
-    fn differences(&self, other: &Identity) -> usize {
+    pub(crate) fn differences(&self, other: &Identity) -> usize {
         [
             self.group != other.group,
             self.kind != other.kind,
@@ -358,7 +358,7 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
 /// Whether two documents are close enough in content to be one resource renamed: at least
 /// half of their leaf values (by field path, identity fields left out) are the same. A new
 /// resource of the same kind with other content is not a rename, whatever its position.
-fn similar(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
+pub(crate) fn similar(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     let (la, lb) = (leaves(a, an), leaves(b, bn));
     let mut pool: HashMap<&(String, String), usize> = HashMap::new();
     for l in &lb {

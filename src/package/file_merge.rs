@@ -1,0 +1,445 @@
+//! The file merge run on each output file: the three versions assembled from the documents
+//! placed in it go through [`driver::merge_bytes`] as any file would (git's line merge,
+//! the structural merge, the verifier, the fallbacks), so a package merges exactly as its
+//! files do.
+//!
+//! The file merge pairs the documents of its three texts by its own rules. Where those would
+//! pair them otherwise than the package did (a file of one document pairs it whatever its
+//! name; a rename inside the file that the package did not see), the file's resources are
+//! merged one by one instead, each alone in its three texts, and the results joined.
+
+use std::collections::{HashMap, HashSet};
+
+use anyhow::Context;
+
+use crate::driver;
+use crate::line_merge::{is_binary, line_merge};
+use crate::options::MergeOptions;
+use crate::parse::{self, Tree};
+use crate::resource::{self, Identity};
+use crate::text::markers;
+
+use super::layout::{assemble, piece, Owners, Version};
+use super::pairing::{Group, Package, PathId, PathKind, BASE, OURS, THEIRS};
+use super::snapshot::{Entry, FileMode};
+use super::ResourceCounts;
+
+/// A merged file, or the file merge's word that there is none.
+#[derive(Debug, Default)]
+pub(crate) struct FileOutcome {
+    /// `None`: the file is gone (deleted, or left with no resource).
+    pub entry: Option<Entry>,
+    pub conflicted: bool,
+    /// The file merge's lines: each conflict with resource and field path, each fallback.
+    pub messages: Vec<String>,
+    /// What became of ours' resources in this file (taking ours' side of any conflict).
+    pub counts: ResourceCounts,
+    /// The identities of the resources the merged file holds; `None` when it was not read
+    /// back (a conflict that does not parse on ours' side, a path merged whole).
+    pub identities: Option<Vec<Identity>>,
+}
+
+/// Merges an output file of resources: its groups in their final order.
+pub(crate) fn merge_resources(
+    pkg: &Package,
+    groups: &[Group],
+    owners: &Owners,
+    path: PathId,
+    order: &[usize],
+    opts: &MergeOptions,
+) -> anyhow::Result<FileOutcome> {
+    let versions = [BASE, OURS, THEIRS].map(|s| assemble(pkg, groups, owners, path, order, s));
+    let texts = versions.each_ref().map(|v| v.text.as_bytes());
+    // Where a side changed nothing there is nothing to pair: the other side is the answer.
+    let merged = match settled(texts[BASE], texts[OURS], texts[THEIRS]) {
+        Some(merged) => merged,
+        None if pairs_alike(pkg, &versions) => {
+            merge_texts(texts[BASE], texts[OURS], texts[THEIRS], opts)?
+        }
+        None => one_by_one(pkg, groups, order, opts)?,
+    };
+    let mode = merged_mode(pkg, path).unwrap_or(FileMode::Regular);
+    let keep = merged.conflicted || has_data(&merged.bytes);
+    let (counts, identities) = tally(pkg, groups, path, &versions, &merged, opts.marker_size)
+        .map_or((ResourceCounts::default(), None), |(c, ids)| (c, Some(ids)));
+    Ok(FileOutcome {
+        entry: keep.then_some(Entry {
+            bytes: merged.bytes,
+            mode,
+        }),
+        conflicted: merged.conflicted,
+        messages: merged.messages,
+        counts,
+        identities,
+    })
+}
+
+/// What the merge did to ours' resources in this file, read from the merged text itself (ours'
+/// side of any conflict): a resource of ours found in it under ours' or theirs' identity is
+/// updated if its data changed and moved if ours had it in another file; one not found is
+/// deleted; one ours did not have is added. `None` when the merged text cannot be read.
+fn tally(
+    pkg: &Package,
+    groups: &[Group],
+    path: PathId,
+    versions: &[Version; 3],
+    merged: &Merged,
+    marker_size: usize,
+) -> Option<(ResourceCounts, Vec<Identity>)> {
+    // A result that is one of the versions verbatim was parsed already.
+    let known = versions
+        .iter()
+        .find(|v| v.parsed.is_some() && v.text.as_bytes() == merged.bytes.as_slice())
+        .and_then(|v| v.parsed);
+    let text;
+    let own;
+    let tree: &Tree = match known {
+        Some(f) => &pkg.parsed[f].tree,
+        None => {
+            let bytes = std::str::from_utf8(&merged.bytes).ok()?;
+            text = if merged.conflicted {
+                let [ours, _] = markers::sides(bytes, marker_size);
+                ours
+            } else {
+                bytes.to_string()
+            };
+            own = parse::parse(&text).ok()?;
+            &own
+        }
+    };
+    let docs = resource::documents(tree);
+    let mut used = vec![false; docs.len()];
+    let mut by_identity: HashMap<&Identity, Vec<usize>> = HashMap::new();
+    for (i, (_, id)) in docs.iter().enumerate() {
+        if let Some(id) = id {
+            by_identity.entry(id).or_default().push(i);
+        }
+    }
+    let mut counts = ResourceCounts::default();
+    let mut plain = docs
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, id))| id.is_none())
+        .map(|(i, _)| i);
+    for &g in &versions[OURS].groups {
+        let Some(loc) = groups[g].locs[OURS] else {
+            continue;
+        };
+        let (ours_tree, ours_doc) = pkg.doc(OURS, loc);
+        let names: Vec<Identity> = [OURS, THEIRS]
+            .iter()
+            .filter_map(|&side| {
+                let l = groups[g].locs[side]?;
+                pkg.file(side, l.path)?.docs[l.pos].1.clone()
+            })
+            .collect();
+        let found = if names.is_empty() {
+            plain.next()
+        } else {
+            names
+                .iter()
+                .filter_map(|n| by_identity.get(n))
+                .flatten()
+                .copied()
+                .find(|&i| !used[i])
+        };
+        match found {
+            Some(i) => {
+                used[i] = true;
+                let changed = !parse::same_data(ours_tree, ours_doc.root, tree, docs[i].0.root);
+                counts.updated += usize::from(changed);
+                counts.moved += usize::from(loc.path != path);
+            }
+            None => counts.deleted += 1,
+        }
+    }
+    counts.added = used.iter().filter(|u| !**u).count();
+    let identities = docs.into_iter().filter_map(|(_, id)| id).collect();
+    Some((counts, identities))
+}
+
+/// Whether the file merge, given these three texts, pairs their documents into the same
+/// resources as the package did.
+fn pairs_alike(pkg: &Package, versions: &[Version; 3]) -> bool {
+    let own: Vec<Option<Tree>> = versions
+        .iter()
+        .map(|v| match v.parsed {
+            Some(_) => None,
+            None => parse::parse(&v.text).ok(),
+        })
+        .collect();
+    let mut trees: Vec<&Tree> = Vec::with_capacity(3);
+    for (v, t) in versions.iter().zip(&own) {
+        match (v.parsed, t) {
+            (Some(f), _) => trees.push(&pkg.parsed[f].tree),
+            (None, Some(t)) => trees.push(t),
+            (None, None) => return false,
+        }
+    }
+    // Each assembled document must read back as one document: the group of each document
+    // (by its index in the tree) is then the version's group at the same position.
+    let mut group_of: Vec<HashMap<usize, usize>> = Vec::with_capacity(3);
+    for (tree, version) in trees.iter().zip(versions.iter()) {
+        let docs = resource::documents(tree);
+        if docs.len() != version.groups.len() {
+            return false;
+        }
+        group_of.push(
+            docs.iter()
+                .zip(&version.groups)
+                .map(|((d, _), &g)| (d.doc, g))
+                .collect(),
+        );
+    }
+    let Ok(found) = resource::match_documents(trees[0], trees[1], trees[2], false) else {
+        return false;
+    };
+    let present: Vec<HashSet<usize>> = versions
+        .iter()
+        .map(|v| v.groups.iter().copied().collect())
+        .collect();
+    found.iter().all(|f| {
+        let sides = [f.base, f.ours, f.theirs];
+        let mine: Vec<Option<usize>> = (0..3)
+            .map(|s| sides[s].and_then(|d| group_of[s].get(&d.doc).copied()))
+            .collect();
+        let Some(g) = mine.iter().flatten().next().copied() else {
+            return false;
+        };
+        (0..3).all(|s| match sides[s] {
+            Some(_) => mine[s] == Some(g),
+            None => !present[s].contains(&g),
+        })
+    })
+}
+
+/// Each resource of the file merged alone, the results joined in the file's order.
+fn one_by_one(
+    pkg: &Package,
+    groups: &[Group],
+    order: &[usize],
+    opts: &MergeOptions,
+) -> anyhow::Result<Merged> {
+    let mut out = Merged::default();
+    let mut eol = "\n";
+    let mut parts = Vec::new();
+    for &g in order {
+        let texts = [BASE, OURS, THEIRS].map(|side| {
+            groups[g].locs[side].map_or("", |loc| {
+                eol = pkg.doc(side, loc).0.eol;
+                piece(pkg, side, loc).text
+            })
+        });
+        let merged = merge_texts(
+            texts[BASE].as_bytes(),
+            texts[OURS].as_bytes(),
+            texts[THEIRS].as_bytes(),
+            opts,
+        )?;
+        out.conflicted |= merged.conflicted;
+        out.messages.extend(merged.messages);
+        parts.push(merged.bytes);
+    }
+    out.bytes = join(parts, eol);
+    Ok(out)
+}
+
+/// Documents joined into one file: each that holds anything, a `---` between them.
+fn join(parts: Vec<Vec<u8>>, eol: &str) -> Vec<u8> {
+    let mut out: Vec<u8> = Vec::new();
+    for part in parts.into_iter().filter(|p| has_text(p)) {
+        if !out.is_empty() {
+            if !out.ends_with(b"\n") {
+                out.extend_from_slice(eol.as_bytes());
+            }
+            if !opens_with_separator(&part) {
+                out.extend_from_slice(b"---");
+                out.extend_from_slice(eol.as_bytes());
+            }
+            let part = part.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&part);
+            out.extend_from_slice(part);
+        } else {
+            out.extend_from_slice(&part);
+        }
+    }
+    out
+}
+
+/// Lines other than blank lines and comments.
+fn has_text(bytes: &[u8]) -> bool {
+    content_lines(bytes).next().is_some()
+}
+
+/// Whether a merged document's first line of content is its `---`.
+fn opens_with_separator(bytes: &[u8]) -> bool {
+    content_lines(bytes)
+        .next()
+        .is_some_and(|l| l.starts_with(b"---") && is_marker(l))
+}
+
+/// A file's data: anything but blank lines, comments and document markers.
+pub(crate) fn has_data(bytes: &[u8]) -> bool {
+    content_lines(bytes).any(|l| !is_marker(l))
+}
+
+/// `---` (with nothing after it but a comment) or `...`: a document marker, no data.
+fn is_marker(line: &[u8]) -> bool {
+    if line == b"..." {
+        return true;
+    }
+    let Some(rest) = line.strip_prefix(b"---") else {
+        return false;
+    };
+    let rest = rest.trim_ascii();
+    rest.is_empty() || rest.starts_with(b"#")
+}
+
+/// The lines that are not blank and not comments, trimmed.
+fn content_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes
+        .split(|&b| b == b'\n')
+        .map(|l| {
+            let l = l.strip_prefix("\u{feff}".as_bytes()).unwrap_or(l);
+            l.trim_ascii()
+        })
+        .filter(|l| !l.is_empty() && !l.starts_with(b"#"))
+}
+
+/// The merged bytes of one unit.
+#[derive(Debug, Default)]
+struct Merged {
+    bytes: Vec<u8>,
+    conflicted: bool,
+    messages: Vec<String>,
+}
+
+/// The cases git settles without calling a merge driver: a side that changed nothing takes
+/// the other whole, and two sides that agree are the answer.
+fn settled(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Merged> {
+    let bytes = if ours == theirs || base == theirs {
+        ours
+    } else if base == ours {
+        theirs
+    } else {
+        return None;
+    };
+    Some(Merged {
+        bytes: bytes.to_vec(),
+        ..Merged::default()
+    })
+}
+
+/// The file merge, after the cases git settles without a driver ([`settled`]).
+fn merge_texts(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    opts: &MergeOptions,
+) -> anyhow::Result<Merged> {
+    if let Some(merged) = settled(base, ours, theirs) {
+        return Ok(merged);
+    }
+    let outcome = driver::merge_bytes(base, ours, theirs, opts).context("merging")?;
+    Ok(Merged {
+        bytes: outcome.bytes,
+        conflicted: outcome.conflicted,
+        messages: outcome.messages,
+    })
+}
+
+/// The mode of the file at `path` after the merge: the side that changed it wins, ours where
+/// both did; `None` where no version has the file.
+fn merged_mode(pkg: &Package, path: PathId) -> Option<FileMode> {
+    let modes = pkg
+        .sides
+        .map(|s| s.files.get(pkg.paths[path]).map(|e| e.mode));
+    let [b, o, t] = modes;
+    match (o, t) {
+        (Some(o), Some(t)) if o == t || b == Some(t) => Some(o),
+        (Some(_), Some(t)) if b == o => Some(t),
+        (Some(o), _) => Some(o),
+        (None, t) => t.or(b),
+    }
+}
+
+/// Merges a path that is not taken apart into resources: the file merge for YAML it cannot
+/// pair, git's line merge for other text; a binary file or a link is taken from the side that
+/// changed it, and is a conflict (ours kept) when both did. A file one side deleted and the
+/// other changed is a conflict too; the changed version stays, as git leaves it.
+pub(crate) fn merge_path(
+    pkg: &Package,
+    path: PathId,
+    opts: &MergeOptions,
+) -> anyhow::Result<FileOutcome> {
+    let [b, o, t] = pkg.sides.map(|s| s.files.get(pkg.paths[path]));
+    let settled = |entry: Option<&Entry>| FileOutcome {
+        entry: entry.cloned(),
+        ..FileOutcome::default()
+    };
+    if o == t || b == t {
+        return Ok(settled(o));
+    }
+    if b == o {
+        return Ok(settled(t));
+    }
+    // Both entries changed; perhaps one only in content and the other only in mode.
+    let mode = merged_mode(pkg, path).unwrap_or(FileMode::Regular);
+    let [cb, co, ct] = [b, o, t].map(|e| e.map(|e| e.bytes.as_slice()));
+    let take = |content: Option<&[u8]>| FileOutcome {
+        entry: content.map(|bytes| Entry {
+            bytes: bytes.to_vec(),
+            mode,
+        }),
+        ..FileOutcome::default()
+    };
+    if co == ct || cb == ct {
+        return Ok(take(co));
+    }
+    if cb == co {
+        return Ok(take(ct));
+    }
+    let conflict = |entry: Option<&Entry>, why: &str| FileOutcome {
+        entry: entry.cloned(),
+        conflicted: true,
+        messages: vec![format!("conflict: {why}")],
+        ..FileOutcome::default()
+    };
+    let (Some(ours), Some(theirs)) = (o, t) else {
+        return Ok(match o {
+            Some(_) => conflict(o, "theirs deleted the file, ours changed it: ours kept"),
+            None => conflict(t, "ours deleted the file, theirs changed it: theirs kept"),
+        });
+    };
+    let base = cb.unwrap_or_default();
+    let links = [b, o, t]
+        .iter()
+        .flatten()
+        .any(|e| e.mode == FileMode::Symlink);
+    if links {
+        return Ok(conflict(o, "a link both sides changed: ours kept"));
+    }
+    if [base, &ours.bytes, &theirs.bytes]
+        .into_iter()
+        .any(is_binary)
+    {
+        return Ok(conflict(o, "a binary file both sides changed: ours kept"));
+    }
+    let (bytes, conflicted, messages) = if pkg.kinds[path] == PathKind::WholeYaml {
+        let out = driver::merge_bytes(base, &ours.bytes, &theirs.bytes, opts).context("merging")?;
+        (out.bytes, out.conflicted, out.messages)
+    } else {
+        let out = line_merge(base, &ours.bytes, &theirs.bytes, opts)?;
+        let messages = if out.conflicted {
+            vec!["conflict: marked by git's line merge (not YAML)".to_string()]
+        } else {
+            Vec::new()
+        };
+        (out.bytes, out.conflicted, messages)
+    };
+    Ok(FileOutcome {
+        entry: Some(Entry { bytes, mode }),
+        conflicted,
+        messages,
+        ..FileOutcome::default()
+    })
+}

@@ -1,0 +1,316 @@
+//! Package updates: `kmerge merge3` on three directories or git trees (a vendored upstream
+//! package, its local copy, the new upstream release).
+//!
+//! ```text
+//!  base, ours, theirs (directories or REV:PATH)       snapshot
+//!     ▼   every YAML file parsed, on all cores          pairing
+//!  resources paired across files by identity, then by the file merge's rename rules
+//!     ▼                                                 layout
+//!  each resource placed in its output file (theirs' when upstream moved it, ours' when only
+//!  ours did), in the file's final order; the file's three versions assembled from them
+//!     ▼   each output file through the file merge       file_merge
+//!  driver::merge_bytes: git's line merge, the structural merge, the verifier, the fallbacks
+//!     ▼                                                 write
+//!  the whole result computed before anything is written, then written file by file
+//!  atomically (or shown as a diff)
+//! ```
+//!
+//! One engine: the field rules, conflict policies and verifier are the file merge's, which
+//! sees each output file as three texts. Files other than YAML merge at their path as git
+//! would merge them.
+
+mod file_merge;
+mod layout;
+mod pairing;
+mod parallel;
+mod snapshot;
+mod write;
+
+pub use snapshot::{Entry, FileMode, Snapshot, Source};
+pub use write::{apply, diff, Changes};
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use anyhow::bail;
+
+use crate::options::MergeOptions;
+use crate::resource::Identity;
+
+use file_merge::FileOutcome;
+use pairing::{Group, Package, PathId, PathKind, OURS, THEIRS};
+
+/// The merged package.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Every file of the result by path.
+    pub files: BTreeMap<String, Entry>,
+    pub conflicted: bool,
+    /// One per conflict (`path: conflict in <resource> at <field>: ...`) and per file the line
+    /// merge took (`path: line merge used: <why>`).
+    pub messages: Vec<String>,
+    /// The files left with conflicts.
+    pub conflicted_files: Vec<String>,
+    /// Each resource now in another file than ours had it in: `<resource>: <from> → <to>`.
+    pub moves: Vec<String>,
+    pub resources: ResourceCounts,
+}
+
+/// What the merge did to ours' resources, read from the merged files (ours' side of any
+/// conflict), for the summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResourceCounts {
+    /// In the result, not in ours.
+    pub added: usize,
+    /// In both, with other data.
+    pub updated: usize,
+    /// In ours, not in the result.
+    pub deleted: usize,
+    /// In another file than ours had it in.
+    pub moved: usize,
+}
+
+impl ResourceCounts {
+    fn add(&mut self, other: ResourceCounts) {
+        self.added += other.added;
+        self.updated += other.updated;
+        self.deleted += other.deleted;
+        self.moved += other.moved;
+    }
+}
+
+/// One piece of work: an output file of resources, or a path merged whole.
+enum Job {
+    Resources { path: PathId, order: Vec<usize> },
+    Path(PathId),
+}
+
+/// Merges theirs' changes since base into ours, file by file and resource by resource.
+/// Nothing is written: the caller writes [`Outcome::files`].
+pub fn merge(
+    base: &Snapshot,
+    ours: &Snapshot,
+    theirs: &Snapshot,
+    opts: &MergeOptions,
+) -> anyhow::Result<Outcome> {
+    let pkg = Package::read([base, ours, theirs]);
+    let groups = pairing::group(&pkg);
+    let owners = layout::owners(&groups);
+    let mut jobs: Vec<Job> = layout::files(&pkg, &groups, &owners)
+        .into_iter()
+        .map(|(path, order)| Job::Resources { path, order })
+        .collect();
+    jobs.extend(
+        (0..pkg.paths.len())
+            .filter(|&p| pkg.kinds[p] != PathKind::Resources)
+            .map(Job::Path),
+    );
+    let path_of = |job: &Job| match job {
+        Job::Resources { path, .. } | Job::Path(path) => *path,
+    };
+    // In path order, so the messages are too.
+    jobs.sort_by_key(path_of);
+    let cost = |job: &Job| {
+        let p = pkg.paths[path_of(job)];
+        pkg.sides
+            .iter()
+            .filter_map(|s| s.files.get(p))
+            .map(|e| e.bytes.len())
+            .sum::<usize>()
+    };
+    let results = parallel::map_parallel(&jobs, cost, |job| match job {
+        Job::Resources { path, order } => {
+            file_merge::merge_resources(&pkg, &groups, &owners, *path, order, opts)
+        }
+        Job::Path(path) => file_merge::merge_path(&pkg, *path, opts),
+    });
+    let mut outcome = Outcome {
+        files: BTreeMap::new(),
+        conflicted: false,
+        messages: Vec::new(),
+        conflicted_files: Vec::new(),
+        moves: moves(&pkg, &groups),
+        resources: ResourceCounts::default(),
+    };
+    let mut holders: HashMap<Identity, Vec<&str>> = HashMap::new();
+    for (job, result) in jobs.iter().zip(results) {
+        let path = pkg.paths[path_of(job)];
+        let FileOutcome {
+            entry,
+            conflicted,
+            messages,
+            counts,
+            identities,
+        } = result.map_err(|e| e.context(format!("merging {path}")))?;
+        outcome.resources.add(counts);
+        for id in identities.into_iter().flatten() {
+            holders.entry(id).or_default().push(path);
+        }
+        outcome.conflicted |= conflicted;
+        if conflicted {
+            outcome.conflicted_files.push(path.to_string());
+            if !messages.iter().any(|m| m.starts_with("conflict")) {
+                outcome
+                    .messages
+                    .push(format!("{path}: conflict: marked by git's line merge"));
+            }
+        }
+        outcome
+            .messages
+            .extend(messages.into_iter().map(|m| format!("{path}: {m}")));
+        if let Some(entry) = entry {
+            outcome.files.insert(path.to_string(), entry);
+        }
+    }
+    check_layout(&outcome.files)?;
+    check_leftover_conflicts(base, ours, &outcome.files, opts.marker_size)?;
+    // Each resource is placed in one file by construction; a resource the inputs held once
+    // and the result holds twice would be a bug, and must not pass as a clean merge.
+    let once = unique_identities(&pkg);
+    let mut twice: Vec<String> = holders
+        .into_iter()
+        .filter(|(id, files)| files.len() > 1 && once.contains(id))
+        .map(|(id, files)| format!("{}: in {}", id, files.join(" and ")))
+        .collect();
+    twice.sort();
+    for t in twice {
+        outcome.conflicted = true;
+        outcome.messages.push(format!(
+            "{t}: the result holds a resource twice, a bug in kmerge (please report it)"
+        ));
+    }
+    Ok(outcome)
+}
+
+/// The identities no version holds in more than one file.
+fn unique_identities(pkg: &Package) -> HashSet<Identity> {
+    pairing::files_holding(pkg)
+        .into_iter()
+        .filter(|(_, n)| n.iter().all(|&n| n <= 1))
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+/// A path cannot be a file and a folder at once: theirs made a folder of a file ours kept,
+/// or the other way round. Refused before anything is written.
+fn check_layout(files: &BTreeMap<String, Entry>) -> anyhow::Result<()> {
+    for path in files.keys() {
+        let mut at = 0;
+        while let Some(slash) = path[at..].find('/') {
+            let folder = &path[..at + slash];
+            if files.contains_key(folder) {
+                bail!(
+                    "the merge would make {folder} a file and a folder (holding {path}): one \
+                     side turned the file into a folder and the other changed it; move the file \
+                     aside in ours and run the update again"
+                );
+            }
+            at += slash + 1;
+        }
+    }
+    Ok(())
+}
+
+/// A conflict an earlier update left unresolved in ours would be merged again, its markers
+/// nested inside new ones (the file merge takes git's line merge for a file holding markers):
+/// refused, as git refuses to merge over unmerged files, before anything is written. Markers
+/// base holds too are content (a package can ship them), and a file the merge leaves as ours
+/// has it is no harm.
+fn check_leftover_conflicts(
+    base: &Snapshot,
+    ours: &Snapshot,
+    files: &BTreeMap<String, Entry>,
+    marker_size: usize,
+) -> anyhow::Result<()> {
+    let left: Vec<&str> = ours
+        .files
+        .iter()
+        .filter(|(path, entry)| {
+            holds_conflict(&entry.bytes, marker_size)
+                && files.get(*path) != Some(*entry)
+                && !base
+                    .files
+                    .get(*path)
+                    .is_some_and(|b| holds_conflict(&b.bytes, marker_size))
+        })
+        .map(|(path, _)| path.as_str())
+        .collect();
+    if !left.is_empty() {
+        bail!(
+            "ours still holds conflict markers in {}, which this update would merge again: \
+             resolve them (or restore the files) and run the update again",
+            left.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Whether a text holds a whole conflict as git marks it: a `<<<<<<<` line, later a
+/// `=======` line, later a `>>>>>>>` line (markers of `size`, alone or before a space).
+fn holds_conflict(text: &[u8], size: usize) -> bool {
+    let marker = |line: &[u8], c: u8| {
+        line.len() >= size
+            && line[..size].iter().all(|&b| b == c)
+            && matches!(line.get(size), None | Some(b' ' | b'\r'))
+    };
+    let mut want = b'<';
+    for line in text.split(|&b| b == b'\n') {
+        if marker(line, want) {
+            want = match want {
+                b'<' => b'=',
+                b'=' => b'>',
+                _ => return true,
+            };
+        }
+    }
+    false
+}
+
+/// The resources that end up in another file than ours has them in.
+fn moves(pkg: &Package, groups: &[Group]) -> Vec<String> {
+    let mut moves: Vec<String> = groups
+        .iter()
+        .filter_map(|g| {
+            let from = g.locs[OURS]?.path;
+            let to = layout::target(g)?;
+            (g.locs[THEIRS].is_some() && from != to)
+                .then(|| format!("{}: {} → {}", g.label(), pkg.paths[from], pkg.paths[to]))
+        })
+        .collect();
+    moves.sort();
+    moves
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_conflict;
+
+    #[test]
+    fn a_whole_conflict_is_found_and_lookalikes_are_not() {
+        let whole = b"a: 1\n<<<<<<< ours\nb: 2\n=======\nb: 3\n>>>>>>> theirs\n";
+        assert!(holds_conflict(whole, 7));
+        assert!(holds_conflict(
+            b"<<<<<<<\r\nb: 2\r\n|||||||\r\nb: 1\r\n=======\r\nb: 3\r\n>>>>>>>\r\n",
+            7
+        ));
+        // A marker size other than git's default.
+        assert!(!holds_conflict(whole, 9));
+        assert!(holds_conflict(
+            b"<<<<<<<<< ours\nb: 2\n=========\nb: 3\n>>>>>>>>> theirs\n",
+            9
+        ));
+        // Parts of a conflict, markers out of order, indented or longer lines: not one.
+        assert!(!holds_conflict(b"<<<<<<< ours\nb: 2\n=======\nb: 3\n", 7));
+        assert!(!holds_conflict(
+            b">>>>>>> theirs\n=======\n<<<<<<< ours\n",
+            7
+        ));
+        assert!(!holds_conflict(
+            b"  <<<<<<< ours\n  =======\n  >>>>>>> theirs\n",
+            7
+        ));
+        assert!(!holds_conflict(
+            b"<<<<<<<< ours\n========\n>>>>>>>> theirs\n",
+            7
+        ));
+    }
+}

@@ -1,0 +1,373 @@
+//! Which documents of base, ours and theirs are one resource, across the files of a package.
+//!
+//! Documents pair by identity wherever they live, so a file renamed or split, or a resource
+//! moved to another file, is still one resource. Then the file merge's rename rules, lifted to
+//! the package: a resource missing on one side pairs with the one new document of that side
+//! when each is the only one of its kind in the package and the two are close (one part of
+//! the identity changed, similar content); several renames pair by position within a file
+//! that kept its path. The file merge's rule that a file of one document pairs its document
+//! whatever its identity is not lifted: across files a name is what tells resources apart.
+//!
+//! An identity that one version holds in several files (kustomize overlays repeat their base's
+//! resources) pairs only within its path, as kyaml's path matcher does; so do documents
+//! without an identity (plain YAML), by position among the unidentified of their file.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::parse::{self, Tree};
+use crate::resource::{self, DocRef, Identity};
+
+use super::parallel::map_parallel;
+use super::snapshot::{FileMode, Snapshot};
+
+pub(crate) const BASE: usize = 0;
+pub(crate) const OURS: usize = 1;
+pub(crate) const THEIRS: usize = 2;
+
+/// An index into [`Package::paths`].
+pub(crate) type PathId = usize;
+
+/// How the files at one path are merged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PathKind {
+    /// YAML whose documents pair across files by identity.
+    Resources,
+    /// A YAML file whose documents cannot be taken apart (not UTF-8, not YAML, a template, two
+    /// documents with one identity): merged at its path by the file merge, which falls back
+    /// to git's line merge and says why, as it does for a single file.
+    WholeYaml,
+    /// Any other file: git's line merge for text, binary files and links taken whole.
+    Other,
+}
+
+/// A YAML file of one version, parsed, with its documents and their identities.
+pub(crate) struct ParsedFile<'a> {
+    pub tree: Tree<'a>,
+    pub docs: Vec<(DocRef, Option<Identity>)>,
+}
+
+/// The three versions of a package, every YAML file parsed once (a text two versions share is
+/// parsed once for both).
+pub(crate) struct Package<'a> {
+    pub sides: [&'a Snapshot; 3],
+    /// Every path of any version, sorted.
+    pub paths: Vec<&'a str>,
+    pub kinds: Vec<PathKind>,
+    /// For each path, each version's parsed file (an index into `parsed`) when it is
+    /// [`PathKind::Resources`] and the version has the file.
+    pub files: Vec<[Option<usize>; 3]>,
+    pub parsed: Vec<ParsedFile<'a>>,
+}
+
+/// Where a document is: its file's path and its position among the file's documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Loc {
+    pub path: PathId,
+    pub pos: usize,
+}
+
+/// One resource across the three versions.
+#[derive(Clone, Debug)]
+pub(crate) struct Group {
+    pub locs: [Option<Loc>; 3],
+    pub identity: Option<Identity>,
+}
+
+impl Group {
+    /// How messages name it.
+    pub fn label(&self) -> String {
+        self.identity.as_ref().map_or_else(
+            || "a document without kind or name".into(),
+            |i| i.to_string(),
+        )
+    }
+}
+
+/// Files whose documents are resources: `*.yaml`, `*.yml` and kpt's `Kptfile`.
+pub(crate) fn is_yaml_name(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.ends_with(".yaml") || name.ends_with(".yml") || name == "Kptfile"
+}
+
+impl<'a> Package<'a> {
+    /// Lists the paths of the three versions and parses every YAML file, on all cores.
+    pub fn read(sides: [&'a Snapshot; 3]) -> Package<'a> {
+        let paths: Vec<&'a str> = sides
+            .iter()
+            .flat_map(|s| s.files.keys().map(String::as_str))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        // One parse per distinct text of a path: an unchanged file is parsed once.
+        let mut jobs: Vec<(PathId, &'a str)> = Vec::new();
+        let mut slots: Vec<[Option<usize>; 3]> = vec![[None; 3]; paths.len()];
+        let mut yaml = vec![false; paths.len()];
+        for (p, path) in paths.iter().enumerate() {
+            let entries = sides.map(|s| s.files.get(*path));
+            yaml[p] = is_yaml_name(path)
+                && entries
+                    .iter()
+                    .flatten()
+                    .all(|e| e.mode != FileMode::Symlink);
+            if !yaml[p] {
+                continue;
+            }
+            for side in 0..3 {
+                let Some(entry) = entries[side] else { continue };
+                let shared =
+                    (0..side).find(|&s| entries[s].is_some_and(|e| e.bytes == entry.bytes));
+                slots[p][side] = match shared {
+                    Some(s) => slots[p][s],
+                    None => match std::str::from_utf8(&entry.bytes) {
+                        Ok(text) if !crate::line_merge::is_binary(&entry.bytes) => {
+                            jobs.push((p, text));
+                            Some(jobs.len() - 1)
+                        }
+                        // Not text: the whole path goes to the file merge.
+                        _ => {
+                            yaml[p] = false;
+                            None
+                        }
+                    },
+                };
+            }
+        }
+        let results = map_parallel(&jobs, |(_, text)| text.len(), |(_, text)| parse_file(text));
+        let mut parsed = Vec::new();
+        let mut index = vec![None; jobs.len()];
+        let mut failed = vec![false; paths.len()];
+        for (j, result) in results.into_iter().enumerate() {
+            match result {
+                Some(file) => {
+                    index[j] = Some(parsed.len());
+                    parsed.push(file);
+                }
+                None => failed[jobs[j].0] = true,
+            }
+        }
+        let mut kinds = Vec::with_capacity(paths.len());
+        let mut files = Vec::with_capacity(paths.len());
+        for p in 0..paths.len() {
+            let kind = if !is_yaml_name(paths[p]) {
+                PathKind::Other
+            } else if !yaml[p] || failed[p] {
+                PathKind::WholeYaml
+            } else {
+                PathKind::Resources
+            };
+            let slot = if kind == PathKind::Resources {
+                slots[p].map(|s| s.and_then(|j| index[j]))
+            } else {
+                [None; 3]
+            };
+            // A path no version holds data in (comments only) is text to the file merge.
+            let has_data = slot.iter().flatten().any(|&f| !parsed[f].docs.is_empty());
+            kinds.push(if kind == PathKind::Resources && !has_data {
+                PathKind::WholeYaml
+            } else {
+                kind
+            });
+            files.push(if has_data { slot } else { [None; 3] });
+        }
+        Package {
+            sides,
+            paths,
+            kinds,
+            files,
+            parsed,
+        }
+    }
+
+    /// The parsed file of `side` at `path`.
+    pub fn file(&self, side: usize, path: PathId) -> Option<&ParsedFile<'a>> {
+        self.files[path][side].map(|f| &self.parsed[f])
+    }
+
+    /// The tree and root node of a document.
+    pub fn doc(&self, side: usize, loc: Loc) -> (&Tree<'a>, DocRef) {
+        let file = &self.parsed[self.files[loc.path][side].unwrap_or_default()];
+        (&file.tree, file.docs[loc.pos].0)
+    }
+
+    fn similar(&self, a: (usize, Loc), b: (usize, Loc)) -> bool {
+        let (ta, da) = self.doc(a.0, a.1);
+        let (tb, db) = self.doc(b.0, b.1);
+        resource::similar(ta, da.root, tb, db.root)
+    }
+}
+
+/// A file's tree and documents; `None` when the file merge must take it whole: it does not
+/// parse, or one identity stands twice in it (the file merge refuses to pair those).
+fn parse_file(text: &str) -> Option<ParsedFile<'_>> {
+    let tree = parse::parse(text).ok()?;
+    if !resource::duplicate_identities(&tree).is_empty() {
+        return None;
+    }
+    let docs = resource::documents(&tree);
+    Some(ParsedFile { tree, docs })
+}
+
+/// How many files of each version hold each identity.
+pub(crate) fn files_holding<'p>(pkg: &'p Package) -> HashMap<&'p Identity, [usize; 3]> {
+    let mut count: HashMap<&Identity, [usize; 3]> = HashMap::new();
+    for slots in &pkg.files {
+        for (side, slot) in slots.iter().enumerate() {
+            let Some(f) = *slot else { continue };
+            for id in pkg.parsed[f].docs.iter().filter_map(|(_, id)| id.as_ref()) {
+                count.entry(id).or_default()[side] += 1;
+            }
+        }
+    }
+    count
+}
+
+/// What pairs documents before the rename rules.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    /// An identity each version holds in one file at most: pairs across files.
+    Global(Identity),
+    /// An identity some version holds in several files: pairs within its path.
+    Local(PathId, Identity),
+    /// A document without identity: by position among the unidentified of its file.
+    Plain(PathId, usize),
+}
+
+/// Pairs the documents of the package into resources: by identity, then by the rename rules.
+/// Ours' documents come first, then theirs', then base's, each in path order, so the result
+/// does not depend on hashing.
+pub(crate) fn group(pkg: &Package) -> Vec<Group> {
+    let files_holding = files_holding(pkg);
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<Key, usize> = HashMap::new();
+    for side in [OURS, THEIRS, BASE] {
+        for (p, slots) in pkg.files.iter().enumerate() {
+            let Some(f) = slots[side] else { continue };
+            let mut plain = 0;
+            for (pos, (_, id)) in pkg.parsed[f].docs.iter().enumerate() {
+                let key = match id {
+                    Some(id) if files_holding[id].iter().all(|&n| n <= 1) => {
+                        Key::Global(id.clone())
+                    }
+                    Some(id) => Key::Local(p, id.clone()),
+                    None => {
+                        plain += 1;
+                        Key::Plain(p, plain)
+                    }
+                };
+                let g = *index.entry(key).or_insert_with(|| {
+                    groups.push(Group {
+                        locs: [None; 3],
+                        identity: id.clone(),
+                    });
+                    groups.len() - 1
+                });
+                groups[g].locs[side] = Some(Loc { path: p, pos });
+            }
+        }
+    }
+    pair_renames(pkg, &mut groups);
+    pair_by_position(pkg, &mut groups);
+    groups
+}
+
+/// The other of ours and theirs.
+fn other(side: usize) -> usize {
+    if side == OURS {
+        THEIRS
+    } else {
+        OURS
+    }
+}
+
+/// One part of the identity changed at most (a new name, namespace, kind or group).
+fn close_identities(a: &Option<Identity>, b: &Option<Identity>, missing_is_close: bool) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => x.differences(y) <= 1,
+        _ => missing_is_close,
+    }
+}
+
+/// The file merge's elimination rule over the whole package: exactly one resource missing on
+/// a side and exactly one new on that side, close in identity and content, are one resource.
+fn pair_renames(pkg: &Package, groups: &mut Vec<Group>) {
+    for side in [OURS, THEIRS] {
+        let o = other(side);
+        let missing: Vec<usize> = (0..groups.len())
+            .filter(|&i| {
+                let l = &groups[i].locs;
+                l[BASE].is_some() && l[side].is_none() && l[o].is_some()
+            })
+            .collect();
+        let only: Vec<usize> = (0..groups.len())
+            .filter(|&i| {
+                let l = &groups[i].locs;
+                l[BASE].is_none() && l[side].is_some() && l[o].is_none()
+            })
+            .collect();
+        let (&[m], &[n]) = (missing.as_slice(), only.as_slice()) else {
+            continue;
+        };
+        let (Some(b), Some(d)) = (groups[m].locs[BASE], groups[n].locs[side]) else {
+            continue;
+        };
+        if close_identities(&groups[m].identity, &groups[n].identity, true)
+            && pkg.similar((BASE, b), (side, d))
+        {
+            groups[m].locs[side] = Some(d);
+            groups.remove(n);
+        }
+    }
+}
+
+/// The file merge's positional rule within a path all versions kept: a resource gone from a
+/// side pairs with the new document at its position in that side's file, when close.
+fn pair_by_position(pkg: &Package, groups: &mut Vec<Group>) {
+    for side in [OURS, THEIRS] {
+        let o = other(side);
+        let owner: HashMap<Loc, usize> = groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.locs[BASE].is_none())
+            .filter_map(|(i, g)| g.locs[side].map(|l| (l, i)))
+            .collect();
+        let mut moves = Vec::new();
+        for (i, g) in groups.iter().enumerate() {
+            let (Some(b), None) = (g.locs[BASE], g.locs[side]) else {
+                continue;
+            };
+            let Some(file) = pkg.file(side, b.path) else {
+                continue;
+            };
+            if b.pos >= file.docs.len() {
+                continue;
+            }
+            let at = Loc {
+                path: b.path,
+                pos: b.pos,
+            };
+            let Some(&j) = owner.get(&at) else { continue };
+            if groups[j].locs[o].is_some() && g.locs[o].is_some() {
+                continue;
+            }
+            if close_identities(&g.identity, &groups[j].identity, false)
+                && pkg.similar((BASE, b), (side, at))
+            {
+                moves.push((i, j));
+            }
+        }
+        let mut gone = Vec::new();
+        for (i, j) in moves {
+            let (doc, theirs) = (groups[j].locs[side], groups[j].locs[o]);
+            groups[i].locs[side] = doc;
+            if theirs.is_some() {
+                groups[i].locs[o] = theirs;
+            }
+            gone.push(j);
+        }
+        gone.sort_unstable();
+        gone.dedup();
+        for j in gone.into_iter().rev() {
+            groups.remove(j);
+        }
+    }
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+set -eu
+kubectl --context acme apply -f app.yaml

@@ -1,0 +1,3 @@
+#!/bin/sh
+set -eu
+kubectl apply -f app.yaml

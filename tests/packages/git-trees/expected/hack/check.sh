@@ -1,0 +1,7 @@
+#!/bin/sh
+# Checks the package against the cluster's API.
+set -eu
+echo "checking the package (acme)"
+cd "$(dirname "$0")/.."
+
+kubectl apply --dry-run=server -f .
