@@ -3149,8 +3149,6 @@ fn theirs_policy_matches_reference() {
         };
         let base_docs = g.file();
         let style = g.style();
-        // Known disagreement (reported): kyaml drops every null ours holds in a merged
-        // resource; the engine only where theirs changed the enclosing value. Ours sets none.
         let (ours_edits, ours_docs) = g.edits(&base_docs, 3, &|_| true);
         // Theirs restarts its fresh names: both sides adding the same name is a clash.
         g.fresh = 0;
