@@ -17,7 +17,7 @@ use crate::options::{ConflictStyle, MergeOptions, Mode, Policy};
 use crate::parse::Versions;
 use crate::text::markers::{conflict_hunks, has_marker_lines, marked_lines, Markers};
 use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
-use crate::{merge, render};
+use crate::{merge, render, template};
 
 /// The merged bytes, whether conflicts remain in them, and the lines for stderr.
 #[derive(Clone, Debug)]
@@ -111,6 +111,9 @@ fn by_structure(
     opts: &MergeOptions,
 ) -> Result<Outcome, Attempt> {
     let versions = Versions::parse(base, ours, theirs);
+    if let Err(reason @ Reason::Template { .. }) = versions {
+        return by_template(base, ours, theirs, opts, reason);
+    }
     let mut messages = Vec::new();
     let mut git_conflicts = None;
     if opts.policy == Policy::Mark {
@@ -213,6 +216,134 @@ fn by_structure(
         }
     }
     Ok(conflicted(merged, messages))
+}
+
+/// A Helm/Go template, merged as its skeleton ([`template`]): git's clean line merge where the
+/// check accepts it on the skeleton (or where the skeleton cannot be read, as before), else
+/// the skeletons merged by structure and checked — data by the verifier, control lines by
+/// their own 3-way merge — with the tokens put back. Whatever cannot be settled that way is
+/// git's line merge, with `reason`.
+fn by_template(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    opts: &MergeOptions,
+    reason: Reason,
+) -> Result<Outcome, Attempt> {
+    let unsettled = |what: &str| -> Attempt {
+        Reason::Unsupported(format!("{reason}; its structural merge {what}")).into()
+    };
+    let Some(mut skeletons) = template::Skeletons::read(base, ours, theirs) else {
+        return Err(unsettled(
+            "cannot start: an action is left open across lines with text after it",
+        ));
+    };
+    let (sb, so, st) = (
+        std::mem::take(&mut skeletons.base),
+        std::mem::take(&mut skeletons.ours),
+        std::mem::take(&mut skeletons.theirs),
+    );
+    let versions = match Versions::parse(&sb, &so, &st) {
+        Ok(versions) => versions,
+        Err(why) => return Err(unsettled(&format!("cannot start: as a skeleton, {why}"))),
+    };
+    let expected = template::merged_controls(&sb, &so, &st);
+    let tokens = &mut skeletons.tokens;
+    let mut messages = Vec::new();
+    let mut git_conflicts = None;
+    if opts.policy == Policy::Mark {
+        let line = line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts)
+            .map_err(Attempt::LineMerge)?;
+        if !line.conflicted {
+            let text = std::str::from_utf8(&line.bytes).unwrap_or_default();
+            // Where git's result cannot be read as a skeleton, it stands, as before.
+            let Some(masked) = tokens.mask(text) else {
+                return Ok(clean(line.bytes, messages, 0));
+            };
+            let controls_hold = expected.as_ref() == Some(&template::controls(&masked));
+            match verify::check_text(&versions, &masked, opts.policy) {
+                Verdict::Holds if controls_hold => return Ok(clean(line.bytes, messages, 0)),
+                Verdict::Unsure => return Ok(clean(line.bytes, messages, 0)),
+                Verdict::Broken(v) if v[0].what.starts_with("it does not parse") => {
+                    return Ok(clean(line.bytes, messages, 0))
+                }
+                Verdict::Holds => messages.push(
+                    "git's clean line merge of the template misplaces its control lines: merged by structure"
+                        .into(),
+                ),
+                Verdict::Broken(violations) => messages.push(format!(
+                    "git's clean line merge is wrong as data ({}): merged by structure",
+                    violations[0]
+                )),
+            }
+        } else {
+            git_conflicts = Some(line);
+        }
+    }
+    let Some(expected) = expected else {
+        return Err(unsettled(
+            "would guess: both sides changed its control lines at one place",
+        ));
+    };
+    let merged = structural(&versions, opts)?;
+    let text = tokens
+        .unmask(&merged.text)
+        .ok_or_else(|| Reason::Internal("a template token without its text".into()))?;
+    if merged.conflicts.is_empty() {
+        if !matches!(
+            verify::check_text(&versions, &merged.text, opts.policy),
+            Verdict::Holds
+        ) {
+            return Err(unsettled("fails the check of its data"));
+        }
+        if template::controls(&merged.text) != expected {
+            return Err(unsettled("would misplace its control lines"));
+        }
+        let resolved = git_conflicts
+            .as_ref()
+            .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));
+        return Ok(clean(text.into_bytes(), messages, resolved));
+    }
+    // A conflicted result loses no control line: each one due is somewhere in it.
+    let mut held = template::controls(&merged.text);
+    let all_there = expected
+        .iter()
+        .all(|c| match held.iter().position(|h| h == c) {
+            Some(i) => {
+                held.swap_remove(i);
+                true
+            }
+            None => false,
+        });
+    if !all_there || verify::sides_parse(merged.text.as_bytes(), opts.marker_size).is_err() {
+        return Err(unsettled("would lose control lines or leave invalid YAML"));
+    }
+    // Conflicts are named in the template's own text, not its tokens.
+    let shown = |s: &str| tokens.unmask(s).unwrap_or_else(|| s.to_string());
+    let conflicts: Vec<merge::Conflict> = merged
+        .conflicts
+        .iter()
+        .map(|c| merge::Conflict {
+            resource: shown(&c.resource),
+            path: shown(&c.path),
+            what: shown(&c.what),
+        })
+        .collect();
+    // A template's conflict marked by structure holds its control lines too: git's markers
+    // are kept unless they are wider.
+    if let Some(line) = git_conflicts {
+        let size = opts.marker_size;
+        if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) {
+            return Ok(Outcome {
+                bytes: line.bytes,
+                conflicted: true,
+                fallback: None,
+                messages: conflict_messages(&conflicts),
+                resolved_hunks: 0,
+            });
+        }
+    }
+    Ok(conflicted(Merged { text, conflicts }, messages))
 }
 
 /// A clean outcome, which resolved `resolved_hunks` conflicts of git's line merge.

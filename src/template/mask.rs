@@ -1,0 +1,304 @@
+//! A Helm/Go template read as a YAML skeleton, with no line moved: every `{{ … }}` action is
+//! replaced by a token that the YAML parser reads as ordinary text, and the tokens are put
+//! back after the merge.
+//!
+//! - A line holding nothing but actions (`{{- if .Values.x }}`, `{{- end }}`, the lines of a
+//!   multi-line action) is a control line: it becomes a comment line, `#` and its token, so it
+//!   travels with the node below it as any comment does.
+//! - An action that is a key's whole value with a more-indented block below it
+//!   (`labels: {{- include "x.labels" . | nindent 4 }}`) becomes a trailing comment, so the
+//!   block below is the key's value and merges field by field.
+//! - Any other action is inline (`image: {{ .Values.image }}:{{ .Chart.AppVersion }}`): its
+//!   token stands in the scalar, so the scalar compares by the action's text.
+//!
+//! Tokens are private-use characters (U+E000 to U+E0FF), which no manifest holds: one token per
+//! distinct text, shared by the three versions, so equal actions compare equal. The comment
+//! tokens (control lines and value actions) are not data; [`controls`] lists them, so that
+//! the merge of the control lines can be checked on its own.
+
+use std::collections::HashMap;
+
+/// Opens an inline action's token.
+const INLINE: char = '\u{E000}';
+/// Closes every token.
+const CLOSE: char = '\u{E001}';
+/// Opens a control line's token (after `#`).
+const CONTROL: char = '\u{E002}';
+/// Opens the token of an action that is a value with a block below (after `#`).
+const VALUE: char = '\u{E003}';
+/// The sixteen digits of a token's number.
+const DIGIT: u32 = 0xE010;
+
+/// The texts behind the tokens of the three versions (and of results masked later).
+#[derive(Default)]
+pub(crate) struct Tokens {
+    ids: HashMap<(char, String), usize>,
+    texts: Vec<String>,
+}
+
+impl Tokens {
+    /// The token of `text` under the opening `kind`.
+    fn token(&mut self, kind: char, text: &str) -> String {
+        let next = self.texts.len();
+        let id = *self.ids.entry((kind, text.to_string())).or_insert(next);
+        if id == next {
+            self.texts.push(text.to_string());
+        }
+        let mut out = String::new();
+        if kind != INLINE {
+            out.push('#');
+        }
+        out.push(kind);
+        out.extend(
+            format!("{id:x}")
+                .chars()
+                .map(|d| char::from_u32(DIGIT + d.to_digit(16).unwrap_or(0)).unwrap_or(CLOSE)),
+        );
+        out.push(CLOSE);
+        out
+    }
+
+    /// The template text of a skeleton: every token replaced by what it stands for. `None`
+    /// if the skeleton holds a token these texts do not know (a bug, never user input).
+    pub(crate) fn unmask(&self, skeleton: &str) -> Option<String> {
+        let mut out = String::with_capacity(skeleton.len());
+        let mut chars = skeleton.chars().peekable();
+        while let Some(c) = chars.next() {
+            let opens = |c: char| c == INLINE || c == CONTROL || c == VALUE;
+            if c == '#' && chars.peek().is_some_and(|&k| k == CONTROL || k == VALUE) {
+                continue; // the comment mark of a control or value token
+            }
+            if !opens(c) {
+                out.push(c);
+                continue;
+            }
+            let mut id = 0usize;
+            loop {
+                let d = chars.next()?;
+                if d == CLOSE {
+                    break;
+                }
+                id = id * 16 + (d as u32).checked_sub(DIGIT).filter(|&v| v < 16)? as usize;
+            }
+            out.push_str(self.texts.get(id)?);
+        }
+        Some(out)
+    }
+
+    /// Reads `text` as a skeleton. `None` where it holds something the masking does not
+    /// cover: a private-use character of its own, an action left open at the end of a line
+    /// that is not a control line, text after a multi-line action.
+    pub(crate) fn mask(&mut self, text: &str) -> Option<String> {
+        if text.chars().any(|c| ('\u{E000}'..='\u{E0FF}').contains(&c)) {
+            return None;
+        }
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let mut out: Vec<String> = Vec::with_capacity(lines.len());
+        // Lines whose value is one inline action: candidates for the value rule.
+        let mut value_lines: Vec<(usize, String)> = Vec::new();
+        let mut open = false; // inside a multi-line action
+        for line in &lines {
+            let (body, eol) = split_eol(line);
+            let indent = &body[..body.len() - body.trim_start().len()];
+            if open {
+                // A line of a multi-line action: a control line, closed where `}}` is.
+                if let Some(end) = body.find("}}") {
+                    open = false;
+                    if !body[end + 2..].trim().is_empty() {
+                        return None;
+                    }
+                }
+                let token = self.token(CONTROL, body.trim_start());
+                out.push(format!("{indent}{token}{eol}"));
+                continue;
+            }
+            let trimmed = body.trim_start();
+            if trimmed.starts_with('#') || !body.contains("{{") {
+                out.push(line.to_string());
+                continue;
+            }
+            let Some(parts) = actions(body) else {
+                // An action opened and not closed on this line: a control line only if
+                // nothing but actions comes before it.
+                let start = body.find("{{")?;
+                let before = actions(&body[..start])?;
+                if before
+                    .iter()
+                    .any(|p| matches!(p, Part::Text(t) if !t.trim().is_empty()))
+                {
+                    return None;
+                }
+                open = true;
+                let token = self.token(CONTROL, trimmed);
+                out.push(format!("{indent}{token}{eol}"));
+                continue;
+            };
+            let only_actions = parts.iter().all(|p| {
+                matches!(p, Part::Text(t) if t.trim().is_empty()) || matches!(p, Part::Action(_))
+            });
+            if only_actions {
+                let token = self.token(CONTROL, trimmed);
+                out.push(format!("{indent}{token}{eol}"));
+                continue;
+            }
+            let mut masked = String::with_capacity(body.len());
+            for p in &parts {
+                match p {
+                    Part::Text(t) => masked.push_str(t),
+                    Part::Action(a) => masked.push_str(&self.token(INLINE, a)),
+                }
+            }
+            // `key: {{ action }}` with nothing after the action.
+            if let [.., Part::Text(key), Part::Action(a)] = &parts[..] {
+                if key.trim_end().ends_with(':') && key.ends_with(' ') {
+                    value_lines.push((out.len(), format!("{key}{a}")));
+                }
+            }
+            out.push(format!("{masked}{eol}"));
+        }
+        if open {
+            return None;
+        }
+        // The value rule: a key whose value is one action, with a more-indented block below.
+        for (i, line) in value_lines {
+            let own = indent_of(&out[i]);
+            let below = out[i + 1..]
+                .iter()
+                .find(|l| !l.trim().is_empty() && !is_control(l))
+                .map(|l| indent_of(l));
+            if below.is_some_and(|b| b > own) {
+                let Some((key, action)) = split_value(&line) else {
+                    continue;
+                };
+                let eol = split_eol(&out[i]).1.to_string();
+                let token = self.token(VALUE, action);
+                out[i] = format!("{key}{token}{eol}");
+            }
+        }
+        Some(out.concat())
+    }
+}
+
+/// The control and value tokens of a skeleton, in order: its template structure.
+pub(crate) fn controls(skeleton: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = skeleton;
+    while let Some(at) = rest.find(['\u{E002}', '\u{E003}']) {
+        let end = rest[at..]
+            .find(CLOSE)
+            .map_or(rest.len(), |e| at + e + CLOSE.len_utf8());
+        out.push(rest[at..end].to_string());
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// Whether a skeleton line is a control line.
+fn is_control(line: &str) -> bool {
+    line.trim_start().starts_with(&format!("#{CONTROL}"))
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// A line's text and its line break.
+fn split_eol(line: &str) -> (&str, &str) {
+    let body = line.trim_end_matches(['\n', '\r']);
+    (body, &line[body.len()..])
+}
+
+/// `key: ` and the action of a `key: {{ action }}` line.
+fn split_value(line: &str) -> Option<(&str, &str)> {
+    let at = line.rfind("{{")?;
+    Some((&line[..at], &line[at..]))
+}
+
+/// A piece of a template line.
+enum Part<'a> {
+    Text(&'a str),
+    Action(&'a str),
+}
+
+/// A line cut into text and whole actions; `None` if an action is left open.
+fn actions(line: &str) -> Option<Vec<Part<'_>>> {
+    let mut parts = Vec::new();
+    let mut rest = line;
+    while let Some(start) = rest.find("{{") {
+        let end = rest[start..].find("}}")? + start + 2;
+        if start > 0 {
+            parts.push(Part::Text(&rest[..start]));
+        }
+        parts.push(Part::Action(&rest[start..end]));
+        rest = &rest[end..];
+    }
+    if !rest.is_empty() {
+        parts.push(Part::Text(rest));
+    }
+    Some(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEMPLATE: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include \"x.fullname\" . }}
+  labels: {{- include \"x.labels\" . | nindent 4 }}
+    tier: web
+spec:
+  {{- if not .Values.autoscaling.enabled }}
+  replicas: {{ .Values.replicas }}
+  {{- end }}
+  template:
+    spec:
+      containers:
+        - name: web
+          image: \"{{ .Values.image }}:{{ .Chart.AppVersion }}\"
+          {{- with .Values.resources }}
+          resources:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+";
+
+    #[test]
+    fn a_skeleton_parses_and_unmasks_to_the_template() {
+        let mut tokens = Tokens::default();
+        let skeleton = tokens.mask(TEMPLATE).expect("masks");
+        assert_eq!(skeleton.lines().count(), TEMPLATE.lines().count());
+        assert!(crate::parse::parse(&skeleton).is_ok(), "{skeleton}");
+        assert_eq!(tokens.unmask(&skeleton).as_deref(), Some(TEMPLATE));
+        // Control lines and the value action, in order.
+        assert_eq!(controls(&skeleton).len(), 6);
+    }
+
+    #[test]
+    fn equal_actions_share_a_token_and_different_ones_do_not() {
+        let mut tokens = Tokens::default();
+        let a = tokens.mask("a: {{ .Values.a }}\nb: {{ .Values.a }}\nc: {{ .Values.c }}\n");
+        let a = a.expect("masks");
+        let values: Vec<&str> = a.lines().map(|l| &l[3..]).collect();
+        assert_eq!(values[0], values[1]);
+        assert_ne!(values[0], values[2]);
+    }
+
+    #[test]
+    fn multi_line_actions_are_control_lines() {
+        let text = "a: 1\n{{- $x := dict\n  \"k\" \"v\" }}\nb: 2\n";
+        let mut tokens = Tokens::default();
+        let skeleton = tokens.mask(text).expect("masks");
+        assert_eq!(controls(&skeleton).len(), 2);
+        assert_eq!(tokens.unmask(&skeleton).as_deref(), Some(text));
+    }
+
+    #[test]
+    fn what_it_does_not_cover_is_refused() {
+        let mut tokens = Tokens::default();
+        assert!(tokens.mask("a: {{ .x\n  }} b\n").is_none());
+        assert!(tokens.mask("a: \u{E000}\n").is_none());
+        assert!(tokens.mask("a: b {{ .x\n").is_none());
+    }
+}
