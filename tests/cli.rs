@@ -271,23 +271,27 @@ fn messages_name_the_ours_file() {
 }
 
 #[test]
-fn policies_are_accepted_and_templates_stay_line_merged() {
-    // A Helm template is not YAML data, so every policy ends in git's line merge.
+fn policies_settle_a_template_read_as_a_skeleton() {
+    // A Helm template is merged as its YAML skeleton: mark keeps git's (as narrow) markers
+    // and names the field; theirs and ours settle it as for any YAML file.
     let base = "{{- if .Values.enabled }}\nreplicas: 3\n{{- end }}\n";
     let s = Scratch::new();
     s.write("base.yaml", base);
     s.write("ours.yaml", base.replace("3", "5"));
     s.write("theirs.yaml", base.replace("3", "4"));
     let (git, _) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
-    for policy in ["mark", "theirs", "ours"] {
+    let out = merge3_with(&s, &["--on-conflict", "mark"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(out.stdout, git);
+    assert!(
+        stderr(&out).starts_with("kmerge: ours.yaml: conflict in document 1 at replicas"),
+        "{}",
+        stderr(&out)
+    );
+    for (policy, value) in [("theirs", "4"), ("ours", "5")] {
         let out = merge3_with(&s, &["--on-conflict", policy]);
-        assert_eq!(code(&out), 1, "{policy}: {}", stderr(&out));
-        assert_eq!(out.stdout, git, "{policy}");
-        let err = stderr(&out);
-        assert!(
-            err.starts_with("kmerge: ours.yaml: line merge used: "),
-            "{policy}: {err}"
-        );
+        assert_eq!(code(&out), 0, "{policy}: {}", stderr(&out));
+        assert_eq!(out.stdout, base.replace("3", value).as_bytes(), "{policy}");
     }
 }
 
