@@ -1418,3 +1418,56 @@ fn driver_finds_git_config_where_git_does() {
         "git would read merge.conflictStyle=diff3 from GIT_CONFIG_GLOBAL; kmerge wrote:\n{text}"
     );
 }
+
+// ---- templates (read as skeletons) ----
+
+/// A template of `n` guarded fields: `{{- if .Values.fN }}` / `fN: {{ .Values.vN }}` /
+/// `{{- end }}` under one key.
+fn guarded_template(n: usize) -> Vec<u8> {
+    let mut out = String::from(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n",
+    );
+    for i in 0..n {
+        out.push_str(&format!(
+            "  {{{{- if .Values.f{i} }}}}\n  f{i}: {{{{ .Values.v{i} }}}}\n  {{{{- end }}}}\n"
+        ));
+    }
+    out.into_bytes()
+}
+
+#[test]
+fn template_of_100k_guarded_fields_edited_on_adjacent_lines() {
+    // Ours changes a guarded field, theirs the control line right below it: git conflicts,
+    // the skeleton merge settles it within the time limit.
+    let base = guarded_template(33_000);
+    let field = b"  f16000: {{ .Values.v16000 }}\n  {{- end }}\n";
+    let ours = replace_once(&base, field, b"  f16000: ours\n  {{- end }}\n");
+    let theirs = replace_once(
+        &base,
+        field,
+        b"  f16000: {{ .Values.v16000 }}\n  {{- end -}}\n",
+    );
+    let expected = replace_once(&base, field, b"  f16000: ours\n  {{- end -}}\n");
+    Case::new("100 000 template lines", base, ours, theirs)
+        .bytes(expected, 0)
+        .run();
+}
+
+#[test]
+fn template_actions_left_open_or_holding_private_use_characters() {
+    // What the skeleton reading does not cover ends in git's line merge, never a panic.
+    let base = b"a: {{ .x\n  }} tail\nb: 1\nc: 1\n".to_vec();
+    let ours = replace_once(&base, b"b: 1", b"b: 2");
+    let theirs = replace_once(&base, b"c: 1", b"c: 2");
+    let expected = b"a: {{ .x\n  }} tail\nb: 2\nc: 2\n".to_vec();
+    Case::new("open action", base, ours, theirs)
+        .bytes(expected, 0)
+        .run();
+    let base = "k: {{ .x }}\nv: \u{E001}\nw: 1\n".as_bytes().to_vec();
+    let ours = replace_once(&base, b"w: 1", b"w: 2");
+    let theirs = replace_once(&base, b"k: {{ .x }}", b"k: {{ .y }}");
+    let expected = "k: {{ .y }}\nv: \u{E001}\nw: 2\n".as_bytes().to_vec();
+    Case::new("private-use character", base, ours, theirs)
+        .bytes(expected, 0)
+        .run();
+}
