@@ -147,6 +147,7 @@ fn by_structure(
                 let resolved = git_conflicts
                     .as_ref()
                     .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));
+                messages.extend(merged.notes);
                 return Ok(clean(merged.text.into_bytes(), messages, resolved));
             }
             Verdict::Broken(violations) => violations,
@@ -161,10 +162,11 @@ fn by_structure(
             .collect();
         let retry = merge::plan_with_conflicts_at(&versions, opts, &forced)
             .and_then(|plan| {
-                let text = render::render(&versions, &plan, opts)?;
+                let rendered = render::render(&versions, &plan, opts)?;
                 Ok(Merged {
-                    text,
+                    text: rendered.text,
                     conflicts: plan.conflicts,
+                    notes: rendered.notes,
                 })
             })
             .ok()
@@ -304,18 +306,22 @@ fn fallback(
 pub struct Merged {
     pub text: String,
     pub conflicts: Vec<Conflict>,
+    /// What the user should know about a clean result, one line each (theirs' comment
+    /// edits that overlapped ours' and were not taken).
+    pub notes: Vec<String>,
 }
 
 /// Plans the merge of the parsed versions and writes it into ours' text.
 pub(crate) fn structural(versions: &Versions, opts: &MergeOptions) -> Result<Merged, Reason> {
     let plan = merge::plan(versions, opts)?;
-    let text = render::render(versions, &plan, opts)?;
+    let rendered = render::render(versions, &plan, opts)?;
     if plan.conflicts.is_empty() {
-        reads_back(&text)?;
+        reads_back(&rendered.text)?;
     }
     Ok(Merged {
-        text,
+        text: rendered.text,
         conflicts: plan.conflicts,
+        notes: rendered.notes,
     })
 }
 

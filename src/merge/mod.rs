@@ -19,7 +19,7 @@ use crate::parse::Versions;
 use crate::resource;
 use merger::Merger;
 
-pub(crate) use diff3::Chunk;
+pub(crate) use diff3::{diff3, Chunk};
 pub use plan::Conflict;
 pub(crate) use plan::Plan;
 

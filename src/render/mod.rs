@@ -4,6 +4,7 @@
 //! comments, moved to ours' column and sequence style, in ours' line endings. Conflicts get
 //! git's markers around the smallest whole-line range.
 
+mod comments;
 mod documents;
 mod fields;
 mod regions;
@@ -14,13 +15,21 @@ use anyhow::Result;
 
 use crate::fallback::Reason;
 use crate::merge::plan::{Op, Plan};
-use crate::options::{ConflictStyle, MergeOptions};
+use crate::options::{ConflictStyle, MergeOptions, Mode};
 use crate::parse::{Tree, Versions};
 use crate::text::markers::Markers;
 
 use splice::{splice, Edit};
 
-/// Ours' text with the plan's edits spliced in.
+/// Ours' text with the plan's edits spliced in, and the notes for the user.
+pub(crate) struct Rendered {
+    pub text: String,
+    /// What the user should know about a clean result (theirs' comment edits not taken).
+    pub notes: Vec<String>,
+}
+
+/// Ours' text with the plan's edits spliced in; a clean result then gets the comments the
+/// 3-way merge of the versions' comments decides (see [`comments`]).
 ///
 /// Fails only on a planning error (two edits of one range): that is a bug, and the driver
 /// reports it as one.
@@ -28,14 +37,26 @@ pub(crate) fn render(
     versions: &Versions,
     plan: &Plan,
     opts: &MergeOptions,
-) -> Result<String, Reason> {
+) -> Result<Rendered, Reason> {
     let r = Renderer::new(versions, opts);
     let mut edits = Vec::new();
     let internal = |e: anyhow::Error| Reason::Internal(format!("{e:#}"));
     for op in &plan.ops {
         r.edits(op, &mut edits).map_err(internal)?;
     }
-    splice(r.ours.text, &mut edits).map_err(internal)
+    let text = splice(r.ours.text, &mut edits).map_err(internal)?;
+    // A patch (merge2) has no base to tell its comment edits from its comments.
+    if !plan.conflicts.is_empty() || matches!(opts.mode, Mode::TwoWay { .. }) {
+        return Ok(Rendered {
+            text,
+            notes: Vec::new(),
+        });
+    }
+    let carried = comments::carry(versions, &text, opts.policy);
+    Ok(Rendered {
+        text: carried.text,
+        notes: carried.notes,
+    })
 }
 
 /// What every edit is written against: the three trees and git's marker settings.
