@@ -14,6 +14,7 @@ pub enum Chunk {
     Same { ours: Range<usize> },
     /// Only theirs changed it (or both the same way): take theirs' stretch.
     Theirs {
+        base: Range<usize>,
         ours: Range<usize>,
         theirs: Range<usize>,
     },
@@ -95,7 +96,11 @@ fn classify<T: Eq>(
 ) -> Chunk {
     let (bs, os, ts) = (&base[b.clone()], &ours[o.clone()], &theirs[t.clone()]);
     if os == bs {
-        Chunk::Theirs { ours: o, theirs: t }
+        Chunk::Theirs {
+            base: b,
+            ours: o,
+            theirs: t,
+        }
     } else if ts == bs || os == ts {
         Chunk::Ours { ours: o }
     } else {
@@ -124,6 +129,7 @@ mod tests {
                 Chunk::Ours { ours: 1..2 },
                 Chunk::Same { ours: 2..4 },
                 Chunk::Theirs {
+                    base: 4..4,
                     ours: 4..4,
                     theirs: 4..5
                 },

@@ -104,9 +104,34 @@ impl Merger<'_> {
                     }
                 }
                 Chunk::Theirs {
+                    base: br,
                     ours: or,
                     theirs: tr,
                 } => {
+                    // Theirs edited these elements where they stand (none is another base
+                    // element moved there): each merges field by field, so ours' text stays
+                    // wherever theirs did not change it, as inside a map.
+                    let in_place = br.len() == tr.len()
+                        && br.len() == or.len()
+                        && (0..br.len()).all(|k| {
+                            edited_in_place(
+                                &theirs.data[tr.start + k],
+                                &base.data[br.start + k],
+                                &cb,
+                            )
+                        });
+                    if in_place {
+                        for k in 0..br.len() {
+                            let (bn, on, tn) = (
+                                base.nodes[br.start + k],
+                                ours.nodes[or.start + k],
+                                theirs.nodes[tr.start + k],
+                            );
+                            let sub = path.element(&format!("{}", br.start + k));
+                            self.merge_value(&sub, Some(item(bn)), item(on), item(tn));
+                        }
+                        continue;
+                    }
                     let pos = at(or.start);
                     for i in tr {
                         // Theirs moving an element ours deleted does not bring it back.

@@ -74,6 +74,7 @@ impl Renderer<'_> {
             let Chunk::Theirs {
                 ours: or,
                 theirs: tr,
+                ..
             } = chunk
             else {
                 continue;
