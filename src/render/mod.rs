@@ -65,9 +65,9 @@ struct Renderer<'t> {
     ours: &'t Tree<'t>,
     theirs: &'t Tree<'t>,
     opts: &'t MergeOptions,
-    /// How far ours indents a block sequence's dashes from its key (0 or 2, usually), so text
-    /// from theirs takes ours' sequence style; `None` when ours has no such sequence.
-    ours_sequence_offset: Option<usize>,
+    /// Ours' sequence styles, so that lists moved in from theirs take the style of ours'
+    /// nearest list (worked out on the first move).
+    ours_lists: std::cell::OnceCell<regions::ListStyles>,
 }
 
 impl<'t> Renderer<'t> {
@@ -78,9 +78,16 @@ impl<'t> Renderer<'t> {
             ours,
             theirs: &versions.theirs,
             opts,
-            ours_sequence_offset: (0..ours.nodes.len())
-                .find_map(|n| regions::sequence_offset(ours, n)),
+            ours_lists: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The offset of ours' list nearest to `at` whose key stands at `column` (see
+    /// [`regions::ListStyles::near`]).
+    fn list_style(&self, column: usize, at: usize) -> Option<usize> {
+        self.ours_lists
+            .get_or_init(|| regions::ListStyles::of(self.ours))
+            .near(column, at)
     }
 
     /// The text edits of one planned edit.
