@@ -110,7 +110,7 @@ fn by_structure(
     theirs: &str,
     opts: &MergeOptions,
 ) -> Result<Outcome, Attempt> {
-    let versions = Versions::parse(base, ours, theirs);
+    let versions = Versions::parse(base, ours, theirs).map(|v| v.named(opts.file_name.as_deref()));
     let mut messages = Vec::new();
     let mut git_conflicts = None;
     if opts.policy == Policy::Mark {

@@ -20,9 +20,13 @@ pub(super) fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
     } else {
         ConflictStyle::Merge
     };
-    let opts = options(&a.merge, &a.markers, a.markers.marker_size, style);
+    let path = a.path.as_deref().unwrap_or(&a.ours);
+    let opts = MergeOptions {
+        file_name: file_name(path),
+        ..options(&a.merge, &a.markers, a.markers.marker_size, style)
+    };
     let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
-    report(&outcome, &a.ours, a.merge.quiet);
+    report(&outcome, path, a.merge.quiet);
     write_result(a.output.as_deref(), &outcome.bytes)?;
     Ok(exit_code(&outcome))
 }
@@ -103,7 +107,10 @@ pub(super) fn driver(a: DriverArgs) -> anyhow::Result<i32> {
         configured_style()
     };
     let marker_size = a.markers.marker_size.or(a.git_marker_size);
-    let opts = options(&a.merge, &a.markers, marker_size, style);
+    let opts = MergeOptions {
+        file_name: file_name(a.path.as_deref().unwrap_or(&a.ours)),
+        ..options(&a.merge, &a.markers, marker_size, style)
+    };
     let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
     report(
         &outcome,
@@ -126,6 +133,11 @@ fn merge_files(
     let ours = read(ours, "ours")?;
     let theirs = read(theirs, "theirs")?;
     merge_bytes(&base, &ours, &theirs, opts).context("merging")
+}
+
+/// The last component of a path, for the rules that depend on a file's name.
+pub(super) fn file_name(path: &Path) -> Option<String> {
+    path.file_name().map(|n| n.to_string_lossy().into_owned())
 }
 
 fn read(path: &Path, role: &str) -> anyhow::Result<Vec<u8>> {

@@ -48,7 +48,7 @@ pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carrie
         return unchanged(Vec::new());
     };
     let trees = [&versions.base, &versions.ours, &versions.theirs];
-    let Some(edits) = plan_edits(trees, &result, policy) else {
+    let Some(edits) = plan_edits(trees, &result, policy, versions.file_name.as_deref()) else {
         return unchanged(Vec::new());
     };
     let (mut edits, notes) = edits;
@@ -117,6 +117,7 @@ fn plan_edits(
     trees: [&Tree; 3],
     result: &Tree,
     policy: Policy,
+    file_name: Option<&str>,
 ) -> Option<(Vec<Edit>, Vec<String>)> {
     let layouts = trees.map(Layout::new);
     let r = Layout::new(result);
@@ -156,7 +157,7 @@ fn plan_edits(
         if b.is_some_and(|b| region(base, b) == region(theirs, t)) {
             continue;
         }
-        walk.group_kind = identity.map(|id| id.group_kind());
+        walk.group_kind = resource::group_kind_of(identity.as_ref(), file_name);
         walk.schema.clear();
         let xs = std::array::from_fn(|i| parts[i].map(|p| (p.root, trees[i].node(p.root).start)));
         walk.field(d.root, result.node(d.root).start, xs);

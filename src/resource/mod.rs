@@ -4,7 +4,7 @@
 mod list_keys;
 mod path;
 
-pub(crate) use list_keys::{element_key, list_kind, schema_keys, ListKind};
+pub(crate) use list_keys::{element_key, group_kind_of, list_kind, schema_keys, ListKind};
 pub(crate) use path::Path;
 
 use std::collections::HashMap;
