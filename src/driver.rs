@@ -292,10 +292,31 @@ fn fallback(
     reason: Reason,
 ) -> Result<Outcome> {
     let line = line_merge(base, ours, theirs, opts)?;
+    let mut messages = vec![format!("line merge used: {reason}")];
+    // Exit 0 still means nothing was lost: a clean line merge of YAML inputs that no longer
+    // parses, or repeats something no input repeated (an alias without its anchor, two
+    // insertions of one key), is marked a conflict, the whole file ours against theirs.
+    if let (false, Ok(b), Ok(o), Ok(t), Ok(merged)) = (
+        line.conflicted,
+        std::str::from_utf8(base),
+        std::str::from_utf8(ours),
+        std::str::from_utf8(theirs),
+        std::str::from_utf8(&line.bytes),
+    ) {
+        if !line_result_is_sound(b, o, t, merged) {
+            messages.push(
+                "git's clean line merge breaks the YAML or repeats a key: marked as a conflict"
+                    .into(),
+            );
+            let mut outcome = last_resort(b, o, t, opts, None, messages);
+            outcome.fallback = Some(reason);
+            return Ok(outcome);
+        }
+    }
     Ok(Outcome {
         bytes: line.bytes,
         conflicted: line.conflicted,
-        messages: vec![format!("line merge used: {reason}")],
+        messages,
         fallback: Some(reason),
         resolved_hunks: 0,
     })

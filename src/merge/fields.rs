@@ -9,7 +9,7 @@ use crate::resource::{element_key, schema_keys, ListKind};
 
 use super::merger::Merger;
 use super::patch::directive;
-use super::plan::{Anchor, Field, Op, Slot};
+use super::plan::{Anchor, Field, Op, Side, Slot};
 use super::policy::Resolution;
 use crate::resource::Path;
 
@@ -49,12 +49,24 @@ impl Merger<'_> {
         }
         // merge2 walks into equal collections too: the patch's nulls inside must still clear.
         let walk_equal = self.prepend().is_some() && theirs.node(t.node).kind != Kind::Scalar;
+        // kyaml clears every null of ours it walks, whatever the other versions hold (kpt:
+        // unless base held the null too).
+        let kyaml3 = self.opts.policy.kyaml() && self.prepend().is_none();
+        if kyaml3 && ours.is_null(o.node) && !b.is_some_and(|b| base.is_null(b.node)) {
+            self.clear(o);
+            return;
+        }
         if !walk_equal && same_data(ours, o.node, theirs, t.node) {
+            if kyaml3 {
+                self.clear_nulls(path, b.map(|b| b.node), o);
+            }
             return;
         }
         if b.is_some_and(|b| same_data(base, b.node, theirs, t.node)) {
-            // Theirs did not change it. kyaml clears a field ours set to null.
-            if self.opts.policy.kyaml() && ours.is_null(o.node) {
+            // Theirs did not change it.
+            if kyaml3 {
+                self.clear_nulls(path, b.map(|b| b.node), o);
+            } else if self.opts.policy.kyaml() && ours.is_null(o.node) {
                 self.clear(o);
             }
             return;
@@ -88,6 +100,18 @@ impl Merger<'_> {
                 _ => {}
             }
         }
+        if !ours_unchanged
+            && b.is_some()
+            && matches!(o.slot, Slot::Entry(_))
+            && on.kind == tn.kind
+            && on.flow
+            && on.children.is_empty()
+            && theirs.is_block_collection(t.node)
+            && base_map_or_none(on.kind)
+            && self.fill_emptied(path, b, o, t)
+        {
+            return;
+        }
         if ours_unchanged {
             self.take_theirs(o, t);
             return;
@@ -97,6 +121,14 @@ impl Merger<'_> {
             && on.flow
             && !self.opts.policy.kyaml()
             && self.merge_flow_list(b, o, t)
+        {
+            return;
+        }
+        if on.kind == Kind::Map
+            && tn.kind == Kind::Map
+            && on.flow
+            && base_map_or_none(Kind::Map)
+            && self.merge_flow_map(b, o, t)
         {
             return;
         }
@@ -130,6 +162,54 @@ impl Merger<'_> {
                 ours: o,
                 list: false,
             }),
+        }
+    }
+
+    /// kyaml's merge3 clears every null field of ours it walks (a null in dest deletes the
+    /// field), also inside a value it otherwise keeps: ours' null fields under `o`, through
+    /// block maps and keyed lists (a plain list is a value kyaml does not walk), go — but for
+    /// those base (`b`, the same place in base) held as null too, which kpt keeps.
+    fn clear_nulls(&mut self, path: &Path, b: Option<NodeId>, o: Field) {
+        let (base, ours) = (self.base, self.ours);
+        if ours.is_null(o.node) {
+            if matches!(o.slot, Slot::Entry(_)) && !b.is_some_and(|b| base.is_null(b)) {
+                self.clear(o);
+            }
+            return;
+        }
+        if !ours.is_block_collection(o.node) {
+            return;
+        }
+        match ours.node(o.node).kind {
+            Kind::Map => {
+                let children: Vec<NodeId> = ours.entries(o.node).map(|(_, v)| v).collect();
+                let in_base = b.filter(|&b| base.node(b).kind == Kind::Map);
+                for (k, v) in ours.entries(o.node) {
+                    let name = ours.value(k);
+                    let bv = in_base.and_then(|b| base.get(b, name));
+                    self.clear_nulls(&path.key(name), bv, Field::entry(k, v));
+                }
+                if !matches!(o.slot, Slot::Root) {
+                    self.empty_if_all_deleted(o, &children);
+                }
+            }
+            Kind::Seq => {
+                if let ListKind::Keyed(keys) = self.list_kind(path, &[(ours, o.node)]) {
+                    let in_base: HashMap<String, NodeId> = b
+                        .filter(|&b| base.node(b).kind == Kind::Seq)
+                        .map_or(&[][..], |b| &base.node(b).children[..])
+                        .iter()
+                        .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
+                        .collect();
+                    for &e in &ours.node(o.node).children {
+                        let key = element_key(ours, e, &keys);
+                        let be = key.as_ref().and_then(|k| in_base.get(&k.0)).copied();
+                        let shown = key.map_or(String::new(), |k| k.1);
+                        self.clear_nulls(&path.element(&shown), be, Field::item(e));
+                    }
+                }
+            }
+            Kind::Scalar | Kind::Alias => {}
         }
     }
 
@@ -204,7 +284,16 @@ impl Merger<'_> {
                     (self.resource, self.group_kind) = outer;
                 }
                 None => {
-                    let Some(b) = b else { continue }; // added in ours
+                    let Some(b) = b else {
+                        // Added in ours.
+                        if kind != Children::Resources
+                            && self.opts.policy.kyaml()
+                            && self.prepend().is_none()
+                        {
+                            self.clear_nulls(&sub(c), None, c.field);
+                        }
+                        continue;
+                    };
                     let ours_removed_too = self.emptied(b.node, self.ours, c.field.node);
                     if same_data(self.base, b.node, self.ours, c.field.node) || ours_removed_too {
                         // Unchanged in ours, or ours wrote null where theirs deleted it: both
@@ -255,10 +344,14 @@ impl Merger<'_> {
             );
             match bi.get(&c.name) {
                 None => {
-                    if self.opts.policy.kyaml() && self.theirs.is_null(c.field.node) {
-                        continue;
+                    let mut omit = Vec::new();
+                    if self.opts.policy.kyaml() {
+                        if self.theirs.is_null(c.field.node) {
+                            continue;
+                        }
+                        self.nulls(c.field.node, &mut omit);
                     }
-                    self.insert(c.field, at, like, Vec::new());
+                    self.insert(c.field, at, like, omit);
                     inserted = true;
                 }
                 Some(&i) => {
@@ -276,6 +369,13 @@ impl Merger<'_> {
                             };
                             let mut omit = Vec::new();
                             self.delta(&sub(c), b.node, c.field.node, &keep, &mut omit);
+                            // An element whose delta is nothing but its keys carries no
+                            // change: kyaml does not bring it back.
+                            if kind == Children::Elements
+                                && self.only_keys_left(c.field.node, &keep, &omit)
+                            {
+                                continue;
+                            }
                             self.insert(c.field, at, like, omit);
                             inserted = true;
                         }
@@ -433,8 +533,14 @@ impl Merger<'_> {
                 };
                 if same_data(base, be, theirs, e) {
                     out.push(Field::item(e));
-                } else {
-                    self.delta(&path.element(&name), be, e, &keys, out);
+                    continue;
+                }
+                let before = out.len();
+                self.delta(&path.element(&name), be, e, &keys, out);
+                // An element left with nothing but its keys carries no change: it goes.
+                if self.only_keys_left(e, &keys, &out[before..]) {
+                    out.truncate(before);
+                    out.push(Field::item(e));
                 }
             }
             return;
@@ -442,6 +548,11 @@ impl Merger<'_> {
         for (k, v) in theirs.entries(t) {
             let name = theirs.value(k);
             if keep.iter().any(|k| k == name) {
+                continue;
+            }
+            // kyaml's null clears: in a delta it is nothing to add.
+            if theirs.is_null(v) {
+                out.push(Field::entry(k, v));
                 continue;
             }
             let Some(bv) = base.get(b, name) else {
@@ -455,6 +566,39 @@ impl Merger<'_> {
         }
     }
 
+    /// The fields holding null anywhere under theirs' node `n`: kyaml's null clears a field,
+    /// so a new block of theirs comes in without them.
+    fn nulls(&self, n: NodeId, out: &mut Vec<Field>) {
+        let theirs = self.theirs;
+        match theirs.node(n).kind {
+            Kind::Map => {
+                for (k, v) in theirs.entries(n) {
+                    if theirs.is_null(v) {
+                        out.push(Field::entry(k, v));
+                    } else {
+                        self.nulls(v, out);
+                    }
+                }
+            }
+            Kind::Seq => theirs
+                .node(n)
+                .children
+                .iter()
+                .for_each(|&e| self.nulls(e, out)),
+            _ => {}
+        }
+    }
+
+    /// Whether theirs' element `e` holds nothing but its `keys` once `omit` is left out.
+    fn only_keys_left(&self, e: NodeId, keys: &[String], omit: &[Field]) -> bool {
+        let theirs = self.theirs;
+        theirs.node(e).kind == Kind::Map
+            && theirs.entries(e).all(|(k, _)| {
+                keys.iter().any(|key| key == theirs.value(k))
+                    || omit.iter().any(|f| f.slot == Slot::Entry(k))
+            })
+    }
+
     /// A conflict over one field of ours.
     pub fn conflict_field(
         &mut self,
@@ -465,6 +609,185 @@ impl Merger<'_> {
         t: Option<Field>,
     ) {
         self.conflict(&path.shown, what, [b, Some(o), t], Anchor::Before(o), None);
+    }
+}
+
+impl Merger<'_> {
+    /// A collection ours emptied (`[]`, `{}`) that theirs changed: what theirs added goes in,
+    /// what ours removed stays out. Theirs' block text replaces ours' brackets, without the
+    /// children ours removed. Returns false (planning nothing) where theirs changed a child
+    /// ours removed and the policy cannot settle it, so the caller marks the whole.
+    fn fill_emptied(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) -> bool {
+        let (base, theirs) = (self.base, self.theirs);
+        let tn = theirs.node(t.node);
+        let b = b.map(|b| b.node);
+        let mut omit = Vec::new();
+        if tn.kind == Kind::Map {
+            for (k, v) in theirs.entries(t.node) {
+                if self.opts.policy.kyaml() && theirs.is_null(v) {
+                    omit.push(Field::entry(k, v)); // kyaml's null clears
+                    continue;
+                }
+                let Some(bv) = b.and_then(|b| base.get(b, theirs.value(k))) else {
+                    continue; // added by theirs
+                };
+                let changed = !same_data(base, bv, theirs, v);
+                match (changed, self.opts.policy.resolve()) {
+                    (true, Resolution::Mark) => return false, // ours removed what theirs changed
+                    // kyaml brings back only what theirs changed.
+                    (true, Resolution::Theirs) => {
+                        let name = theirs.value(k).to_string();
+                        self.delta(&path.key(&name), bv, v, &[], &mut omit);
+                    }
+                    _ => omit.push(Field::entry(k, v)),
+                }
+            }
+        } else if let (Some(bl), ListKind::Keyed(keys)) = (
+            b.filter(|&b| base.node(b).kind == Kind::Seq),
+            self.list_kind(path, &[(theirs, t.node)]),
+        ) {
+            // Elements by key: those base had, ours removed.
+            let in_base: HashMap<String, NodeId> = base
+                .node(bl)
+                .children
+                .iter()
+                .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
+                .collect();
+            for &e in &tn.children {
+                let Some(&be) = element_key(theirs, e, &keys).and_then(|(k, _)| in_base.get(&k))
+                else {
+                    continue; // added by theirs
+                };
+                let changed = !same_data(base, be, theirs, e);
+                match (changed, self.opts.policy.resolve()) {
+                    (true, Resolution::Mark) => return false, // ours removed what theirs changed
+                    (true, Resolution::Theirs) => {
+                        let shown = element_key(theirs, e, &keys).map_or(String::new(), |k| k.1);
+                        let before = omit.len();
+                        self.delta(&path.element(&shown), be, e, &keys, &mut omit);
+                        // An element left with nothing but its keys carries no change.
+                        if self.only_keys_left(e, &keys, &omit[before..]) {
+                            omit.truncate(before);
+                            omit.push(Field::item(e));
+                        }
+                    }
+                    _ => omit.push(Field::item(e)),
+                }
+            }
+        } else if self.opts.policy.kyaml() {
+            return false; // kyaml takes theirs' plain list whole
+        } else {
+            // Elements by content: those base already held, ours removed.
+            let mut held: HashMap<String, usize> = HashMap::new();
+            for &e in b.map_or(&[][..], |b| &base.node(b).children[..]) {
+                *held.entry(crate::parse::canonical(base, e)).or_default() += 1;
+            }
+            for &e in &tn.children {
+                let data = crate::parse::canonical(theirs, e);
+                if let Some(n) = held.get_mut(&data).filter(|n| **n > 0) {
+                    *n -= 1;
+                    omit.push(Field::item(e));
+                }
+            }
+        }
+        let direct = |f: &Field| match f.slot {
+            Slot::Entry(k) => theirs.node(k).parent == Some(t.node),
+            _ => theirs.node(f.node).parent == Some(t.node),
+        };
+        let children = tn.children.len() / if tn.kind == Kind::Map { 2 } else { 1 };
+        if omit.iter().filter(|f| direct(f)).count() == children {
+            return true; // nothing of theirs is left to add: ours' emptied collection stands
+        }
+        self.plan.ops.push(Op::Fill {
+            ours: o,
+            theirs: t,
+            omit,
+        });
+        true
+    }
+
+    /// A flow map (`{a: 1, b: 2}`) both sides changed: merged field by field as a block map
+    /// is (kyaml merges flow and block collections alike), written back as one flow map of
+    /// the winning entries' own text. Returns false (planning nothing) where a field is
+    /// disputed in mark mode, or both changed a nested value, so the caller marks the whole.
+    fn merge_flow_map(&mut self, b: Option<Field>, o: Field, t: Field) -> bool {
+        let (base, ours, theirs) = (self.base, self.ours, self.theirs);
+        let index = |tree: &Tree, m: Option<NodeId>| -> HashMap<String, NodeId> {
+            m.filter(|&m| tree.node(m).kind == Kind::Map)
+                .map(|m| {
+                    tree.entries(m)
+                        .map(|(k, v)| (tree.value(k).to_string(), v))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let (bi, oi, ti) = (
+            index(base, b.map(|b| b.node)),
+            index(ours, Some(o.node)),
+            index(theirs, Some(t.node)),
+        );
+        let kyaml = self.opts.policy.kyaml();
+        let resolution = self.opts.policy.resolve();
+        let same = |x: (&Tree, Option<&NodeId>), y: (&Tree, Option<&NodeId>)| match (x.1, y.1) {
+            (None, None) => true,
+            (Some(&a), Some(&c)) => same_data(x.0, a, y.0, c),
+            _ => false,
+        };
+        let mut entries = Vec::new();
+        for (k, v) in ours.entries(o.node) {
+            let name = ours.value(k);
+            let (bv, tv) = (bi.get(name), ti.get(name));
+            let theirs_changed = !same((base, bv), (theirs, tv));
+            let ours_changed = !same((base, bv), (ours, Some(&v)));
+            let take_theirs = match (theirs_changed, ours_changed) {
+                (false, _) => false,
+                (true, false) => true,
+                (true, true) if same((ours, Some(&v)), (theirs, tv)) => false,
+                (true, true) => match resolution {
+                    Resolution::Theirs => true,
+                    Resolution::Ours => false,
+                    Resolution::Mark => return false,
+                },
+            };
+            match (take_theirs, tv) {
+                (false, _) => entries.push((Side::Ours, k, v)),
+                (true, Some(&tv)) if kyaml && theirs.is_null(tv) => {}
+                (true, Some(&tv)) => {
+                    let tk = theirs
+                        .entries(t.node)
+                        .find(|&(_, x)| x == tv)
+                        .map(|(k, _)| k);
+                    entries.push((Side::Theirs, tk.unwrap_or(k), tv));
+                }
+                (true, None) => {} // theirs deleted it
+            }
+        }
+        for (k, v) in theirs.entries(t.node) {
+            let name = theirs.value(k);
+            if oi.contains_key(name) {
+                continue;
+            }
+            match bi.get(name) {
+                None if kyaml && theirs.is_null(v) => {}
+                None => entries.push((Side::Theirs, k, v)),
+                Some(&bv) if same_data(base, bv, theirs, v) => {} // deleted in ours
+                Some(_) => match resolution {
+                    Resolution::Theirs => entries.push((Side::Theirs, k, v)),
+                    Resolution::Ours => {}
+                    Resolution::Mark => return false,
+                },
+            }
+        }
+        // A flow map holds flow text only: a block value cannot go inside its braces.
+        let inline = |&(side, _, v): &(Side, NodeId, NodeId)| {
+            let tree = if side == Side::Ours { ours } else { theirs };
+            tree.node(v).kind == Kind::Scalar || tree.node(v).flow
+        };
+        if !entries.iter().all(inline) {
+            return false;
+        }
+        self.plan.ops.push(Op::FlowMap { ours: o, entries });
+        true
     }
 }
 

@@ -50,6 +50,13 @@ impl Field {
     }
 }
 
+/// Ours or theirs: whose text an entry comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    Ours,
+    Theirs,
+}
+
 /// A place in ours' text where something new goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Anchor {
@@ -98,12 +105,27 @@ pub(crate) enum Op {
         ours: Field,
         theirs: Field,
         chunks: Vec<Chunk>,
+        /// Whether theirs' header (`|`, `>-`, …) replaces ours' (theirs changed it).
+        theirs_header: bool,
     },
     /// A flow list (`[a, b]`) merged element by element: theirs' stretches spliced into ours.
     FlowList {
         ours: Field,
         theirs: Field,
         chunks: Vec<Chunk>,
+    },
+    /// Ours' empty `[]`/`{}` replaced by theirs' block collection without the children in
+    /// `omit` (those ours removed).
+    Fill {
+        ours: Field,
+        theirs: Field,
+        omit: Vec<Field>,
+    },
+    /// Ours' flow map rewritten with these entries (key and value nodes of ours' or theirs'
+    /// tree), each in its own text.
+    FlowMap {
+        ours: Field,
+        entries: Vec<(Side, NodeId, NodeId)>,
     },
     /// Ours' children replaced by theirs' (merge2's `$patch: replace`), directives left out.
     ReplaceChildren { ours: Field, theirs: Vec<Field> },

@@ -20,6 +20,17 @@ impl Merger<'_> {
         ) else {
             return false;
         };
+        // The header (style, chomping, indentation) is one value: both changing it
+        // differently is a conflict of the whole field.
+        let (hb, ho, ht) = (
+            self.base.block_header(b.node).map(|h| h.1),
+            self.ours.block_header(o.node).map(|h| h.1),
+            self.theirs.block_header(t.node).map(|h| h.1),
+        );
+        if hb != ho && hb != ht && ho != ht {
+            return false;
+        }
+        let theirs_header = hb == ho && hb != ht;
         let keep_ours = self.opts.policy.resolve() == Resolution::Ours;
         let chunks: Vec<Chunk> = diff3(&bb.lines, &ob.lines, &tb.lines)
             .into_iter()
@@ -43,6 +54,7 @@ impl Merger<'_> {
             ours: o,
             theirs: t,
             chunks,
+            theirs_header,
         });
         true
     }

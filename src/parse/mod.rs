@@ -205,6 +205,24 @@ pub struct BlockLines<'a> {
 }
 
 impl<'a> Tree<'a> {
+    /// A literal or folded scalar's header (`|`, `>-`, `|2+`): its style, chomping and
+    /// indentation indicator, and where it stands; `None` for any other node.
+    pub fn block_header(&self, id: NodeId) -> Option<(usize, &'a str)> {
+        let n = &self.nodes[id];
+        if !matches!(n.style, Style::Literal | Style::Folded) {
+            return None;
+        }
+        let text = self.text;
+        let line = &text[n.start..crate::text::line_end(text, n.start)];
+        let code = line.find('#').map_or(line, |c| &line[..c]);
+        let at = code.find(['|', '>'])?;
+        let len = code[at..]
+            .bytes()
+            .take_while(|b| b"|>+-0123456789".contains(b))
+            .count();
+        Some((n.start + at, &code[at..at + len]))
+    }
+
     /// A literal or folded scalar's content lines; `None` for any other node.
     pub fn block_lines(&self, id: NodeId) -> Option<BlockLines<'a>> {
         use crate::text::{indent_of_line, line_end, next_line_start};

@@ -331,6 +331,8 @@ impl<'a> Builder<'a> {
     }
 
     /// Where a block scalar's `|`/`>` header is: after the last token, before the content.
+    /// Where the last token's span already covers it (a document's root scalar), it is the
+    /// last `|` or `>` of the line before the content, outside a trailing comment.
     fn block_header(&self, content: usize) -> usize {
         let from = self.last_end.min(content);
         let mut i = from;
@@ -345,7 +347,11 @@ impl<'a> Builder<'a> {
                 _ => i += 1,
             }
         }
-        content
+        let before = self.text[..content].trim_end_matches([' ', '\t', '\r', '\n']);
+        let line_start = lines::line_start(self.text, before.len());
+        let line = &self.text[line_start..before.len()];
+        let code = line.find(" #").map_or(line, |c| &line[..c]);
+        code.rfind(['|', '>']).map_or(content, |h| line_start + h)
     }
 
     /// Turns the DocumentStart..DocumentEnd spans into regions that tile the file.

@@ -3,7 +3,7 @@
 
 use crate::fallback::{Reason, Side};
 
-use super::{Error, Tree};
+use super::{Error, Kind, Style, Tree};
 
 /// The three versions of a file, parsed once for both the line-merge check and the
 /// structural merge.
@@ -79,7 +79,36 @@ fn parse(side: Side, text: &str) -> Result<Tree<'_>, Reason> {
             "{side} repeats a mapping key ({dup})"
         )));
     }
+    // Tabs cannot indent YAML: text moved between columns could turn one into structure.
+    if let Some(line) = text.lines().position(|l| l.starts_with('\t')) {
+        return Err(Reason::Unsupported(format!(
+            "{side} indents line {} with a tab",
+            line + 1
+        )));
+    }
+    // An empty key (`: value`) is valid YAML no manifest uses, and no key to pair a field by.
+    if let Some(at) = empty_key(&tree) {
+        return Err(Reason::Unsupported(format!(
+            "{side} has an empty mapping key (line {})",
+            text[..at].matches('\n').count() + 1
+        )));
+    }
     Ok(tree)
+}
+
+/// Where the first empty mapping key starts, if a map has one.
+fn empty_key(tree: &Tree) -> Option<usize> {
+    tree.nodes
+        .iter()
+        .filter(|n| n.kind == Kind::Map)
+        .flat_map(|n| n.children.iter().step_by(2))
+        .map(|&k| tree.node(k))
+        .find(|k| {
+            k.kind == Kind::Scalar
+                && k.style == Style::Plain
+                && tree.text[k.start..k.end].is_empty()
+        })
+        .map(|k| k.start)
 }
 
 /// The first line holding a Go template action (`{{`) outside a comment: a text that does

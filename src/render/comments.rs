@@ -241,7 +241,17 @@ fn decide_head(
     let [Some(pb), Some(po), Some(pt)] = partners else {
         return;
     };
-    let head = |i: usize, p: Option<usize>| p.map(|l| x[i].head(l));
+    // Blank lines at the very end of a text are no one's comment: a side that deleted the
+    // last fields leaves there the blank line that stood above them, which the other side
+    // may keep elsewhere. The result keeps its own.
+    let eof = line == r.starts.len();
+    fn trim(eof: bool, mut h: Vec<HeadLine<'_>>) -> Vec<HeadLine<'_>> {
+        while eof && h.last().is_some_and(|l| l.text.trim().is_empty()) {
+            h.pop();
+        }
+        h
+    }
+    let head = |i: usize, p: Option<usize>| p.map(|l| trim(eof, x[i].head(l)));
     let hb = head(0, pb).unwrap_or_default();
     let ho = head(1, po).unwrap_or_else(|| hb.clone());
     let ht = head(2, pt).unwrap_or_else(|| hb.clone());
@@ -291,6 +301,11 @@ fn decide_head(
         }
     };
     let now = r.head(line);
+    let mut target = target;
+    if eof {
+        let kept = now.len() - trim(eof, now.clone()).len();
+        target.extend_from_slice(&now[now.len() - kept..]);
+    }
     if keys(&now) == keys(&target) {
         return;
     }

@@ -114,6 +114,45 @@ impl Renderer<'_> {
         Edit { start, end, text }
     }
 
+    /// Ours' empty `[]`/`{}` replaced by theirs' block collection without the children in
+    /// `omit`: theirs' lines below ours' key, at ours' column and sequence style.
+    pub(super) fn fill(&self, o: Field, t: Field, omit: &[Field]) -> Result<Edit> {
+        let on = self.ours.node(o.node);
+        let theirs = self.theirs;
+        let eol = self.ours.eol;
+        let children: Vec<Field> = if theirs.node(t.node).kind == crate::parse::Kind::Map {
+            theirs
+                .entries(t.node)
+                .map(|(k, v)| Field::entry(k, v))
+                .collect()
+        } else {
+            theirs
+                .node(t.node)
+                .children
+                .iter()
+                .map(|&e| Field::item(e))
+                .collect()
+        };
+        let omit_edits = self.omitted(omit);
+        let col = column(self.ours, o)
+            + if theirs.node(t.node).kind == crate::parse::Kind::Seq {
+                self.list_style(column(self.ours, o), on.start).unwrap_or(2)
+            } else {
+                2
+            };
+        let mut text = String::new();
+        for f in children.iter().filter(|f| !omit.contains(f)) {
+            text.push_str(&self.moved_lines(theirs, *f, col, None, &omit_edits, on.start)?);
+        }
+        let text = text.strip_suffix(eol).unwrap_or(&text).to_string();
+        let start = after_indicator(self.ours, o).unwrap_or(on.start);
+        Ok(Edit {
+            start,
+            end: on.end,
+            text: format!("{eol}{text}"),
+        })
+    }
+
     /// Ours' field deleted: its lines, with the comments above it.
     pub(super) fn delete(&self, o: Field) -> Edit {
         let text = self.ours.text;
@@ -184,28 +223,67 @@ impl Renderer<'_> {
         })
     }
 
-    /// Deletions of theirs' text that leave out the given fields of theirs.
+    /// Edits of theirs' text that leave out the given fields of theirs. A map or list left
+    /// with none of its children is written empty (`key: {}`), as kyaml writes an empty
+    /// delta, not as a null.
     fn omitted(&self, omit: &[Field]) -> Vec<Edit> {
         let theirs = self.theirs;
-        omit.iter()
-            .map(|&f| {
-                let mut range = match f.slot {
-                    Slot::Entry(key) => entry_lines(theirs, key, f.node),
-                    _ => item_lines(theirs, f.node),
-                };
-                if let Slot::Entry(key) = f.slot {
-                    if line_start(theirs.text, range.start) < range.start {
-                        // The first key on a `- ` line: pull the next key up.
-                        range.end = next_key_start(theirs, key).unwrap_or(range.end);
-                    }
-                }
+        let gone = |n: NodeId| {
+            omit.iter().any(|f| match f.slot {
+                Slot::Entry(k) => k == n,
+                _ => f.node == n,
+            })
+        };
+        let parents: std::collections::HashSet<NodeId> = omit
+            .iter()
+            .filter_map(|f| theirs.node(f.node).parent)
+            .collect();
+        let emptied = parents.into_iter().filter_map(|p| {
+            let n = theirs.node(p);
+            let step = if n.kind == crate::parse::Kind::Map {
+                2
+            } else {
+                1
+            };
+            let all_gone = n.children.iter().step_by(step).all(|&c| gone(c));
+            let parent = theirs.node(n.parent?);
+            // Only a map value gets its `{}` after its key.
+            let i = parent.children.iter().position(|&c| c == p)?;
+            let key = (parent.kind == crate::parse::Kind::Map && i % 2 == 1)
+                .then(|| parent.children[i - 1])?;
+            (all_gone && !gone(key)).then(|| {
+                let at = line_end(theirs.text, theirs.node(key).end);
                 Edit {
-                    start: range.start,
-                    end: range.end,
-                    text: String::new(),
+                    start: at,
+                    end: at,
+                    text: if n.kind == crate::parse::Kind::Map {
+                        " {}"
+                    } else {
+                        " []"
+                    }
+                    .into(),
                 }
             })
-            .collect()
+        });
+        let mut edits: Vec<Edit> = emptied.collect();
+        edits.extend(omit.iter().map(|&f| {
+            let mut range = match f.slot {
+                Slot::Entry(key) => entry_lines(theirs, key, f.node),
+                _ => item_lines(theirs, f.node),
+            };
+            if let Slot::Entry(key) = f.slot {
+                if line_start(theirs.text, range.start) < range.start {
+                    // The first key on a `- ` line: pull the next key up.
+                    range.end = next_key_start(theirs, key).unwrap_or(range.end);
+                }
+            }
+            Edit {
+                start: range.start,
+                end: range.end,
+                text: String::new(),
+            }
+        }));
+        edits
     }
 
     /// A conflict over ours' lines of consecutive fields (or, when ours has none, at
@@ -245,15 +323,31 @@ impl Renderer<'_> {
         let base_text = side(self.base, base)?;
         let theirs_text = side(self.theirs, theirs)?;
         let mut text = String::new();
+        let mut start = range.start;
+        let ls = line_start(self.ours.text, start);
         if range.start == self.ours.text.len()
             && !self.ours.text.is_empty()
             && !self.ours.text.ends_with('\n')
         {
             text.push_str(self.ours.eol);
+        } else if ours.is_empty() && !self.ours.text[ls..start].trim().is_empty() {
+            // Before the first key of a `- ` item: the markers need lines of their own, so the
+            // dash stays alone on its line and the key moves below the conflict.
+            if self.ours.text[..start].ends_with(' ') {
+                start -= 1;
+            }
+            text.push_str(self.ours.eol);
+            text.push_str(&self.markers().wrap(&ours_text, &base_text, &theirs_text));
+            text.push_str(&" ".repeat(col));
+            return Ok(Edit {
+                start,
+                end: range.end,
+                text,
+            });
         }
         text.push_str(&self.markers().wrap(&ours_text, &base_text, &theirs_text));
         Ok(Edit {
-            start: range.start,
+            start,
             end: range.end,
             text,
         })

@@ -14,7 +14,7 @@ mod splice;
 use anyhow::Result;
 
 use crate::fallback::Reason;
-use crate::merge::plan::{Op, Plan};
+use crate::merge::plan::{Anchor, Op, Plan};
 use crate::options::{ConflictStyle, MergeOptions, Mode};
 use crate::parse::{Tree, Versions};
 use crate::text::markers::Markers;
@@ -39,11 +39,18 @@ pub(crate) fn render(
     opts: &MergeOptions,
 ) -> Result<Rendered, Reason> {
     let r = Renderer::new(versions, opts);
-    let mut edits = Vec::new();
+    let mut ranked = Vec::new();
     let internal = |e: anyhow::Error| Reason::Internal(format!("{e:#}"));
     for op in &plan.ops {
+        let mut edits = Vec::new();
         r.edits(op, &mut edits).map_err(internal)?;
+        ranked.extend(edits.into_iter().map(|e| (rank(op), e)));
     }
+    // Insertions at one offset keep the order they were planned in, but for whole
+    // documents: one placed where ours' document starts goes before that document's new
+    // first lines, one placed where it ends goes after its new last lines.
+    ranked.sort_by_key(|(rank, e)| (e.start, *rank));
+    let mut edits: Vec<Edit> = ranked.into_iter().map(|(_, e)| e).collect();
     let text = splice(r.ours.text, &mut edits).map_err(internal)?;
     // A patch (merge2) has no base to tell its comment edits from its comments.
     if !plan.conflicts.is_empty() || matches!(opts.mode, Mode::TwoWay { .. }) {
@@ -57,6 +64,18 @@ pub(crate) fn render(
         text: carried.text,
         notes: carried.notes,
     })
+}
+
+/// Where an op's insertions go among others at the same offset (see [`render`]).
+fn rank(op: &Op) -> i8 {
+    match op {
+        Op::InsertDocument { at, .. } | Op::DocumentConflict { at, .. } => match at {
+            Anchor::DocStart(_) => -1,
+            Anchor::DocEnd(_) | Anchor::End => 1,
+            _ => 0,
+        },
+        _ => 0,
+    }
 }
 
 /// What every edit is written against: the three trees and git's marker settings.
@@ -120,13 +139,21 @@ impl<'t> Renderer<'t> {
                 ours,
                 theirs,
                 chunks,
-            } => out.extend(self.lines(*base, *ours, *theirs, chunks)),
+                theirs_header,
+            } => {
+                out.extend(self.lines(*base, *ours, *theirs, chunks));
+                if *theirs_header {
+                    out.extend(self.header(*ours, *theirs));
+                }
+            }
             Op::FlowList {
                 ours,
                 theirs,
                 chunks,
             } => out.extend(self.flow_list(*ours, *theirs, chunks)),
             Op::ReplaceChildren { ours, theirs } => self.replace_children(*ours, theirs, out)?,
+            Op::FlowMap { ours, entries } => out.push(self.flow_map(*ours, entries)),
+            Op::Fill { ours, theirs, omit } => out.push(self.fill(*ours, *theirs, omit)?),
             Op::InsertDocument { theirs, at } => {
                 out.push(self.insert_document(*theirs, self.place(*at)))
             }

@@ -1,8 +1,9 @@
 //! Values merged inside ours' text rather than replaced: block scalars merged line by line
 //! and flow lists merged element by element.
 
-use crate::merge::plan::Field;
+use crate::merge::plan::{Field, Side};
 use crate::merge::Chunk;
+use crate::parse::NodeId;
 use crate::text::line_end;
 
 use super::regions::column;
@@ -61,6 +62,38 @@ impl Renderer<'_> {
             start: ob.content,
             end: line_end(self.ours.text, on.end).max(ob.content),
             text: merged.join(self.ours.eol),
+        })
+    }
+
+    /// Ours' flow map rewritten as one flow map of the given entries' own text.
+    pub(super) fn flow_map(&self, o: Field, entries: &[(Side, NodeId, NodeId)]) -> Edit {
+        let on = self.ours.node(o.node);
+        let text = entries
+            .iter()
+            .map(|&(side, k, v)| {
+                let tree = match side {
+                    Side::Ours => self.ours,
+                    Side::Theirs => self.theirs,
+                };
+                format!("{}: {}", tree.src(k), tree.src(v))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        Edit {
+            start: on.start,
+            end: on.end,
+            text: format!("{{{text}}}"),
+        }
+    }
+
+    /// Ours' block scalar header replaced by theirs'.
+    pub(super) fn header(&self, o: Field, t: Field) -> Option<Edit> {
+        let (at, ours) = self.ours.block_header(o.node)?;
+        let (_, theirs) = self.theirs.block_header(t.node)?;
+        Some(Edit {
+            start: at,
+            end: at + ours.len(),
+            text: theirs.to_string(),
         })
     }
 

@@ -112,8 +112,14 @@ pub(crate) fn sides_parse(text: &[u8], marker_size: usize) -> Result<(), String>
 /// A clean structural result must read back as YAML with no repeated key; if the splice broke
 /// it, that is a bug, and the line merge is safer.
 pub(crate) fn reads_back(text: &str) -> Result<(), Reason> {
-    let merged = parse::parse(text)
-        .map_err(|e| Reason::Internal(format!("the merged text does not parse: {e}")))?;
+    let merged = parse::parse(text).map_err(|e| match e {
+        // Anchors and aliases are text the rules do not follow across fields: one side's
+        // alias can outlive the other side's deletion of its anchor.
+        parse::Error::Syntax { ref message, .. } if message.contains("unknown anchor") => {
+            Reason::Unsupported("the merge would leave an alias without its anchor".into())
+        }
+        e => Reason::Internal(format!("the merged text does not parse: {e}")),
+    })?;
     if let Some(dup) = merged.duplicate_keys.first() {
         return Err(Reason::Internal(format!(
             "the merged text repeats a mapping key ({dup})"

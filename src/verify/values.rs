@@ -4,9 +4,8 @@ use std::collections::HashMap;
 
 use crate::line_merge::line_merge;
 use crate::options::{MergeOptions, Policy};
-use crate::parse::{canonical, same_data, Kind, NodeId, Style, Tree, Versions};
+use crate::parse::{canonical, same_data, Kind, NodeId, Tree, Versions};
 use crate::resource::Path;
-use crate::text::line_end;
 
 use super::documents::same;
 use super::{Verdict, Violation};
@@ -90,8 +89,8 @@ impl<'t> Checker<'t> {
         let null = |tree: &Tree, x: At| x.is_some_and(|n| tree.is_null(n));
         let kyaml = self.policy == Policy::Theirs;
         if same(ot, o, tt, t) {
-            // Unchanged, or changed alike (kyaml clears a null ours and theirs share).
-            if !(self.equal(path, ot, o, r) || kyaml && r.is_none() && null(ot, o)) {
+            // Unchanged, or changed alike (kyaml clears the nulls of ours it walks).
+            if !(self.equal(path, ot, o, r) || kyaml && cleared_same(rt, r, ot, o)) {
                 self.at(
                     path,
                     common,
@@ -117,8 +116,8 @@ impl<'t> Checker<'t> {
             return;
         }
         if same(bt, b, tt, t) {
-            // Only ours changed it (kyaml clears a null ours set).
-            if !(self.equal(path, ot, o, r) || kyaml && r.is_none() && null(ot, o)) {
+            // Only ours changed it (kyaml clears the nulls of ours it walks).
+            if !(self.equal(path, ot, o, r) || kyaml && cleared_same(rt, r, ot, o)) {
                 self.at(path, common, expected("ours changed", ot, o, rt, r));
             }
             return;
@@ -303,9 +302,11 @@ impl<'t> Checker<'t> {
             (Kind::Seq, Kind::Seq) if xn.children.len() == rn.children.len() => {
                 match self.keyed_pairs(path, xt, x, r) {
                     Some((set, pairs)) => {
-                        // Elements by key; their order too, but in a set list.
+                        // Elements by key; their order too, but in a set list and under
+                        // kyaml's rules (which keep ours' order whatever theirs did).
                         let position = |n: NodeId| rn.children.iter().position(|&c| c == n);
                         let in_order = set
+                            || self.policy == Policy::Theirs
                             || pairs
                                 .windows(2)
                                 .all(|w| position(w[0].2) < position(w[1].2));
@@ -418,16 +419,8 @@ impl<'t> Checker<'t> {
 
 /// A block scalar's header (`|`, `>-`, `|2+`): style, chomping and indentation indicator.
 fn header(tree: &Tree, n: NodeId) -> String {
-    let node = tree.node(n);
-    if !matches!(node.style, Style::Literal | Style::Folded) {
-        return String::new();
-    }
-    let line = &tree.text[node.start..line_end(tree.text, node.start)];
-    let line = line.split('#').next().unwrap_or("");
-    line.split_whitespace()
-        .find(|w| w.starts_with(['|', '>']))
-        .unwrap_or("")
-        .to_string()
+    tree.block_header(n)
+        .map_or(String::new(), |(_, h)| h.to_string())
 }
 
 /// A description of an expected value the result does not hold.
@@ -479,15 +472,28 @@ pub(super) fn cleared_same(rt: &Tree, r: At, tt: &Tree, t: At) -> bool {
             kept == result.len()
         }
         (Kind::Seq, Kind::Seq) => {
+            let pairwise = |(&x, &y): (&NodeId, &NodeId)| cleared_same(rt, Some(x), tt, Some(y));
             rn.children.len() == tn.children.len()
-                && rn
-                    .children
-                    .iter()
-                    .zip(&tn.children)
-                    .all(|(&x, &y)| cleared_same(rt, Some(x), tt, Some(y)))
+                && (rn.children.iter().zip(&tn.children).all(pairwise)
+                    || elements_in_any_order(rt, &rn.children, tt, &tn.children))
         }
         _ => same_data(rt, r, tt, t),
     }
+}
+
+/// Whether the result's elements `rs` are theirs' map elements `ts` in another order: kyaml
+/// keeps ours' order of a keyed list whatever theirs did, so there the order is not data.
+/// Quadratic, but only reached where the elements differ in place.
+fn elements_in_any_order(rt: &Tree, rs: &[NodeId], tt: &Tree, ts: &[NodeId]) -> bool {
+    let mut left: Vec<NodeId> = rs.to_vec();
+    ts.iter().all(|&y| {
+        tt.node(y).kind == Kind::Map
+            && left
+                .iter()
+                .position(|&x| cleared_same(rt, Some(x), tt, Some(y)))
+                .map(|i| left.swap_remove(i))
+                .is_some()
+    })
 }
 
 /// Whether `r` holds nothing `x` lacks: every field of `r` is in `x` with the same data, or
