@@ -49,7 +49,8 @@ key. In a set list, where order means nothing (finalizers; a kustomization's res
 components, crds and configurations, also in a kustomization.yaml that names no kind), the
 entries both sides added are all kept, ours' first, and one both added appears once. In an
 ordered list (args, command, CI steps, a kustomization's patches) two different entries added
-at one place conflict around just those entries.
+at one place conflict around just those entries. An element one side renamed and the other
+edited is paired like a renamed resource and merged field by field.
 
 Comments and blank lines travel with the side that wrote them. Where both sides changed the
 same comment lines differently, ours' stay (theirs' with --on-conflict theirs) and a line on
