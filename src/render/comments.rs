@@ -294,7 +294,13 @@ fn decide_head(
             } else {
                 if policy == Policy::Mark {
                     let first = pt.map_or(0, |l| x[2].head_start(l));
-                    not_taken.extend((first..first + ht.len()).map(|l| l + 1));
+                    // The comment lines: a blank line is no edit to name.
+                    not_taken.extend(
+                        ht.iter()
+                            .enumerate()
+                            .filter(|(_, h)| !h.text.trim().is_empty())
+                            .map(|(i, _)| first + i + 1),
+                    );
                 }
                 ho
             }
