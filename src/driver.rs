@@ -110,7 +110,7 @@ fn by_structure(
     theirs: &str,
     opts: &MergeOptions,
 ) -> Result<Outcome, Attempt> {
-    let versions = Versions::parse(base, ours, theirs);
+    let versions = Versions::parse(base, ours, theirs).map(|v| v.named(opts.file_name.as_deref()));
     if let Err(reason @ Reason::Template { .. }) = versions {
         return by_template(base, ours, theirs, opts, reason);
     }
@@ -150,6 +150,7 @@ fn by_structure(
                 let resolved = git_conflicts
                     .as_ref()
                     .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));
+                messages.extend(merged.notes);
                 return Ok(clean(merged.text.into_bytes(), messages, resolved));
             }
             Verdict::Broken(violations) => violations,
@@ -164,10 +165,11 @@ fn by_structure(
             .collect();
         let retry = merge::plan_with_conflicts_at(&versions, opts, &forced)
             .and_then(|plan| {
-                let text = render::render(&versions, &plan, opts)?;
+                let rendered = render::render(&versions, &plan, opts)?;
                 Ok(Merged {
-                    text,
+                    text: rendered.text,
                     conflicts: plan.conflicts,
+                    notes: rendered.notes,
                 })
             })
             .ok()
@@ -243,7 +245,8 @@ fn by_template(
         std::mem::take(&mut skeletons.ours),
         std::mem::take(&mut skeletons.theirs),
     );
-    let versions = match Versions::parse(&sb, &so, &st) {
+    let versions = match Versions::parse(&sb, &so, &st).map(|v| v.named(opts.file_name.as_deref()))
+    {
         Ok(versions) => versions,
         Err(why) => return Err(unsettled(&format!("cannot start: as a skeleton, {why}"))),
     };
@@ -302,6 +305,12 @@ fn by_template(
         let resolved = git_conflicts
             .as_ref()
             .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));
+        messages.extend(
+            merged
+                .notes
+                .iter()
+                .map(|n| tokens.unmask(n).unwrap_or_else(|| n.clone())),
+        );
         return Ok(clean(text.into_bytes(), messages, resolved));
     }
     // A conflicted result loses no control line: each one due is somewhere in it.
@@ -343,7 +352,14 @@ fn by_template(
             });
         }
     }
-    Ok(conflicted(Merged { text, conflicts }, messages))
+    Ok(conflicted(
+        Merged {
+            text,
+            conflicts,
+            notes: Vec::new(),
+        },
+        messages,
+    ))
 }
 
 /// A clean outcome, which resolved `resolved_hunks` conflicts of git's line merge.
@@ -456,18 +472,22 @@ fn fallback(
 pub struct Merged {
     pub text: String,
     pub conflicts: Vec<Conflict>,
+    /// What the user should know about a clean result, one line each (theirs' comment
+    /// edits that overlapped ours' and were not taken).
+    pub notes: Vec<String>,
 }
 
 /// Plans the merge of the parsed versions and writes it into ours' text.
 pub(crate) fn structural(versions: &Versions, opts: &MergeOptions) -> Result<Merged, Reason> {
     let plan = merge::plan(versions, opts)?;
-    let text = render::render(versions, &plan, opts)?;
+    let rendered = render::render(versions, &plan, opts)?;
     if plan.conflicts.is_empty() {
-        reads_back(&text)?;
+        reads_back(&rendered.text)?;
     }
     Ok(Merged {
-        text,
+        text: rendered.text,
         conflicts: plan.conflicts,
+        notes: rendered.notes,
     })
 }
 

@@ -57,6 +57,9 @@ pub struct MergeOptions {
     /// The largest version (in bytes) merged by structure; a larger one goes to the line
     /// merge, which stays fast on any size. It bounds time and memory on hostile input.
     pub max_size: usize,
+    /// The file's name (git's `%P`, or ours' path), for the rules that depend on it: a
+    /// `kustomization.yaml` that names no `kind` is a kustomization all the same.
+    pub file_name: Option<String>,
 }
 
 /// Which merge the rules serve.
@@ -82,6 +85,7 @@ impl Default for MergeOptions {
             labels: Labels::default(),
             mode: Mode::ThreeWay,
             max_size: DEFAULT_MAX_SIZE,
+            file_name: None,
         }
     }
 }

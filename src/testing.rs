@@ -72,7 +72,9 @@ pub fn merge_structurally(
     opts: &MergeOptions,
 ) -> Result<(String, usize), String> {
     let versions = Versions::parse(base, ours, theirs).map_err(|e| format!("{e:#}"))?;
-    let Merged { text, conflicts } = structural(&versions, opts).map_err(|e| format!("{e:#}"))?;
+    let Merged {
+        text, conflicts, ..
+    } = structural(&versions, opts).map_err(|e| format!("{e:#}"))?;
     Ok((text, conflicts.len()))
 }
 

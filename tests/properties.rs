@@ -2333,7 +2333,25 @@ fn check_keyed(
             ),
         );
     }
-    let (bk, ok, tk) = (index(b), index(o), index(t));
+    let (bk, mut ok, mut tk) = (index(b), index(o), index(t));
+    let mut rk = rk;
+    // An element one side renamed, paired like a renamed resource: it is checked under its
+    // base key, and the result's element under that side's new key with it.
+    let keys_of = |l: &[D]| -> Vec<String> { l.iter().map(|e| element_key(keys, e)).collect() };
+    for (side, other, sk) in [(o, t, &mut ok), (t, o, &mut tk)] {
+        if let Some((old, new)) =
+            renamed_element(&keys_of(b), &keys_of(side), &keys_of(other), b, side)
+        {
+            if let Some(e) = sk.remove(&new) {
+                sk.insert(old.clone(), e);
+            }
+            if !rk.contains_key(&old) {
+                if let Some(e) = rk.remove(&new) {
+                    rk.insert(old, e);
+                }
+            }
+        }
+    }
     let all: std::collections::BTreeSet<&String> = bk
         .keys()
         .chain(ok.keys())
@@ -2353,6 +2371,33 @@ fn check_keyed(
         )?;
     }
     Ok(())
+}
+
+/// DESIGN.md's rename rule for list elements, as (base key, side's new key): exactly one
+/// base element the other side kept is missing from `side`, exactly one of `side`'s keys is
+/// in neither base nor the other side, both follow the same element base and `side` share,
+/// and their content is mostly the same.
+fn renamed_element(
+    bk: &[String],
+    sk: &[String],
+    other: &[String],
+    b: &[D],
+    side: &[D],
+) -> Option<(String, String)> {
+    let gone: Vec<usize> = (0..bk.len())
+        .filter(|&i| !sk.contains(&bk[i]) && other.contains(&bk[i]))
+        .collect();
+    let new: Vec<usize> = (0..sk.len())
+        .filter(|&i| !bk.contains(&sk[i]) && !other.contains(&sk[i]))
+        .collect();
+    let (&[bi], &[si]) = (&gone[..], &new[..]) else {
+        return None;
+    };
+    let before = |v: &[String], i: usize, shared: &[String]| {
+        v[..i].iter().rev().find(|k| shared.contains(k)).cloned()
+    };
+    (before(bk, bi, sk) == before(sk, si, bk) && similar_content(&b[bi], &side[si]))
+        .then(|| (bk[bi].clone(), sk[si].clone()))
 }
 
 /// A list without a key both sides changed: each element's count is base's plus both

@@ -21,7 +21,11 @@ pub(super) fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
     } else {
         ConflictStyle::Merge
     };
-    let opts = options(&a.merge, &a.markers, a.markers.marker_size, style);
+    let path = a.path.as_deref().unwrap_or(&a.ours);
+    let opts = MergeOptions {
+        file_name: file_name(path),
+        ..options(&a.merge, &a.markers, a.markers.marker_size, style)
+    };
     let sources = [
         Source::resolve(&a.base, "base")?,
         Source::resolve(&a.ours, "ours")?,
@@ -35,7 +39,7 @@ pub(super) fn merge3(a: Merge3Args) -> anyhow::Result<i32> {
     let ours = file_bytes(ours, "ours")?;
     let theirs = file_bytes(theirs, "theirs")?;
     let outcome = merge_bytes(&base, &ours, &theirs, &opts).context("merging")?;
-    report(&outcome, &a.ours, a.merge.quiet);
+    report(&outcome, path, a.merge.quiet);
     if a.dry_run {
         // The file that would change: -o's, or ours where the result would go to stdout.
         let before = match &a.output {
@@ -158,7 +162,10 @@ pub(super) fn driver(a: DriverArgs) -> anyhow::Result<i32> {
         configured_style()
     };
     let marker_size = a.markers.marker_size.or(a.git_marker_size);
-    let opts = options(&a.merge, &a.markers, marker_size, style);
+    let opts = MergeOptions {
+        file_name: file_name(a.path.as_deref().unwrap_or(&a.ours)),
+        ..options(&a.merge, &a.markers, marker_size, style)
+    };
     let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
     report(
         &outcome,
@@ -181,6 +188,11 @@ fn merge_files(
     let ours = read(ours, "ours")?;
     let theirs = read(theirs, "theirs")?;
     merge_bytes(&base, &ours, &theirs, opts).context("merging")
+}
+
+/// The last component of a path, for the rules that depend on a file's name.
+pub(super) fn file_name(path: &Path) -> Option<String> {
+    path.file_name().map(|n| n.to_string_lossy().into_owned())
 }
 
 fn read(path: &Path, role: &str) -> anyhow::Result<Vec<u8>> {

@@ -45,6 +45,18 @@ Conflict policies (--on-conflict):
           locally that upstream changed comes back
   ours    local wins
 
+Lists: elements with a merge key (containers by name, ports by port and protocol) merge by
+key. In a set list, where order means nothing (finalizers; a kustomization's resources,
+components, crds and configurations, also in a kustomization.yaml that names no kind), the
+entries both sides added are all kept, ours' first, and one both added appears once. In an
+ordered list (args, command, CI steps, a kustomization's patches) two different entries added
+at one place conflict around just those entries. An element one side renamed and the other
+edited is paired like a renamed resource and merged field by field.
+
+Comments and blank lines travel with the side that wrote them. Where both sides changed the
+same comment lines differently, ours' stay (theirs' with --on-conflict theirs) and a line on
+stderr names theirs' lines not taken: a comment never makes a conflict.
+
 Input that is not YAML (invalid UTF-8, a Helm/Go template with {{ }} as structure), that
 already holds conflict markers, or that the structural merge cannot handle is merged by
 git's line merge instead, with a one-line reason on stderr.";
@@ -75,7 +87,8 @@ which upstream changed comes back; ours keeps the local version. Non-YAML input,
 with {{ }} as structure, existing conflict markers and parse errors use git's line merge.
 
 Markers are labelled base/ours/theirs unless given; --diff3 adds the base section (git's
-merge.conflictStyle is not read here).
+merge.conflictStyle is not read here). --path gives the file's name where --ours is a
+temporary copy (a kustomization.yaml that names no kind is a kustomization).
 
 Folders (a package update): with --ours a folder, --base and --theirs are folders too, or
 git trees as REV:PATH in the repository of the current folder (an argument naming an
@@ -314,6 +327,11 @@ struct Merge3Args {
     /// Write nothing: print a unified diff of every file the merge would change.
     #[arg(long)]
     dry_run: bool,
+
+    /// The file's path in the repository, for messages and for the rules that depend on its
+    /// name (a kustomization.yaml that names no kind is a kustomization); default: --ours.
+    #[arg(long, value_name = "PATH")]
+    path: Option<PathBuf>,
     #[command(flatten)]
     merge: MergeFlags,
     #[command(flatten)]
@@ -406,6 +424,7 @@ fn options(
         },
         mode: crate::options::Mode::ThreeWay,
         max_size: merge.max_size,
+        file_name: None,
     }
 }
 

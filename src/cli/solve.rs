@@ -93,6 +93,7 @@ pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
             style,
             labels: labels.clone(),
             max_size: a.merge.max_size,
+            file_name: super::files::file_name(path),
             ..MergeOptions::default()
         };
         let blob = |entry: &IndexEntry| -> anyhow::Result<Vec<u8>> {

@@ -14,6 +14,7 @@ pub enum Chunk {
     Same { ours: Range<usize> },
     /// Only theirs changed it (or both the same way): take theirs' stretch.
     Theirs {
+        base: Range<usize>,
         ours: Range<usize>,
         theirs: Range<usize>,
     },
@@ -85,6 +86,50 @@ pub fn diff3<T: Hash + Eq + Ord>(base: &[T], ours: &[T], theirs: &[T]) -> Vec<Ch
     chunks
 }
 
+/// Conflicts narrowed as git narrows them: the lines at the start and at the end of a
+/// conflicting stretch that ours and theirs both have (both made the same change there) are
+/// taken once, outside the markers, so a conflict wraps only the lines that differ. Base's
+/// lines stay whole in the conflict: with no base section they are not shown, and a diff3
+/// base section shows what both changed.
+pub fn trim_conflicts<T: Eq>(chunks: Vec<Chunk>, ours: &[T], theirs: &[T]) -> Vec<Chunk> {
+    let mut out = Vec::with_capacity(chunks.len());
+    for chunk in chunks {
+        let Chunk::Conflict {
+            base,
+            ours: o,
+            theirs: t,
+        } = chunk
+        else {
+            out.push(chunk);
+            continue;
+        };
+        let (os, ts) = (&ours[o.clone()], &theirs[t.clone()]);
+        let head = os.iter().zip(ts).take_while(|(x, y)| x == y).count();
+        let tail = os[head..]
+            .iter()
+            .rev()
+            .zip(ts[head..].iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        if head > 0 {
+            out.push(Chunk::Ours {
+                ours: o.start..o.start + head,
+            });
+        }
+        out.push(Chunk::Conflict {
+            base,
+            ours: o.start + head..o.end - tail,
+            theirs: t.start + head..t.end - tail,
+        });
+        if tail > 0 {
+            out.push(Chunk::Ours {
+                ours: o.end - tail..o.end,
+            });
+        }
+    }
+    out
+}
+
 fn classify<T: Eq>(
     base: &[T],
     ours: &[T],
@@ -95,7 +140,11 @@ fn classify<T: Eq>(
 ) -> Chunk {
     let (bs, os, ts) = (&base[b.clone()], &ours[o.clone()], &theirs[t.clone()]);
     if os == bs {
-        Chunk::Theirs { ours: o, theirs: t }
+        Chunk::Theirs {
+            base: b,
+            ours: o,
+            theirs: t,
+        }
     } else if ts == bs || os == ts {
         Chunk::Ours { ours: o }
     } else {
@@ -124,6 +173,7 @@ mod tests {
                 Chunk::Ours { ours: 1..2 },
                 Chunk::Same { ours: 2..4 },
                 Chunk::Theirs {
+                    base: 4..4,
                     ours: 4..4,
                     theirs: 4..5
                 },
@@ -143,6 +193,28 @@ mod tests {
                     ours: 1..2,
                     theirs: 1..2
                 }
+            ]
+        );
+    }
+
+    #[test]
+    fn conflicts_trimmed_to_the_lines_that_differ() {
+        let base = ["a", "b", "c"];
+        let ours = ["a", "X", "Y", "W", "c"];
+        let theirs = ["a", "X", "Z", "W", "c"];
+        let chunks = trim_conflicts(diff3(&base, &ours, &theirs), &ours, &theirs);
+        assert_eq!(
+            chunks,
+            vec![
+                Chunk::Same { ours: 0..1 },
+                Chunk::Ours { ours: 1..2 },
+                Chunk::Conflict {
+                    base: 1..2,
+                    ours: 2..3,
+                    theirs: 2..3
+                },
+                Chunk::Ours { ours: 3..4 },
+                Chunk::Same { ours: 4..5 },
             ]
         );
     }

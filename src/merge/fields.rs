@@ -253,6 +253,19 @@ impl Merger<'_> {
                 .map(|(i, c)| (c.name.clone(), i))
                 .collect()
         };
+        // An element one side renamed (its key changed) is that side's version of the base
+        // element, when nothing else can be: it goes by the base name from here on.
+        let (renamed_ours, renamed_theirs);
+        let (ours, theirs) = if kind == Children::Elements && !self.opts.policy.kyaml() {
+            renamed_ours = self.pair_rename(base, ours, theirs, self.ours);
+            renamed_theirs = self.pair_rename(base, theirs, ours, self.theirs);
+            (
+                renamed_ours.as_deref().unwrap_or(ours),
+                renamed_theirs.as_deref().unwrap_or(theirs),
+            )
+        } else {
+            (ours, theirs)
+        };
         let (bi, oi, ti) = (index(base), index(ours), index(theirs));
         let sub = |c: &Child| match kind {
             Children::Fields => path.key(&c.shown),
@@ -386,6 +399,27 @@ impl Merger<'_> {
             let children: Vec<NodeId> = ours.iter().map(|c| c.field.node).collect();
             self.empty_if_all_deleted(parent, &children);
         }
+    }
+
+    /// `side`'s elements with the one it renamed (`resource::renamed_element`) named like
+    /// its base element, or `None` when it renamed none.
+    fn pair_rename(
+        &self,
+        base: &[Child],
+        side: &[Child],
+        other: &[Child],
+        tree: &Tree,
+    ) -> Option<Vec<Child>> {
+        fn names(v: &[Child]) -> Vec<&str> {
+            v.iter().map(|c| c.name.as_str()).collect()
+        }
+        let (bi, si) =
+            crate::resource::renamed_element(&names(base), &names(side), &names(other), |b, s| {
+                crate::resource::similar(self.base, base[b].field.node, tree, side[s].field.node)
+            })?;
+        let mut renamed = side.to_vec();
+        renamed[si].name = base[bi].name.clone();
+        Some(renamed)
     }
 
     /// Whether a side's value `x` (of `tree`) removed base's value `b` without deleting its

@@ -22,6 +22,8 @@ pub(crate) struct Merger<'t> {
     pub deleted: HashSet<NodeId>,
     /// (resource, path) pairs marked as conflicts whatever the rules say.
     pub forced: &'t [(String, String)],
+    /// The file's name, which some list rules depend on.
+    pub file_name: Option<&'t str>,
 }
 
 impl<'t> Merger<'t> {
@@ -41,6 +43,7 @@ impl<'t> Merger<'t> {
             group_kind: None,
             deleted: HashSet::new(),
             forced: &[],
+            file_name: None,
         }
     }
 

@@ -19,7 +19,7 @@ use crate::parse::Versions;
 use crate::resource;
 use merger::Merger;
 
-pub(crate) use diff3::Chunk;
+pub(crate) use diff3::{diff3, Chunk};
 pub use plan::Conflict;
 pub(crate) use plan::Plan;
 
@@ -45,6 +45,7 @@ pub(crate) fn plan_with_conflicts_at(
         resource::match_documents(&versions.base, &versions.ours, &versions.theirs, patch)?;
     let mut merger = Merger::new(&versions.base, &versions.ours, &versions.theirs, opts);
     merger.forced = forced;
+    merger.file_name = versions.file_name.as_deref();
     merger.merge_resources(&groups);
     Ok(merger.plan)
 }

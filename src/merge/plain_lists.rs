@@ -8,7 +8,7 @@
 //! both sides edited it in place: an element that turns up where another was is a move, not
 //! an edit, so an edit never lands on the element that happens to stand in its place.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
@@ -18,7 +18,7 @@ use crate::resource::Path;
 
 use super::diff3::{diff3, Chunk};
 use super::merger::Merger;
-use super::plan::{Anchor, Field};
+use super::plan::{Anchor, Field, Op};
 use super::policy::Resolution;
 
 /// One version's list: its items and their data.
@@ -71,15 +71,53 @@ impl Merger<'_> {
         let chunks = diff3(&base.data, &ours.data, &theirs.data);
         // An element both sides added, at different places: in an ordered list where it goes
         // matters, and neither place is the obvious one.
-        let added_by_both = chunks.iter().any(|c| match c {
-            Chunk::Theirs { theirs: tr, .. } => theirs.data[tr.clone()].iter().any(|d| {
-                let d = d.as_str();
-                co.get(d) > cb.get(d) && ct.get(d) > cb.get(d)
-            }),
-            _ => false,
+        let added_by_both: HashSet<&str> = chunks
+            .iter()
+            .filter_map(|c| match c {
+                Chunk::Theirs { theirs: tr, .. } => Some(tr.clone()),
+                _ => None,
+            })
+            .flat_map(|tr| theirs.data[tr].iter())
+            .map(String::as_str)
+            .filter(|&d| co.get(d) > cb.get(d) && ct.get(d) > cb.get(d))
+            .collect();
+        // A new element each side added once, outside any stretch both changed: a conflict
+        // at each of the two places (ours' element against nothing, nothing against theirs'),
+        // so that either side taken throughout holds it once, where that side put it, and
+        // the rest of the list merges as usual. Anything more tangled conflicts as a whole.
+        let in_conflicts = |d: &str| {
+            chunks.iter().any(|c| match c {
+                Chunk::Conflict {
+                    ours: or,
+                    theirs: tr,
+                    ..
+                } => {
+                    ours.data[or.clone()].iter().any(|x| x == d)
+                        || theirs.data[tr.clone()].iter().any(|x| x == d)
+                }
+                _ => false,
+            })
+        };
+        let separable = added_by_both.iter().all(|&d| {
+            !cb.contains_key(d)
+                && co.get(d) == Some(&1)
+                && ct.get(d) == Some(&1)
+                && !in_conflicts(d)
         });
-        if added_by_both {
+        if !added_by_both.is_empty() && !separable {
             return self.both_changed(path, Some(b), o, t);
+        }
+        let mark = self.opts.policy.resolve() == Resolution::Mark;
+        if mark && !added_by_both.is_empty() {
+            let mut names: Vec<&str> = added_by_both.iter().copied().collect();
+            names.sort_unstable();
+            self.record_conflict(
+                &path.shown,
+                format!(
+                    "both sides added {} at different places of this ordered list",
+                    names.join(", ")
+                ),
+            );
         }
         let item = Field::item;
         let like = Some(item(first));
@@ -91,7 +129,20 @@ impl Merger<'_> {
         for chunk in chunks {
             match chunk {
                 Chunk::Same { .. } => {}
-                Chunk::Ours { ours: or } => {
+                Chunk::Ours { ours: or, .. } => {
+                    for i in or.clone() {
+                        if mark && added_by_both.contains(ours.data[i].as_str()) {
+                            let at = Anchor::Before(item(ours.nodes[i]));
+                            let mine = vec![item(ours.nodes[i])];
+                            self.plan.ops.push(Op::Conflict {
+                                base: Vec::new(),
+                                ours: mine,
+                                theirs: Vec::new(),
+                                at,
+                                like,
+                            });
+                        }
+                    }
                     // Ours moving an element theirs deleted does not keep it.
                     for i in or {
                         let d = ours.data[i].as_str();
@@ -104,9 +155,34 @@ impl Merger<'_> {
                     }
                 }
                 Chunk::Theirs {
+                    base: br,
                     ours: or,
                     theirs: tr,
                 } => {
+                    // Theirs edited these elements where they stand (none is another base
+                    // element moved there): each merges field by field, so ours' text stays
+                    // wherever theirs did not change it, as inside a map.
+                    let in_place = br.len() == tr.len()
+                        && br.len() == or.len()
+                        && (0..br.len()).all(|k| {
+                            edited_in_place(
+                                &theirs.data[tr.start + k],
+                                &base.data[br.start + k],
+                                &cb,
+                            )
+                        });
+                    if in_place {
+                        for k in 0..br.len() {
+                            let (bn, on, tn) = (
+                                base.nodes[br.start + k],
+                                ours.nodes[or.start + k],
+                                theirs.nodes[tr.start + k],
+                            );
+                            let sub = path.element(&format!("{}", br.start + k));
+                            self.merge_value(&sub, Some(item(bn)), item(on), item(tn));
+                        }
+                        continue;
+                    }
                     let pos = at(or.start);
                     for i in tr {
                         // Theirs moving an element ours deleted does not bring it back.
@@ -114,7 +190,20 @@ impl Merger<'_> {
                         let moved_away =
                             cb.get(d).is_some_and(|&n| co.get(d).is_none_or(|&m| m < n))
                                 && ct.get(d) <= cb.get(d);
-                        if !moved_away {
+                        if added_by_both.contains(d) {
+                            // Ours has it where ours put it; in mark mode theirs' place is
+                            // the other side of the conflict.
+                            if mark {
+                                self.plan.ops.push(Op::Conflict {
+                                    base: Vec::new(),
+                                    ours: Vec::new(),
+                                    theirs: vec![item(theirs.nodes[i])],
+                                    at: pos,
+                                    like,
+                                });
+                                inserted = true;
+                            }
+                        } else if !moved_away {
                             self.insert(item(theirs.nodes[i]), pos, like, Vec::new());
                             inserted = true;
                         }

@@ -17,7 +17,7 @@ impl Merger<'_> {
         let places = DocPlaces::new(groups, self.theirs.docs.len(), self.ours.docs.len());
         for g in groups {
             self.resource = g.label.clone();
-            self.group_kind = g.identity.as_ref().map(|id| id.group_kind());
+            self.group_kind = crate::resource::group_kind_of(g.identity.as_ref(), self.file_name);
             let root = |d: DocRef| Field::root(d.root);
             match (g.base, g.ours, g.theirs) {
                 (b, Some(o), Some(t)) => {

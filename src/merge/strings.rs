@@ -1,16 +1,17 @@
 //! Multi-line strings (block scalars: scripts, config files, certificates) changed on both
 //! sides are merged line by line before anything is called a conflict.
 
-use super::diff3::{diff3, Chunk};
+use super::diff3::{diff3, trim_conflicts, Chunk};
 use super::merger::Merger;
 use super::plan::{Field, Op};
 use super::policy::Resolution;
+use crate::options::ConflictStyle;
 use crate::resource::Path;
 
 impl Merger<'_> {
     /// Merges a block scalar both sides changed, line by line, into ours. Where both changed
-    /// the same lines, the conflict markers wrap just those lines (in `ours` mode ours'
-    /// lines stay). Returns false (planning nothing) unless all three are block scalars.
+    /// the same lines, the conflict markers wrap just those lines, less the ones both wrote
+    /// alike at either end (in `ours` mode ours' lines stay). Returns false (planning nothing) unless all three are block scalars.
     pub fn merge_lines(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) -> bool {
         let Some(b) = b else { return false };
         let (Some(bb), Some(ob), Some(tb)) = (
@@ -32,7 +33,13 @@ impl Merger<'_> {
         }
         let theirs_header = hb == ho && hb != ht;
         let keep_ours = self.opts.policy.resolve() == Resolution::Ours;
-        let chunks: Vec<Chunk> = diff3(&bb.lines, &ob.lines, &tb.lines)
+        let mut chunks = diff3(&bb.lines, &ob.lines, &tb.lines);
+        // As git does (but for diff3 style, whose base section shows the whole stretch), the
+        // lines both sides wrote alike at the start and end of a conflict are taken once.
+        if self.opts.style != ConflictStyle::Diff3 {
+            chunks = trim_conflicts(chunks, &ob.lines, &tb.lines);
+        }
+        let chunks: Vec<Chunk> = chunks
             .into_iter()
             .map(|chunk| match chunk {
                 Chunk::Conflict { ours, .. } if keep_ours => Chunk::Ours { ours },

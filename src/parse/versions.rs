@@ -11,6 +11,9 @@ pub struct Versions<'a> {
     pub(crate) base: Tree<'a>,
     pub(crate) ours: Tree<'a>,
     pub(crate) theirs: Tree<'a>,
+    /// The file's name, when known: some rules depend on it (see
+    /// [`crate::resource::group_kind_of`]).
+    pub(crate) file_name: Option<String>,
 }
 
 impl<'a> Versions<'a> {
@@ -22,6 +25,7 @@ impl<'a> Versions<'a> {
             base: parse(Side::Base, base)?,
             ours: parse(Side::Ours, ours)?,
             theirs: parse(Side::Theirs, theirs)?,
+            file_name: None,
         };
         // Comments are not data: where no version holds any, the file (a comment block, a
         // placeholder) is merged line by line, where edits of its comments count.
@@ -35,6 +39,14 @@ impl<'a> Versions<'a> {
             ));
         }
         Ok(versions)
+    }
+
+    /// The same versions, of the file named `file_name`.
+    pub fn named(self, file_name: Option<&str>) -> Versions<'a> {
+        Versions {
+            file_name: file_name.map(str::to_string),
+            ..self
+        }
     }
 }
 

@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use anyhow::{Context, Result};
 
 use crate::merge::plan::{Field, Slot};
-use crate::parse::{NodeId, Tree};
+use crate::parse::{Kind, NodeId, Tree};
 use crate::text::{indent_of_line, line_end, line_start, next_line_start, reindent};
 
 use super::regions::{
-    after_indicator, column, entry_lines, first_child_line, item_lines, lines, sequence_offset,
+    after_indicator, column, entry_lines, first_child_line, item_lines, lines, list_key,
+    sequence_offset,
 };
 use super::splice::{splice, Edit};
 use super::Renderer;
@@ -46,8 +47,15 @@ impl Renderer<'_> {
         if self.theirs.is_block_collection(t.node) {
             let first_child = first_child_line(self.theirs, t.node);
             let child_col = indent_of_line(self.theirs.text, first_child);
+            let new_list = !ours_block && tn.kind == Kind::Seq && matches!(o.slot, Slot::Entry(_));
             let to = if ours_block {
                 indent_of_line(self.ours.text, first_child_line(self.ours, o.node))
+            } else if let Some(offset) = new_list
+                .then(|| self.list_style(ours_col, on.start))
+                .flatten()
+            {
+                // A list where ours had none takes the style of ours' nearest list.
+                ours_col + offset
             } else {
                 ours_col + child_col.saturating_sub(theirs_col)
             };
@@ -60,7 +68,21 @@ impl Renderer<'_> {
                     text.push_str(props);
                 }
             }
-            let body = &self.theirs.text[first_child..line_end(self.theirs.text, tn.end)];
+            let body = first_child..line_end(self.theirs.text, tn.end);
+            // The lists inside take ours' styles where they land.
+            let shift = to as isize - child_col as isize;
+            let mut styles: Vec<Edit> = self
+                .sequence_style_edits(self.theirs, t.node, true, shift, on.start)
+                .into_iter()
+                .filter(|e| body.start < e.start && e.end <= body.end)
+                .map(|e| Edit {
+                    start: e.start - body.start,
+                    end: e.end - body.start,
+                    text: e.text,
+                })
+                .collect();
+            let source = &self.theirs.text[body];
+            let body = splice(source, &mut styles).unwrap_or_else(|_| source.to_string());
             text.push_str(eol);
             text.push_str(&" ".repeat(to));
             text.push_str(&reindent(body.trim_start_matches(' '), child_col, to, eol));
@@ -114,13 +136,13 @@ impl Renderer<'_> {
         let omit_edits = self.omitted(omit);
         let col = column(self.ours, o)
             + if theirs.node(t.node).kind == crate::parse::Kind::Seq {
-                self.ours_sequence_offset.unwrap_or(2)
+                self.list_style(column(self.ours, o), on.start).unwrap_or(2)
             } else {
                 2
             };
         let mut text = String::new();
         for f in children.iter().filter(|f| !omit.contains(f)) {
-            text.push_str(&self.moved_lines(theirs, *f, col, None, &omit_edits)?);
+            text.push_str(&self.moved_lines(theirs, *f, col, None, &omit_edits, on.start)?);
         }
         let text = text.strip_suffix(eol).unwrap_or(&text).to_string();
         let start = after_indicator(self.ours, o).unwrap_or(on.start);
@@ -185,14 +207,14 @@ impl Renderer<'_> {
         if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
             // Ours ends without a line break: so does the result.
             new.push_str(self.ours.eol);
-            let lines = self.moved_lines(self.theirs, t, col, None, &omit)?;
+            let lines = self.moved_lines(self.theirs, t, col, None, &omit, at)?;
             new.push_str(lines.strip_suffix(self.ours.eol).unwrap_or(&lines));
         } else if at > line_start(text, at) {
             // Before the first key of a `- ` item: the new field takes the dash line.
-            new.push_str(&self.moved_lines(self.theirs, t, col, Some(""), &omit)?);
+            new.push_str(&self.moved_lines(self.theirs, t, col, Some(""), &omit, at)?);
             new.push_str(&" ".repeat(col));
         } else {
-            new.push_str(&self.moved_lines(self.theirs, t, col, None, &omit)?);
+            new.push_str(&self.moved_lines(self.theirs, t, col, None, &omit, at)?);
         }
         Ok(Edit {
             start: at,
@@ -295,7 +317,7 @@ impl Renderer<'_> {
         let side = |tree: &Tree, fields: &[Field]| -> Result<String> {
             fields
                 .iter()
-                .map(|&f| self.moved_lines(tree, f, col, prefix.as_deref(), &[]))
+                .map(|&f| self.moved_lines(tree, f, col, prefix.as_deref(), &[], range.start))
                 .collect()
         };
         let base_text = side(self.base, base)?;
@@ -366,10 +388,10 @@ impl Renderer<'_> {
         Ok(())
     }
 
-    /// The text of a field's lines moved to column `to` (with ours' line endings and
-    /// sequence style), as whole lines, without the ranges `omit` deletes. When ours' lines
-    /// start mid-line (`- ` before a key), `prefix` stands in for the first line's
-    /// indentation.
+    /// The text of a field's lines moved to column `to` (with ours' line endings, and the
+    /// sequence style of ours' lists nearest to `at`, where they land in ours), as whole
+    /// lines, without the ranges `omit` deletes. When ours' lines start mid-line (`- ` before
+    /// a key), `prefix` stands in for the first line's indentation.
     pub(super) fn moved_lines(
         &self,
         tree: &Tree,
@@ -377,6 +399,7 @@ impl Renderer<'_> {
         to: usize,
         prefix: Option<&str>,
         omit: &[Edit],
+        at: usize,
     ) -> Result<String> {
         let range = lines(tree, f);
         let mut local: Vec<Edit> = omit
@@ -384,7 +407,8 @@ impl Renderer<'_> {
             .filter(|e| e.start >= range.start && e.end <= range.end)
             .cloned()
             .collect();
-        for e in self.sequence_style_edits(tree, f.node) {
+        let shift = to as isize - column(tree, f) as isize;
+        for e in self.sequence_style_edits(tree, f.node, false, shift, at) {
             if range.contains(&e.start)
                 && !local.iter().any(|d| d.start <= e.start && e.start < d.end)
             {
@@ -418,18 +442,36 @@ impl Renderer<'_> {
         Ok(out)
     }
 
-    /// Edits of `tree`'s text that give the block sequences under `node` ours' sequence
-    /// style (dashes flush with their key, or indented by as much as ours indents them).
-    fn sequence_style_edits(&self, tree: &Tree, node: NodeId) -> Vec<Edit> {
-        let Some(want) = self.ours_sequence_offset else {
-            return Vec::new();
-        };
-        // Nested sequences shift their lines together: one total shift per line.
+    /// Edits of `tree`'s text that give each block sequence under `node` (and `node` itself
+    /// unless `inner_only`) the sequence style of ours' list nearest to `at` with its key at
+    /// the same column (dashes flush with their key, or indented by as much as that list
+    /// indents them). `shift` is how far the text moves right as a whole, which decides the
+    /// column a key lands on.
+    fn sequence_style_edits(
+        &self,
+        tree: &Tree,
+        node: NodeId,
+        inner_only: bool,
+        shift: isize,
+        at: usize,
+    ) -> Vec<Edit> {
+        // Nested sequences shift their lines together: one total shift per line. Outer
+        // sequences come first (a node before its children), so a key's line already holds
+        // the shift of every list around it.
         let mut shifts: HashMap<usize, isize> = HashMap::new();
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
-            stack.extend(&tree.node(n).children);
-            let Some(have) = sequence_offset(tree, n) else {
+            stack.extend(tree.node(n).children.iter().rev());
+            if inner_only && n == node {
+                continue;
+            }
+            let (Some(have), Some(key)) = (sequence_offset(tree, n), list_key(tree, n)) else {
+                continue;
+            };
+            let key_line = line_start(tree.text, tree.node(key).start);
+            let key_col = tree.node(key).start - key_line;
+            let lands = key_col as isize + shift + shifts.get(&key_line).copied().unwrap_or(0);
+            let Some(want) = self.list_style(lands.max(0) as usize, at) else {
                 continue;
             };
             if have == want {

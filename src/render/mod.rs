@@ -4,6 +4,7 @@
 //! comments, moved to ours' column and sequence style, in ours' line endings. Conflicts get
 //! git's markers around the smallest whole-line range.
 
+mod comments;
 mod documents;
 mod fields;
 mod regions;
@@ -14,13 +15,21 @@ use anyhow::Result;
 
 use crate::fallback::Reason;
 use crate::merge::plan::{Anchor, Op, Plan};
-use crate::options::{ConflictStyle, MergeOptions};
+use crate::options::{ConflictStyle, MergeOptions, Mode};
 use crate::parse::{Tree, Versions};
 use crate::text::markers::Markers;
 
 use splice::{splice, Edit};
 
-/// Ours' text with the plan's edits spliced in.
+/// Ours' text with the plan's edits spliced in, and the notes for the user.
+pub(crate) struct Rendered {
+    pub text: String,
+    /// What the user should know about a clean result (theirs' comment edits not taken).
+    pub notes: Vec<String>,
+}
+
+/// Ours' text with the plan's edits spliced in; a clean result then gets the comments the
+/// 3-way merge of the versions' comments decides (see [`comments`]).
 ///
 /// Fails only on a planning error (two edits of one range): that is a bug, and the driver
 /// reports it as one.
@@ -28,7 +37,7 @@ pub(crate) fn render(
     versions: &Versions,
     plan: &Plan,
     opts: &MergeOptions,
-) -> Result<String, Reason> {
+) -> Result<Rendered, Reason> {
     let r = Renderer::new(versions, opts);
     let mut ranked = Vec::new();
     let internal = |e: anyhow::Error| Reason::Internal(format!("{e:#}"));
@@ -42,7 +51,19 @@ pub(crate) fn render(
     // first lines, one placed where it ends goes after its new last lines.
     ranked.sort_by_key(|(rank, e)| (e.start, *rank));
     let mut edits: Vec<Edit> = ranked.into_iter().map(|(_, e)| e).collect();
-    splice(r.ours.text, &mut edits).map_err(internal)
+    let text = splice(r.ours.text, &mut edits).map_err(internal)?;
+    // A patch (merge2) has no base to tell its comment edits from its comments.
+    if !plan.conflicts.is_empty() || matches!(opts.mode, Mode::TwoWay { .. }) {
+        return Ok(Rendered {
+            text,
+            notes: Vec::new(),
+        });
+    }
+    let carried = comments::carry(versions, &text, opts.policy);
+    Ok(Rendered {
+        text: carried.text,
+        notes: carried.notes,
+    })
 }
 
 /// Where an op's insertions go among others at the same offset (see [`render`]).
@@ -63,9 +84,9 @@ struct Renderer<'t> {
     ours: &'t Tree<'t>,
     theirs: &'t Tree<'t>,
     opts: &'t MergeOptions,
-    /// How far ours indents a block sequence's dashes from its key (0 or 2, usually), so text
-    /// from theirs takes ours' sequence style; `None` when ours has no such sequence.
-    ours_sequence_offset: Option<usize>,
+    /// Ours' sequence styles, so that lists moved in from theirs take the style of ours'
+    /// nearest list (worked out on the first move).
+    ours_lists: std::cell::OnceCell<regions::ListStyles>,
 }
 
 impl<'t> Renderer<'t> {
@@ -76,9 +97,16 @@ impl<'t> Renderer<'t> {
             ours,
             theirs: &versions.theirs,
             opts,
-            ours_sequence_offset: (0..ours.nodes.len())
-                .find_map(|n| regions::sequence_offset(ours, n)),
+            ours_lists: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The offset of ours' list nearest to `at` whose key stands at `column` (see
+    /// [`regions::ListStyles::near`]).
+    fn list_style(&self, column: usize, at: usize) -> Option<usize> {
+        self.ours_lists
+            .get_or_init(|| regions::ListStyles::of(self.ours))
+            .near(column, at)
     }
 
     /// The text edits of one planned edit.

@@ -2,6 +2,7 @@
 //! own-line comments directly above belong to the node below them (they travel and vanish
 //! with it), a comment at the end of the line stays with the line.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::merge::plan::{Anchor, Field, Slot};
@@ -80,9 +81,8 @@ pub(crate) fn lines(tree: &Tree, f: Field) -> Range<usize> {
     }
 }
 
-/// How far a block sequence that is a map value sits right of its key; `None` for anything
-/// else.
-pub(crate) fn sequence_offset(tree: &Tree, seq: NodeId) -> Option<usize> {
+/// The key of a block sequence that is a map value (with content); `None` for anything else.
+pub(crate) fn list_key(tree: &Tree, seq: NodeId) -> Option<NodeId> {
     let n = tree.node(seq);
     if n.kind != Kind::Seq || n.flow || n.children.is_empty() {
         return None;
@@ -92,10 +92,76 @@ pub(crate) fn sequence_offset(tree: &Tree, seq: NodeId) -> Option<usize> {
         return None;
     }
     let i = parent.children.iter().position(|&c| c == seq)?;
-    let key = tree.node(*parent.children.get(i.checked_sub(1)?)?);
+    parent.children.get(i.checked_sub(1)?).copied()
+}
+
+/// How far a block sequence that is a map value sits right of its key; `None` for anything
+/// else.
+pub(crate) fn sequence_offset(tree: &Tree, seq: NodeId) -> Option<usize> {
+    let key = tree.node(list_key(tree, seq)?);
     let key_col = key.start - line_start(tree.text, key.start);
-    let dash = dash_of(tree.text, tree.node(n.children[0]).start);
+    let dash = dash_of(tree.text, tree.node(tree.node(seq).children[0]).start);
     (dash - line_start(tree.text, dash)).checked_sub(key_col)
+}
+
+/// The sequence styles of a version's lists: how far each block list that is a map value
+/// indents its dashes from its key (`- ` flush with the key, or indented), by the key's
+/// column, in text order. A file can mix styles (one list flush, the lists nested in its
+/// elements indented); text moved into it takes the style of the list nearest to where it
+/// lands.
+#[derive(Default)]
+pub(crate) struct ListStyles {
+    /// Key column → (where the list starts, its offset), in text order.
+    by_column: HashMap<usize, Vec<(usize, usize)>>,
+    /// Every list, in text order.
+    all: Vec<(usize, usize)>,
+}
+
+impl ListStyles {
+    pub fn of(tree: &Tree) -> ListStyles {
+        let mut styles = ListStyles::default();
+        for n in 0..tree.nodes.len() {
+            let Some(offset) = sequence_offset(tree, n) else {
+                continue;
+            };
+            let Some(key) = list_key(tree, n) else {
+                continue;
+            };
+            let at = tree.node(n).start;
+            let start = tree.node(key).start;
+            let column = start - line_start(tree.text, start);
+            styles
+                .by_column
+                .entry(column)
+                .or_default()
+                .push((at, offset));
+            styles.all.push((at, offset));
+        }
+        // Nodes are numbered in text order already; sorting keeps that a fact, not a hope.
+        styles.all.sort_unstable();
+        for v in styles.by_column.values_mut() {
+            v.sort_unstable();
+        }
+        styles
+    }
+
+    /// The offset of the list nearest to `at` whose key stands at `column`, else of the
+    /// nearest list at all; `None` when there is no list.
+    pub fn near(&self, column: usize, at: usize) -> Option<usize> {
+        let nearest = |v: &[(usize, usize)]| {
+            let i = v.partition_point(|&(p, _)| p < at);
+            [i.checked_sub(1), Some(i)]
+                .into_iter()
+                .flatten()
+                .filter_map(|j| v.get(j))
+                .min_by_key(|&&(p, _)| p.abs_diff(at))
+                .map(|&(_, offset)| offset)
+        };
+        self.by_column
+            .get(&column)
+            .and_then(|v| nearest(v))
+            .or_else(|| nearest(&self.all))
+    }
 }
 
 /// The start of the line holding a block collection's first child (its dash for a sequence).

@@ -107,6 +107,7 @@ impl Renderer<'_> {
             let Chunk::Theirs {
                 ours: or,
                 theirs: tr,
+                ..
             } = chunk
             else {
                 continue;

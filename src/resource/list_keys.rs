@@ -61,6 +61,24 @@ fn is_kustomization(group_kind: &str) -> bool {
     )
 }
 
+/// A kustomization's file names: a file so named is a kustomization even when it names no
+/// `kind` (kustomize reads it as one).
+const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// The `group/Kind` the list rules of a document go by: its identity's, or, for a document
+/// that names no kind in a file named like a kustomization (`kustomization.yaml`,
+/// `kustomization.yml`, `Kustomization`), `Kustomization`.
+pub(crate) fn group_kind_of(
+    identity: Option<&super::Identity>,
+    file_name: Option<&str>,
+) -> Option<String> {
+    let kindless = identity.is_none_or(|id| id.kind.is_empty());
+    if kindless && file_name.is_some_and(|f| KUSTOMIZATION_FILES.contains(&f)) {
+        return Some("Kustomization".into());
+    }
+    identity.map(|id| id.group_kind())
+}
+
 /// The schema table's answer for the list at `path` (`spec.template.spec.containers[].ports`)
 /// of a `group_kind` (`apps/Deployment`), if the table knows it.
 fn schema(group_kind: &str, path: &str) -> Option<ListKind> {

@@ -4,7 +4,7 @@
 mod list_keys;
 mod path;
 
-pub(crate) use list_keys::{element_key, list_kind, schema_keys, ListKind};
+pub(crate) use list_keys::{element_key, group_kind_of, list_kind, schema_keys, ListKind};
 pub(crate) use path::Path;
 
 use std::collections::HashMap;
@@ -355,9 +355,47 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
         .collect()
 }
 
-/// Whether two documents are close enough in content to be one resource renamed: at least
-/// half of their leaf values (by field path, identity fields left out) are the same. A new
-/// resource of the same kind with other content is not a rename, whatever its position.
+/// The element `side` renamed in a keyed list, as (its index in `base`, its index in
+/// `side`), given each version's element keys: like a renamed resource, exactly one base
+/// element that `other` kept is missing from `side`, exactly one element of `side` is in
+/// neither base nor `other`, both stand at the same place (after the same element base and
+/// `side` share), and `similar` says their content is mostly the same. The merge and its check
+/// pair elements by this one rule, so a rename merged with the other side's edit is not taken
+/// for a deletion plus an addition.
+pub(crate) fn renamed_element(
+    base: &[&str],
+    side: &[&str],
+    other: &[&str],
+    similar: impl Fn(usize, usize) -> bool,
+) -> Option<(usize, usize)> {
+    use std::collections::HashSet;
+    let set = |v: &[&str]| -> HashSet<String> { v.iter().map(|s| s.to_string()).collect() };
+    let (in_base, in_side, in_other) = (set(base), set(side), set(other));
+    let mut gone =
+        (0..base.len()).filter(|&i| !in_side.contains(base[i]) && in_other.contains(base[i]));
+    let mut new =
+        (0..side.len()).filter(|&i| !in_base.contains(side[i]) && !in_other.contains(side[i]));
+    let (bi, si) = (gone.next()?, new.next()?);
+    if gone.next().is_some() || new.next().is_some() {
+        return None;
+    }
+    let before = |v: &[&str], i: usize, shared: &HashSet<String>| {
+        v[..i]
+            .iter()
+            .rev()
+            .find(|k| shared.contains(**k))
+            .map(|k| k.to_string())
+    };
+    if before(base, bi, &in_side) != before(side, si, &in_base) || !similar(bi, si) {
+        return None;
+    }
+    Some((bi, si))
+}
+
+/// Whether two documents (or two list elements) are close enough in content to be one
+/// resource renamed: at least half of their leaf values (by field path, a document's identity
+/// fields left out) are the same. A new resource of the same kind with other content is not a
+/// rename, whatever its position.
 pub(crate) fn similar(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     let (la, lb) = (leaves(a, an), leaves(b, bn));
     let mut pool: HashMap<&(String, String), usize> = HashMap::new();

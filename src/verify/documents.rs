@@ -61,7 +61,8 @@ pub(crate) fn check(versions: &Versions, result: &Tree, policy: Policy) -> Verdi
             used[r.doc] = true;
         }
         checker.resource = g.label.clone();
-        checker.group_kind = g.identity.as_ref().map(|id| id.group_kind());
+        checker.group_kind =
+            crate::resource::group_kind_of(g.identity.as_ref(), versions.file_name.as_deref());
         let root = |d: Option<DocRef>| d.map(|d| d.root);
         checker.value(
             &Path::default(),

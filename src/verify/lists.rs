@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::options::Policy;
 use crate::parse::{canonical, Kind, NodeId, Tree};
-use crate::resource::{element_key, list_kind, Identity, ListKind, Path};
+use crate::resource::{element_key, list_kind, renamed_element, similar, Identity, ListKind, Path};
 
 use super::values::{cleared_same, At, Checker};
 
@@ -50,7 +50,11 @@ impl Checker<'_> {
                     );
                 };
                 let set = kind.as_ref() == Some(&ListKind::Set);
-                return self.keyed(path, common, set, [bn, on, tn, rn]);
+                let mut named = [bn, on, tn, rn];
+                if !set && self.policy != Policy::Theirs {
+                    self.pair_renames(&mut named);
+                }
+                return self.keyed(path, common, set, named);
             }
         }
         match self.policy {
@@ -77,6 +81,46 @@ impl Checker<'_> {
                     elements(ot, o).union(&elements(tt, t)).cloned().collect();
                 if !elements(rt, r).is_subset(&sides) {
                     self.at(path, common, "an element neither side has");
+                }
+            }
+        }
+    }
+
+    /// Renames the element a side renamed (`resource::renamed_element`, the merge's own rule)
+    /// to its base key in that side and in the result, so its value is checked against its
+    /// base and the other side's version: the other side's edit must be in it.
+    fn pair_renames(&self, [b, o, t, r]: &mut [Named; 4]) {
+        let keys = |n: &Named| -> Vec<String> { n.iter().map(|(k, _, _)| k.clone()).collect() };
+        fn refs(v: &[String]) -> Vec<&str> {
+            v.iter().map(String::as_str).collect()
+        }
+        let (bk, ok, tk) = (keys(b), keys(o), keys(t));
+        let (br, or, tr) = (refs(&bk), refs(&ok), refs(&tk));
+        let found = [
+            (
+                1,
+                renamed_element(&br, &or, &tr, |i, j| {
+                    similar(self.b, b[i].2, self.o, o[j].2)
+                }),
+            ),
+            (
+                2,
+                renamed_element(&br, &tr, &or, |i, j| {
+                    similar(self.b, b[i].2, self.t, t[j].2)
+                }),
+            ),
+        ];
+        for (side, pair) in found {
+            let Some((bi, si)) = pair else { continue };
+            let (old, new) = (
+                bk[bi].clone(),
+                if side == 1 { &ok } else { &tk }[si].clone(),
+            );
+            let x = if side == 1 { &mut *o } else { &mut *t };
+            x[si].0 = old.clone();
+            if !r.iter().any(|(k, _, _)| *k == old) {
+                if let Some(e) = r.iter_mut().find(|(k, _, _)| *k == new) {
+                    e.0 = old;
                 }
             }
         }

@@ -241,3 +241,30 @@ fn rebase_with_diff3_style_from_repo_config() {
     assert_eq!(merged_file(&s), expected);
     s.git_ok(&["rebase", "--abort"]);
 }
+
+/// Git passes the file's path (%P): a `kustomization.yaml` that names no kind is a
+/// kustomization, whose `resources` is a set, so the entries both branches appended are both
+/// kept (ours' first) where a plain list would conflict.
+#[test]
+fn merge_of_a_kindless_kustomization_takes_both_resources() {
+    let s = repo();
+    const KUSTOMIZATION: &str = "overlays/prod/kustomization.yaml";
+    let base = "resources:\n  - ../../base\n  - service.yaml\n";
+    s.write(KUSTOMIZATION, base);
+    s.git_ok(&["add", "."]);
+    s.git_ok(&["commit", "-q", "-m", "kustomization"]);
+    s.git_ok(&["checkout", "-q", "-b", "feature"]);
+    s.write(KUSTOMIZATION, format!("{base}  - hpa.yaml\n"));
+    s.git_ok(&["commit", "-q", "-a", "-m", "feature change"]);
+    s.git_ok(&["checkout", "-q", "main"]);
+    s.write(KUSTOMIZATION, format!("{base}  - ingress.yaml\n"));
+    s.git_ok(&["commit", "-q", "-a", "-m", "main change"]);
+    let (out, trace) = traced_git(&s, &["merge", "--no-edit", "feature"]);
+    assert_eq!(code(&out), 0, "git merge failed:\n{}", stderr(&out));
+    assert!(
+        crate::common::driver_ran(&trace, KUSTOMIZATION),
+        "git did not run the kmerge driver; trace:\n{trace}"
+    );
+    let merged = String::from_utf8_lossy(&s.read(KUSTOMIZATION)).into_owned();
+    assert_eq!(merged, format!("{base}  - ingress.yaml\n  - hpa.yaml\n"));
+}

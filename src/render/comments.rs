@@ -1,0 +1,910 @@
+//! Comments and blank lines are content: after the plan is spliced into ours, every line of
+//! the result that starts a field gets the comment lines above it (its head) and the comment
+//! at its end (its trailing comment) that a 3-way merge of base's, ours' and theirs' decides.
+//!
+//! The rules compare data, so a comment-only change never produces an edit of its own, and an
+//! edit takes or drops the comment lines that happen to sit in its range. This pass restores
+//! the text's own 3-way rule afterwards, field by field: where only theirs changed a field's
+//! comments (added, edited or removed a line above it, a comment at its end, a blank line),
+//! the result gets theirs'; where only ours did, ours'; where both did differently, the lines
+//! are merged like text, and where even that overlaps ours' stay (theirs' in theirs mode) and
+//! a note names theirs' lines. Comment lines a deleting side kept stay: they are the head of
+//! the field that follows in that side's text.
+//!
+//! Fields are paired across the versions by their place in the data (resources by identity,
+//! map fields by key, list elements by merge key or content), never by line position. The
+//! pass only touches comment and blank lines and the comments at line ends; the result must
+//! read as the same data afterwards, or the pass is dropped.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+
+use crate::merge::{diff3, Chunk};
+use crate::options::Policy;
+use crate::parse::{self, canonical, same_data, Kind, NodeId, Style, Tree, Versions};
+use crate::resource::{self, element_key, list_kind, ListKind};
+use crate::text::line_end;
+
+use super::regions::dash_of;
+use super::splice::{splice, Edit};
+
+/// The result with the comments carried, and what the pass has to tell the user.
+pub(crate) struct Carried {
+    pub text: String,
+    pub notes: Vec<String>,
+}
+
+/// Gives every field of `merged` (a clean result that parses) the comments the 3-way merge
+/// of base's, ours' and theirs' decides for it. Returns `merged` unchanged where the pass
+/// cannot pair the versions.
+pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carried {
+    let unchanged = |notes| Carried {
+        text: merged.to_string(),
+        notes,
+    };
+    let Ok(result) = parse::parse(merged) else {
+        return unchanged(Vec::new());
+    };
+    let trees = [&versions.base, &versions.ours, &versions.theirs];
+    let Some(edits) = plan_edits(trees, &result, policy, versions.file_name.as_deref()) else {
+        return unchanged(Vec::new());
+    };
+    let (mut edits, notes) = edits;
+    if edits.is_empty() {
+        return unchanged(notes);
+    }
+    let text = match splice(merged, &mut edits) {
+        Ok(text) => text,
+        Err(_) => return unchanged(bug()),
+    };
+    if !same_documents(&result, &text) {
+        return unchanged(bug());
+    }
+    Carried { text, notes }
+}
+
+/// The note for a pass that would have changed the data: a bug, and tests fail on it.
+fn bug() -> Vec<String> {
+    vec!["carrying comments would have changed the data, a bug in kmerge (please report it): comments left as merged".into()]
+}
+
+/// Whether `text` reads as the same documents as `before`.
+fn same_documents(before: &Tree, text: &str) -> bool {
+    let Ok(after) = parse::parse(text) else {
+        return false;
+    };
+    let (a, b) = (resource::documents(before), resource::documents(&after));
+    a.len() == b.len()
+        && a.iter()
+            .zip(&b)
+            .all(|((x, _), (y, _))| same_data(before, x.root, &after, y.root))
+}
+
+/// Where a field of another version stands relative to the result's field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Partner {
+    /// The version has no such field.
+    Absent,
+    /// It has it, but not at the start of a line of its own: its comments cannot be told.
+    Unknown,
+    /// It starts this line.
+    Line(usize),
+}
+
+/// One line of a head: comment lines and blank lines above a field.
+#[derive(Clone, Copy, Debug)]
+struct HeadLine<'a> {
+    /// Indentation relative to the field's line.
+    rel: isize,
+    /// The line without its indentation (or line break): what is compared.
+    text: &'a str,
+}
+
+impl<'a> HeadLine<'a> {
+    fn key(&self) -> (isize, &'a str) {
+        if self.text.trim().is_empty() {
+            (0, "")
+        } else {
+            (self.rel, self.text.trim_end())
+        }
+    }
+}
+
+/// The pass's edits of the result, and its notes; `None` when the versions cannot be paired.
+fn plan_edits(
+    trees: [&Tree; 3],
+    result: &Tree,
+    policy: Policy,
+    file_name: Option<&str>,
+) -> Option<(Vec<Edit>, Vec<String>)> {
+    let layouts = trees.map(Layout::new);
+    let r = Layout::new(result);
+    // The result's documents and their partners in each version.
+    let mut partner_docs: Vec<[Option<resource::DocRef>; 3]> = vec![[None; 3]; result.docs.len()];
+    for (i, tree) in trees.iter().enumerate() {
+        for g in resource::match_documents(tree, result, result, false).ok()? {
+            if let Some(doc) = g.ours {
+                partner_docs[doc.doc][i] = g.base;
+            }
+        }
+    }
+    let [base, _, theirs] = trees;
+    let mut walk = Walk {
+        r: &r,
+        x: [&layouts[0], &layouts[1], &layouts[2]],
+        pairs: Vec::new(),
+        seen: HashSet::new(),
+        group_kind: None,
+        schema: String::new(),
+    };
+    for doc in resource::documents(result) {
+        let (d, identity) = doc;
+        let [b, o, t] = partner_docs[d.doc];
+        // Only theirs brings comment changes: a document theirs left as it was keeps ours'.
+        let Some(t) = t else { continue };
+        let parts = [b, o, Some(t)];
+        // The document's `---` line carries the comments above it, which belong to the
+        // document before in the regions: always looked at.
+        if let Some(line) = r.separators[d.doc] {
+            let partners = std::array::from_fn(|i| match parts[i] {
+                Some(p) => layouts[i].separators[p.doc].map_or(Partner::Absent, Partner::Line),
+                None => Partner::Absent,
+            });
+            walk.record(line, partners);
+        }
+        if b.is_some_and(|b| region(base, b) == region(theirs, t)) {
+            continue;
+        }
+        walk.group_kind = resource::group_kind_of(identity.as_ref(), file_name);
+        walk.schema.clear();
+        let xs = std::array::from_fn(|i| parts[i].map(|p| (p.root, trees[i].node(p.root).start)));
+        walk.field(d.root, result.node(d.root).start, xs);
+    }
+    // The comment lines after the last field.
+    let eof = |l: &Layout| Partner::Line(l.starts.len());
+    walk.pairs.push((
+        r.starts.len(),
+        [eof(&layouts[0]), eof(&layouts[1]), eof(&layouts[2])],
+    ));
+
+    let mut edits = Vec::new();
+    let mut not_taken: Vec<usize> = Vec::new();
+    for (line, partners) in walk.pairs {
+        let heads = partners.map(|p| match p {
+            Partner::Absent => Some(None),
+            Partner::Unknown => None,
+            Partner::Line(l) => Some(Some(l)),
+        });
+        decide_head(
+            &r,
+            &layouts,
+            line,
+            heads,
+            policy,
+            &mut edits,
+            &mut not_taken,
+        );
+        decide_trailing(
+            &r,
+            &layouts,
+            line,
+            heads,
+            policy,
+            &mut edits,
+            &mut not_taken,
+        );
+    }
+    let mut notes = Vec::new();
+    if !not_taken.is_empty() {
+        notes.push(format!(
+            "ours and theirs changed the same comment lines differently: ours' kept, theirs' edit not taken ({} of theirs)",
+            line_list(&mut not_taken)
+        ));
+    }
+    Some((edits, notes))
+}
+
+/// A document's text.
+fn region<'a>(tree: &Tree<'a>, d: resource::DocRef) -> &'a str {
+    &tree.text[tree.docs[d.doc].region.clone()]
+}
+
+/// What heads are compared by.
+fn keys<'a>(h: &[HeadLine<'a>]) -> Vec<(isize, &'a str)> {
+    h.iter().map(HeadLine::key).collect()
+}
+
+/// Who wins where both sides changed a field's comments.
+fn pick<T: PartialEq>(b: &T, o: &T, t: &T) -> Option<bool> {
+    if o == t || b == t {
+        Some(false)
+    } else if b == o {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// The lines of each version's head for the result's `line` (`heads`: the partner line of
+/// base, ours, theirs, `Some(None)` when absent, `None` when unknown), decided and written.
+fn decide_head(
+    r: &Layout,
+    x: &[Layout; 3],
+    line: usize,
+    partners: [Option<Option<usize>>; 3],
+    policy: Policy,
+    edits: &mut Vec<Edit>,
+    not_taken: &mut Vec<usize>,
+) {
+    let [Some(pb), Some(po), Some(pt)] = partners else {
+        return;
+    };
+    // Blank lines at the very end of a text are no one's comment: a side that deleted the
+    // last fields leaves there the blank line that stood above them, which the other side
+    // may keep elsewhere. The result keeps its own.
+    let eof = line == r.starts.len();
+    fn trim(eof: bool, mut h: Vec<HeadLine<'_>>) -> Vec<HeadLine<'_>> {
+        while eof && h.last().is_some_and(|l| l.text.trim().is_empty()) {
+            h.pop();
+        }
+        h
+    }
+    let head = |i: usize, p: Option<usize>| p.map(|l| trim(eof, x[i].head(l)));
+    let hb = head(0, pb).unwrap_or_default();
+    let ho = head(1, po).unwrap_or_else(|| hb.clone());
+    let ht = head(2, pt).unwrap_or_else(|| hb.clone());
+    let (kb, ko, kt) = (keys(&hb), keys(&ho), keys(&ht));
+    // A side that only added or removed blank lines yields to one that changed comments.
+    let only_blank = |k: &[(isize, &str)]| {
+        let words = k.iter().filter(|l| !l.1.is_empty());
+        words.eq(kb.iter().filter(|l| !l.1.is_empty()))
+    };
+    let picked = pick(&kb, &ko, &kt).or_else(|| {
+        if only_blank(&ko) {
+            Some(true)
+        } else if only_blank(&kt) {
+            Some(false)
+        } else {
+            None
+        }
+    });
+    let target: Vec<HeadLine> = match picked {
+        Some(false) => ho,
+        Some(true) => ht,
+        None => {
+            let chunks = diff3(&kb, &ko, &kt);
+            if chunks.iter().all(|c| !matches!(c, Chunk::Conflict { .. })) {
+                let mut merged = Vec::new();
+                for c in &chunks {
+                    match c {
+                        Chunk::Same { ours } | Chunk::Ours { ours } => {
+                            merged.extend_from_slice(&ho[ours.clone()])
+                        }
+                        Chunk::Theirs { theirs, .. } => {
+                            merged.extend_from_slice(&ht[theirs.clone()])
+                        }
+                        Chunk::Conflict { .. } => {}
+                    }
+                }
+                merged
+            } else if policy == Policy::Theirs {
+                ht
+            } else {
+                if policy == Policy::Mark {
+                    let first = pt.map_or(0, |l| x[2].head_start(l));
+                    // The comment lines: a blank line is no edit to name.
+                    not_taken.extend(
+                        ht.iter()
+                            .enumerate()
+                            .filter(|(_, h)| !h.text.trim().is_empty())
+                            .map(|(i, _)| first + i + 1),
+                    );
+                }
+                ho
+            }
+        }
+    };
+    let now = r.head(line);
+    let mut target = target;
+    if eof {
+        let kept = now.len() - trim(eof, now.clone()).len();
+        target.extend_from_slice(&now[now.len() - kept..]);
+    }
+    if keys(&now) == keys(&target) {
+        return;
+    }
+    let indent = r.indent(line) as isize;
+    let eol = r.tree.eol;
+    let mut text = String::new();
+    let at_eof_without_break = line == r.starts.len() && !r.tree.text.ends_with('\n');
+    for h in &target {
+        if at_eof_without_break {
+            text.push_str(eol);
+        }
+        if !h.text.trim().is_empty() {
+            let col = (indent + h.rel).max(0) as usize;
+            text.extend(std::iter::repeat_n(' ', col));
+            text.push_str(h.text.trim_end_matches(['\r', '\n']));
+        }
+        if !at_eof_without_break {
+            text.push_str(eol);
+        }
+    }
+    let first = r.head_start(line);
+    let start = if at_eof_without_break {
+        // The file ends without a line break: so does the result, after the last field's
+        // line or after the comments that now follow it.
+        match line.checked_sub(now.len() + 1) {
+            Some(last) => line_end(r.tree.text, r.starts[last]),
+            None => r.starts[0],
+        }
+    } else {
+        r.offset(first)
+    };
+    edits.push(Edit {
+        start,
+        end: if at_eof_without_break {
+            r.tree.text.len()
+        } else {
+            r.offset(line)
+        },
+        text,
+    });
+}
+
+/// The comment at the end of the result's `line`, decided and written.
+fn decide_trailing(
+    r: &Layout,
+    x: &[Layout; 3],
+    line: usize,
+    partners: [Option<Option<usize>>; 3],
+    policy: Policy,
+    edits: &mut Vec<Edit>,
+    not_taken: &mut Vec<usize>,
+) {
+    if line >= r.starts.len() {
+        return;
+    }
+    let [Some(pb), Some(po), Some(pt)] = partners else {
+        return;
+    };
+    let Some(now) = r.trailing(line) else { return };
+    // (the version's comment, the layout and line it stands on)
+    let trailing = |i: usize, p: Option<usize>| match p {
+        None => Some(None),
+        Some(l) => x[i].trailing(l).map(|c| c.map(|c| (c, i, l))),
+    };
+    let (Some(tb), Some(to), Some(tt)) = (trailing(0, pb), trailing(1, po), trailing(2, pt)) else {
+        return;
+    };
+    let to = if po.is_none() { tb.clone() } else { to };
+    let tt = if pt.is_none() { tb.clone() } else { tt };
+    let text_of = |c: Option<(Range<usize>, usize, usize)>| {
+        c.map(|(range, i, _)| x[i].tree.text[range].trim())
+    };
+    let (kb, ko, kt) = (
+        text_of(tb.clone()),
+        text_of(to.clone()),
+        text_of(tt.clone()),
+    );
+    let target = match pick(&kb, &ko, &kt) {
+        Some(false) => to,
+        Some(true) => tt,
+        None if policy == Policy::Theirs => tt,
+        None => {
+            if policy == Policy::Mark {
+                if let Some(l) = pt {
+                    not_taken.push(l + 1);
+                }
+            }
+            to
+        }
+    };
+    let current = now.clone().map(|range| r.tree.text[range].trim());
+    if text_of(target.clone()) == current {
+        return;
+    }
+    let (start, end) = match &now {
+        Some(range) => (range.start, range.end),
+        None => {
+            let at = line_end(r.tree.text, r.starts[line]);
+            let at = r.token_end[line].max(r.starts[line]).min(at);
+            (at, line_end(r.tree.text, r.starts[line]))
+        }
+    };
+    let text = match target {
+        None => String::new(),
+        Some((range, i, _)) => {
+            let source = &x[i].tree.text[range];
+            let spaces = &source[..source.len() - source.trim_start().len()];
+            let spaces = if spaces.is_empty() { " " } else { spaces };
+            format!("{spaces}{}", source.trim())
+        }
+    };
+    edits.push(Edit { start, end, text });
+}
+
+/// `12, 30-32`: line numbers, runs joined.
+fn line_list(lines: &mut Vec<usize>) -> String {
+    lines.sort_unstable();
+    lines.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let mut j = i;
+        while j + 1 < lines.len() && lines[j + 1] == lines[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            format!("line {}", lines[i])
+        } else {
+            format!("lines {}-{}", lines[i], lines[j])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+/// A version's text as lines: which hold YAML content, where each line's last token ends,
+/// and which field owns each line.
+struct Layout<'t> {
+    tree: &'t Tree<'t>,
+    /// Where each line starts (the first one after a byte-order mark).
+    starts: Vec<usize>,
+    /// Lines holding YAML content: not only a comment, blank, or a `...`/`%` line.
+    content: Vec<bool>,
+    /// Lines whose end-of-line comment cannot be told apart from content (inside a value
+    /// that spans lines, after an anchor or a tag).
+    unsure: Vec<bool>,
+    /// Where the last token of each line ends.
+    token_end: Vec<usize>,
+    /// The field (its value node) that starts each line, the outermost one where several do.
+    owner: HashMap<usize, NodeId>,
+    /// The line of each document's explicit `---`.
+    separators: Vec<Option<usize>>,
+}
+
+impl<'t> Layout<'t> {
+    fn new(tree: &'t Tree<'t>) -> Layout<'t> {
+        let text = tree.text;
+        let bom = if text.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
+        let mut starts = vec![bom];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(i, b)| b == b'\n' && i + 1 < text.len())
+                .map(|(i, _)| i + 1),
+        );
+        let n = starts.len();
+        let mut layout = Layout {
+            tree,
+            starts,
+            content: vec![false; n],
+            unsure: vec![false; n],
+            token_end: vec![0; n],
+            owner: HashMap::new(),
+            separators: vec![None; tree.docs.len()],
+        };
+        for id in 0..tree.nodes.len() {
+            layout.mark(id);
+        }
+        for (i, doc) in tree.docs.iter().enumerate() {
+            if !doc.explicit_start {
+                continue;
+            }
+            let mut line = layout.line(doc.region.start);
+            while line < n && !text[layout.starts[line]..].starts_with("---") {
+                line += 1;
+            }
+            if line < n {
+                layout.content[line] = true;
+                let end = layout.starts[line] + 3;
+                layout.token_end[line] = layout.token_end[line].max(end);
+                layout.separators[i] = Some(line);
+            }
+        }
+        for doc in &tree.docs {
+            if let Some(root) = doc.root {
+                layout.own(root, tree.node(root).start);
+            }
+        }
+        layout
+    }
+
+    /// The line holding byte `at`.
+    fn line(&self, at: usize) -> usize {
+        self.starts.partition_point(|&s| s <= at).saturating_sub(1)
+    }
+
+    /// Where line `line` starts (the end of the text past the last line).
+    fn offset(&self, line: usize) -> usize {
+        self.starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.tree.text.len())
+    }
+
+    /// The indentation of a line (0 past the last line).
+    fn indent(&self, line: usize) -> usize {
+        match self.starts.get(line) {
+            Some(&s) => self.tree.text[s..]
+                .bytes()
+                .take_while(|&b| b == b' ')
+                .count(),
+            None => 0,
+        }
+    }
+
+    /// Records what one node puts on its lines.
+    fn mark(&mut self, id: NodeId) {
+        let tree = self.tree;
+        let text = tree.text;
+        let n = tree.node(id);
+        let spans_lines = |l: &Layout| l.line(n.start) != l.line(n.end.max(n.start + 1) - 1);
+        match n.kind {
+            Kind::Scalar | Kind::Alias => {
+                let block = matches!(n.style, Style::Literal | Style::Folded);
+                self.span(n.start, n.end, spans_lines(self));
+                if block {
+                    // The header's line ends after `|-` or `>2+`; the content is opaque.
+                    let ls = line_end(text, n.start);
+                    if let Some(p) = text[n.start..ls].find(['|', '>']) {
+                        let h = n.start + p;
+                        let len = text[h..ls]
+                            .bytes()
+                            .take_while(|b| b"|>+-0123456789".contains(b))
+                            .count();
+                        let line = self.line(n.start);
+                        self.unsure[line] = false;
+                        self.token_end[line] = self.token_end[line].max(h + len);
+                    }
+                } else {
+                    let last = self.line(n.end.max(n.start + 1) - 1);
+                    self.token_end[last] = self.token_end[last].max(n.end);
+                }
+            }
+            Kind::Map | Kind::Seq if n.flow => {
+                self.span(n.start, n.end, spans_lines(self));
+                let last = self.line(n.end.max(n.start + 1) - 1);
+                self.token_end[last] = self.token_end[last].max(n.end);
+            }
+            Kind::Map | Kind::Seq => {
+                if n.anchor.is_some() || n.tag.is_some() {
+                    let line = self.line(n.start);
+                    self.content[line] = true;
+                    self.unsure[line] = true;
+                }
+            }
+        }
+        if n.kind == Kind::Map {
+            for (k, _) in tree.entries(id) {
+                let end = tree.node(k).end;
+                let rest = &text[end..line_end(text, end)];
+                if let Some(p) = rest.find(':') {
+                    if rest[..p].trim().is_empty() {
+                        let line = self.line(end);
+                        self.token_end[line] = self.token_end[line].max(end + p + 1);
+                    }
+                }
+            }
+        }
+        if n.kind == Kind::Seq && !n.flow {
+            for &item in &n.children {
+                let dash = dash_of(text, tree.node(item).start);
+                let line = self.line(dash);
+                self.content[line] = true;
+                self.token_end[line] = self.token_end[line].max(dash + 1);
+            }
+        }
+    }
+
+    /// Marks the lines of `start..end` as content; all but a one-line span are unsure.
+    fn span(&mut self, start: usize, end: usize, multi: bool) {
+        let (first, last) = (self.line(start), self.line(end.max(start + 1) - 1));
+        for line in first..=last.max(first) {
+            self.content[line] = true;
+            if multi {
+                self.unsure[line] = true;
+            }
+        }
+    }
+
+    /// Records which field owns each line: the outermost field starting it, with nothing
+    /// before it on the line.
+    fn own(&mut self, node: NodeId, start: usize) {
+        let tree = self.tree;
+        let line = self.line(start);
+        if tree.text[self.starts[line]..start].trim().is_empty() {
+            self.owner.entry(line).or_insert(node);
+        }
+        let n = tree.node(node);
+        if n.flow {
+            return;
+        }
+        match n.kind {
+            Kind::Map => {
+                for (k, v) in tree.entries(node) {
+                    self.own(v, tree.node(k).start);
+                }
+            }
+            Kind::Seq => {
+                for &item in &n.children {
+                    self.own(item, dash_of(tree.text, tree.node(item).start));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The line a field starts, if it owns it.
+    fn owned_line(&self, node: NodeId, start: usize) -> Partner {
+        let line = self.line(start);
+        if self.owner.get(&line) == Some(&node) {
+            Partner::Line(line)
+        } else {
+            Partner::Unknown
+        }
+    }
+
+    /// Whether a line is only a comment or blank.
+    fn is_comment_or_blank(&self, line: usize) -> bool {
+        if self.content[line] {
+            return false;
+        }
+        let s = self.starts[line];
+        let l = self.tree.text[s..line_end(self.tree.text, s)].trim_start();
+        l.is_empty() || l.starts_with('#')
+    }
+
+    /// The first line of the comment and blank lines directly above `line` (`line` itself
+    /// when there are none; past the last line: those at the end of the text).
+    fn head_start(&self, line: usize) -> usize {
+        let mut first = line;
+        while first > 0 && self.is_comment_or_blank(first - 1) {
+            first -= 1;
+        }
+        first
+    }
+
+    /// The comment and blank lines directly above `line`, relative to its indentation.
+    fn head(&self, line: usize) -> Vec<HeadLine<'t>> {
+        let indent = self.indent(line) as isize;
+        let text = self.tree.text;
+        (self.head_start(line)..line)
+            .map(|l| {
+                let s = self.starts[l];
+                let raw = &text[s..line_end(text, s)];
+                let spaces = raw.bytes().take_while(|&b| b == b' ').count();
+                HeadLine {
+                    rel: spaces as isize - indent,
+                    text: &raw[spaces..],
+                }
+            })
+            .collect()
+    }
+
+    /// The comment at the end of a line (from the spaces before its `#`), `Some(None)` when
+    /// there is none, `None` when it cannot be told.
+    fn trailing(&self, line: usize) -> Option<Option<Range<usize>>> {
+        if self.unsure[line] {
+            return None;
+        }
+        let text = self.tree.text;
+        let end = line_end(text, self.starts[line]);
+        let from = self.token_end[line].max(self.starts[line]);
+        if from > end {
+            return None;
+        }
+        let rest = &text[from..end];
+        if rest.trim().is_empty() {
+            Some(None)
+        } else if rest.starts_with([' ', '\t']) && rest.trim_start().starts_with('#') {
+            Some(Some(from..end))
+        } else {
+            None
+        }
+    }
+}
+
+/// The walk pairing the result's fields with the versions' ones.
+struct Walk<'a, 't> {
+    r: &'a Layout<'t>,
+    x: [&'a Layout<'t>; 3],
+    /// The result's lines that start a field, with where the versions' fields start.
+    pairs: Vec<(usize, [Partner; 3])>,
+    seen: HashSet<usize>,
+    group_kind: Option<String>,
+    /// The schema path of the field being walked (`spec.containers[].ports`).
+    schema: String,
+}
+
+impl Walk<'_, '_> {
+    fn record(&mut self, line: usize, partners: [Partner; 3]) {
+        if self.seen.insert(line) {
+            self.pairs.push((line, partners));
+        }
+    }
+
+    /// Pairs the result's field (its value `node`, starting at `start`) and everything
+    /// below it with the versions' fields `xs` (value node and start).
+    fn field(&mut self, node: NodeId, start: usize, xs: [Option<(NodeId, usize)>; 3]) {
+        let r = self.r;
+        if let Partner::Line(line) = r.owned_line(node, start) {
+            let partners = std::array::from_fn(|i| match xs[i] {
+                None => Partner::Absent,
+                Some((n, s)) => self.x[i].owned_line(n, s),
+            });
+            self.record(line, partners);
+        }
+        let tree = r.tree;
+        let n = tree.node(node);
+        if n.flow {
+            return;
+        }
+        let depth = self.schema.len();
+        match n.kind {
+            Kind::Map => {
+                let maps: [Option<HashMap<&str, (NodeId, NodeId)>>; 3] = std::array::from_fn(|i| {
+                    let (xn, _) = xs[i]?;
+                    let t = self.x[i].tree;
+                    (t.node(xn).kind == Kind::Map)
+                        .then(|| t.entries(xn).map(|(k, v)| (t.value(k), (k, v))).collect())
+                });
+                for (k, v) in tree.entries(node) {
+                    let key = tree.value(k);
+                    let partners = std::array::from_fn(|i| {
+                        let (xk, xv) = *maps[i].as_ref()?.get(key)?;
+                        Some((xv, self.x[i].tree.node(xk).start))
+                    });
+                    if !self.schema.is_empty() {
+                        self.schema.push('.');
+                    }
+                    self.schema.push_str(key);
+                    self.field(v, tree.node(k).start, partners);
+                    self.schema.truncate(depth);
+                }
+            }
+            Kind::Seq => {
+                let lists: Vec<(&Tree, NodeId)> = std::iter::once((tree, node))
+                    .chain((0..3).filter_map(|i| xs[i].map(|(xn, _)| (self.x[i].tree, xn))))
+                    .collect();
+                let kind = list_kind(self.group_kind.as_deref(), &self.schema, &lists);
+                let pairs: [Vec<Option<NodeId>>; 3] = std::array::from_fn(|i| match xs[i] {
+                    Some((xn, _)) if self.x[i].tree.node(xn).kind == Kind::Seq => {
+                        pair_items(tree, node, self.x[i].tree, xn, &kind)
+                    }
+                    _ => vec![None; n.children.len()],
+                });
+                self.schema.push_str("[]");
+                for (j, &item) in n.children.iter().enumerate() {
+                    let partners = std::array::from_fn(|i| {
+                        let xi = pairs[i][j]?;
+                        Some((
+                            xi,
+                            dash_of(self.x[i].tree.text, self.x[i].tree.node(xi).start),
+                        ))
+                    });
+                    self.field(item, dash_of(tree.text, tree.node(item).start), partners);
+                }
+                self.schema.truncate(depth);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// For each element of the result's list, the element of another version's list that is the
+/// same element: by merge key, by value in a set, else by content, and edited elements by
+/// their place among the unpaired ones.
+fn pair_items(
+    r: &Tree,
+    list: NodeId,
+    x: &Tree,
+    xlist: NodeId,
+    kind: &ListKind,
+) -> Vec<Option<NodeId>> {
+    let (ri, xi) = (&r.node(list).children, &x.node(xlist).children);
+    let named = |name: &dyn Fn(&Tree, NodeId) -> Option<String>| -> Option<Vec<Option<NodeId>>> {
+        let mut index: HashMap<String, Option<NodeId>> = HashMap::new();
+        for &e in xi {
+            let n = name(x, e)?;
+            // A name given twice pairs nothing.
+            index.entry(n).and_modify(|v| *v = None).or_insert(Some(e));
+        }
+        ri.iter()
+            .map(|&e| Some(name(r, e)?).map(|n| index.get(&n).copied().flatten()))
+            .collect()
+    };
+    let by_name = match kind {
+        ListKind::Keyed(keys) => named(&|t: &Tree, e| element_key(t, e, keys).map(|k| k.0)),
+        ListKind::Set => {
+            named(&|t: &Tree, e| (t.node(e).kind == Kind::Scalar).then(|| t.value(e).to_string()))
+        }
+        ListKind::Plain => None,
+    };
+    if let Some(pairs) = by_name {
+        return pairs;
+    }
+    let rd: Vec<String> = ri.iter().map(|&e| canonical(r, e)).collect();
+    let xd: Vec<String> = xi.iter().map(|&e| canonical(x, e)).collect();
+    let mut out = vec![None; ri.len()];
+    let (mut xo, mut ro) = (0, 0);
+    let unpaired = |xs: Range<usize>, rs: Range<usize>, out: &mut Vec<Option<NodeId>>| {
+        if xs.len() == rs.len() {
+            for (a, b) in xs.zip(rs) {
+                out[b] = Some(xi[a]);
+            }
+        }
+    };
+    for op in capture_diff_slices(Algorithm::Myers, &xd, &rd) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            unpaired(xo..old_index, ro..new_index, &mut out);
+            for k in 0..len {
+                out[new_index + k] = Some(xi[old_index + k]);
+            }
+            xo = old_index + len;
+            ro = new_index + len;
+        }
+    }
+    unpaired(xo..xi.len(), ro..ri.len(), &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::Versions;
+
+    fn carried(base: &str, ours: &str, theirs: &str, merged: &str, policy: Policy) -> Carried {
+        let v = Versions::parse(base, ours, theirs).unwrap();
+        carry(&v, merged, policy)
+    }
+
+    #[test]
+    fn a_comment_theirs_added_comes_with_it() {
+        let base = "a: 1\nb: 2\n";
+        let theirs = "a: 1\n# about b\nb: 2 # two\n";
+        let c = carried(base, "a: 3\nb: 2\n", theirs, "a: 3\nb: 2\n", Policy::Mark);
+        assert_eq!(c.text, "a: 3\n# about b\nb: 2 # two\n");
+        assert!(c.notes.is_empty());
+    }
+
+    #[test]
+    fn comments_both_edited_keep_ours_and_say_so() {
+        let base = "# v1\na: 1\n";
+        let c = carried(
+            base,
+            "# v2\na: 1\n",
+            "# v3\na: 2\n",
+            "# v2\na: 2\n",
+            Policy::Mark,
+        );
+        assert_eq!(c.text, "# v2\na: 2\n");
+        assert_eq!(c.notes.len(), 1, "{:?}", c.notes);
+        assert!(c.notes[0].contains("line 1"), "{:?}", c.notes);
+        let c = carried(
+            base,
+            "# v2\na: 1\n",
+            "# v3\na: 2\n",
+            "# v2\na: 2\n",
+            Policy::Theirs,
+        );
+        assert_eq!(c.text, "# v3\na: 2\n");
+    }
+
+    #[test]
+    fn line_lists_join_runs() {
+        assert_eq!(line_list(&mut vec![3, 1, 2, 7]), "lines 1-3, line 7");
+    }
+}
