@@ -110,12 +110,15 @@ fn by_structure(
     theirs: &str,
     opts: &MergeOptions,
 ) -> Result<Outcome, Attempt> {
-    let versions = Versions::parse(base, ours, theirs);
+    // Git's line merge runs while the versions are parsed (only `mark` mode needs it).
+    let (versions, line) = Versions::parse_alongside(base, ours, theirs, || {
+        (opts.policy == Policy::Mark)
+            .then(|| line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts))
+    });
     let mut messages = Vec::new();
     let mut git_conflicts = None;
-    if opts.policy == Policy::Mark {
-        let line = line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts)
-            .map_err(Attempt::LineMerge)?;
+    if let Some(line) = line {
+        let line = line.map_err(Attempt::LineMerge)?;
         if !line.conflicted {
             let text = std::str::from_utf8(&line.bytes).unwrap_or_default();
             let verdict = match &versions {

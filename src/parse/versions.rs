@@ -18,10 +18,48 @@ impl<'a> Versions<'a> {
     /// Helm template, a syntax error, tab indentation, duplicate keys), which version and
     /// where.
     pub fn parse(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>, Reason> {
+        Versions::parse_alongside(base, ours, theirs, || ()).0
+    }
+
+    /// [`Versions::parse`], with `also` (git's line merge) run at the same time: on a large
+    /// file, base and ours are parsed on this thread while theirs and `also` run on a second
+    /// one, since parsing is most of a merge's time and machines have two cores or more. A
+    /// small file is not worth a thread's start. The result and its errors are those of the
+    /// sequential parse (base's error first); a panic on either thread reaches the caller.
+    pub fn parse_alongside<R: Send>(
+        base: &'a str,
+        ours: &'a str,
+        theirs: &'a str,
+        also: impl FnOnce() -> R + Send,
+    ) -> (Result<Versions<'a>, Reason>, R) {
+        let (trees, r) = if base.len() + ours.len() + theirs.len() < PARALLEL_FROM {
+            let r = also();
+            let trees = [
+                parse(Side::Base, base),
+                parse(Side::Ours, ours),
+                parse(Side::Theirs, theirs),
+            ];
+            (trees, r)
+        } else {
+            std::thread::scope(|scope| {
+                let second = scope.spawn(|| (also(), parse(Side::Theirs, theirs)));
+                let base = parse(Side::Base, base);
+                let ours = parse(Side::Ours, ours);
+                match second.join() {
+                    Ok((r, theirs)) => ([base, ours, theirs], r),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            })
+        };
+        (Versions::from_trees(trees), r)
+    }
+
+    fn from_trees(trees: [Result<Tree<'a>, Reason>; 3]) -> Result<Versions<'a>, Reason> {
+        let [base, ours, theirs] = trees;
         let versions = Versions {
-            base: parse(Side::Base, base)?,
-            ours: parse(Side::Ours, ours)?,
-            theirs: parse(Side::Theirs, theirs)?,
+            base: base?,
+            ours: ours?,
+            theirs: theirs?,
         };
         // Comments are not data: where no version holds any, the file (a comment block, a
         // placeholder) is merged line by line, where edits of its comments count.
@@ -37,6 +75,9 @@ impl<'a> Versions<'a> {
         Ok(versions)
     }
 }
+
+/// Total input size (bytes) from which the versions are parsed on two threads.
+const PARALLEL_FROM: usize = 256 << 10;
 
 /// One version parsed, or why the structural merge cannot take it.
 fn parse(side: Side, text: &str) -> Result<Tree<'_>, Reason> {
