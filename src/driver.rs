@@ -143,9 +143,11 @@ fn by_structure(
         }
     }
     let versions = versions?;
-    let merged = structural(&versions, opts)?;
+    let merged = planned_and_rendered(&versions, opts)?;
     if merged.conflicts.is_empty() {
-        let violations = match verify::check_text(&versions, &merged.text, opts.policy) {
+        // One parse of the result serves both the read-back and the check.
+        let verdict = verify::check(&versions, &reads_back(&merged.text)?, opts.policy);
+        let violations = match verdict {
             Verdict::Holds | Verdict::Unsure => {
                 let resolved = git_conflicts
                     .as_ref()
@@ -332,11 +334,17 @@ pub struct Merged {
 
 /// Plans the merge of the parsed versions and writes it into ours' text.
 pub(crate) fn structural(versions: &Versions, opts: &MergeOptions) -> Result<Merged, Reason> {
+    let merged = planned_and_rendered(versions, opts)?;
+    if merged.conflicts.is_empty() {
+        reads_back(&merged.text)?;
+    }
+    Ok(merged)
+}
+
+/// [`structural`] without reading a clean result back: for a caller that parses it itself.
+fn planned_and_rendered(versions: &Versions, opts: &MergeOptions) -> Result<Merged, Reason> {
     let plan = merge::plan(versions, opts)?;
     let text = render::render(versions, &plan, opts)?;
-    if plan.conflicts.is_empty() {
-        reads_back(&text)?;
-    }
     Ok(Merged {
         text,
         conflicts: plan.conflicts,

@@ -120,8 +120,8 @@ pub(crate) fn sides_parse(text: &[u8], marker_size: usize) -> Result<(), String>
 const PARALLEL_FROM: usize = 128 << 10;
 
 /// A clean structural result must read back as YAML with no repeated key; if the splice broke
-/// it, that is a bug, and the line merge is safer.
-pub(crate) fn reads_back(text: &str) -> Result<(), Reason> {
+/// it, that is a bug, and the line merge is safer. Its tree is returned for the check.
+pub(crate) fn reads_back(text: &str) -> Result<Tree<'_>, Reason> {
     let merged = parse::parse(text).map_err(|e| match e {
         // Anchors and aliases are text the rules do not follow across fields: one side's
         // alias can outlive the other side's deletion of its anchor.
@@ -135,7 +135,7 @@ pub(crate) fn reads_back(text: &str) -> Result<(), Reason> {
             "the merged text repeats a mapping key ({dup})"
         )));
     }
-    Ok(())
+    Ok(merged)
 }
 
 /// Where the structural merge cannot take the inputs (a template, duplicate identities), the
