@@ -12,12 +12,34 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-/// Replaces the contents of `path` with `bytes` atomically, keeping the file's permissions.
+/// Whether a write waits for the disk before it returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// The file and the rename are flushed to disk (fsync): a result the user named, which
+    /// must survive a power loss once kmerge has exited.
+    Synced,
+    /// Atomic against a kill, not flushed: git's own temporary `%A`, which git reads back
+    /// right away and itself writes without an fsync. The flush would cost a tiny merge
+    /// several times its whole run.
+    Unsynced,
+}
+
+/// Replaces the contents of `path` with `bytes` atomically, keeping the file's permissions,
+/// and flushes it to disk.
 ///
 /// If `path` is a symbolic link, the file it points to is replaced and the link kept, as an
 /// in-place write would do. On error the destination is untouched and the temporary file is
 /// removed.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomically_as(path, bytes, Durability::Synced)
+}
+
+/// [`write_atomically`], flushed to disk or not as `durability` says; atomic either way.
+pub fn write_atomically_as(
+    path: &Path,
+    bytes: &[u8],
+    durability: Durability,
+) -> anyhow::Result<()> {
     let target = resolve_link(path);
     let dir = match target.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
@@ -49,13 +71,17 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
                 .with_context(|| format!("copying the permissions of {}", target.display()))?;
         }
     }
-    tmp.as_file()
-        .sync_all()
-        .with_context(|| format!("flushing a temporary file in {}", dir.display()))?;
+    if durability == Durability::Synced {
+        tmp.as_file()
+            .sync_all()
+            .with_context(|| format!("flushing a temporary file in {}", dir.display()))?;
+    }
     tmp.persist(&target)
         .map_err(|e| e.error)
         .with_context(|| format!("replacing {}", target.display()))?;
-    sync_dir(&dir);
+    if durability == Durability::Synced {
+        sync_dir(&dir);
+    }
     Ok(())
 }
 
@@ -95,6 +121,25 @@ mod tests {
         fs::write(&path, b"old\n").unwrap();
         write_atomically(&path, b"new\n").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new\n");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temp file left"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_unsynced_write_replaces_contents_and_keeps_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ours.yaml");
+        fs::write(&path, b"old\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        write_atomically_as(&path, b"new\n", Durability::Unsynced).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new\n");
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755);
         assert_eq!(
             fs::read_dir(dir.path()).unwrap().count(),
             1,

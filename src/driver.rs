@@ -110,15 +110,19 @@ fn by_structure(
     theirs: &str,
     opts: &MergeOptions,
 ) -> Result<Outcome, Attempt> {
-    let versions = Versions::parse(base, ours, theirs).map(|v| v.named(opts.file_name.as_deref()));
+    // Git's line merge runs while the versions are parsed (only `mark` mode needs it).
+    let (versions, line) = Versions::parse_alongside(base, ours, theirs, || {
+        (opts.policy == Policy::Mark)
+            .then(|| line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts))
+    });
+    let versions = versions.map(|v| v.named(opts.file_name.as_deref()));
     if let Err(reason @ Reason::Template { .. }) = versions {
         return by_template(base, ours, theirs, opts, reason);
     }
     let mut messages = Vec::new();
     let mut git_conflicts = None;
-    if opts.policy == Policy::Mark {
-        let line = line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts)
-            .map_err(Attempt::LineMerge)?;
+    if let Some(line) = line {
+        let line = line.map_err(Attempt::LineMerge)?;
         if !line.conflicted {
             let text = std::str::from_utf8(&line.bytes).unwrap_or_default();
             let verdict = match &versions {
@@ -143,9 +147,11 @@ fn by_structure(
         }
     }
     let versions = versions?;
-    let merged = structural(&versions, opts)?;
+    let merged = planned_and_rendered(&versions, opts)?;
     if merged.conflicts.is_empty() {
-        let violations = match verify::check_text(&versions, &merged.text, opts.policy) {
+        // One parse of the result serves both the read-back and the check.
+        let verdict = verify::check(&versions, &reads_back(&merged.text)?, opts.policy);
+        let violations = match verdict {
             Verdict::Holds | Verdict::Unsure => {
                 let resolved = git_conflicts
                     .as_ref()
@@ -479,11 +485,17 @@ pub struct Merged {
 
 /// Plans the merge of the parsed versions and writes it into ours' text.
 pub(crate) fn structural(versions: &Versions, opts: &MergeOptions) -> Result<Merged, Reason> {
+    let merged = planned_and_rendered(versions, opts)?;
+    if merged.conflicts.is_empty() {
+        reads_back(&merged.text)?;
+    }
+    Ok(merged)
+}
+
+/// [`structural`] without reading a clean result back: for a caller that parses it itself.
+fn planned_and_rendered(versions: &Versions, opts: &MergeOptions) -> Result<Merged, Reason> {
     let plan = merge::plan(versions, opts)?;
     let rendered = render::render(versions, &plan, opts)?;
-    if plan.conflicts.is_empty() {
-        reads_back(&rendered.text)?;
-    }
     Ok(Merged {
         text: rendered.text,
         conflicts: plan.conflicts,

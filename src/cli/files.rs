@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::{exit_code, names, options, report, DriverArgs, Merge2Args, Merge3Args, EXIT_CLEAN};
-use crate::atomic_write::write_atomically;
+use crate::atomic_write::{write_atomically, write_atomically_as, Durability};
 use crate::driver::{merge2 as merge2_text, merge_bytes, Outcome};
 use crate::line_merge::configured_style;
 use crate::options::{ConflictStyle, MergeOptions};
@@ -172,7 +172,8 @@ pub(super) fn driver(a: DriverArgs) -> anyhow::Result<i32> {
         a.path.as_deref().unwrap_or(&a.ours),
         a.merge.quiet,
     );
-    write_atomically(&a.ours, &outcome.bytes)
+    // Git's own temporary file, read back as soon as the driver exits: atomic, not flushed.
+    write_atomically_as(&a.ours, &outcome.bytes, Durability::Unsynced)
         .with_context(|| format!("writing ours file {}", a.ours.display()))?;
     Ok(exit_code(&outcome))
 }

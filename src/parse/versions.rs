@@ -21,10 +21,57 @@ impl<'a> Versions<'a> {
     /// Helm template, a syntax error, tab indentation, duplicate keys), which version and
     /// where.
     pub fn parse(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>, Reason> {
+        Versions::parse_alongside(base, ours, theirs, || ()).0
+    }
+
+    /// [`Versions::parse`], with `also` (git's line merge) run at the same time: on a large
+    /// file, base and ours are parsed on this thread while theirs and `also` run on a second
+    /// one, since parsing is most of a merge's time and machines have two cores or more. A
+    /// small file is not worth a thread's start, a huge one not worth the memory (see
+    /// [`PARALLEL_UP_TO`]). The result and its errors are those of the
+    /// sequential parse (base's error first); a panic on either thread reaches the caller.
+    pub fn parse_alongside<R: Send>(
+        base: &'a str,
+        ours: &'a str,
+        theirs: &'a str,
+        also: impl FnOnce() -> R + Send,
+    ) -> (Result<Versions<'a>, Reason>, R) {
+        let total = base.len() + ours.len() + theirs.len();
+        if !(PARALLEL_FROM..PARALLEL_UP_TO).contains(&total) {
+            // One after the other, the first error ending the parse.
+            let versions = Versions::one_by_one(base, ours, theirs);
+            return (versions, also());
+        }
+        let (trees, r) = std::thread::scope(|scope| {
+            let second = scope.spawn(|| (also(), parse(Side::Theirs, theirs)));
+            let base = parse(Side::Base, base);
+            let ours = parse(Side::Ours, ours);
+            match second.join() {
+                Ok((r, theirs)) => ([base, ours, theirs], r),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        });
+        let [base, ours, theirs] = trees;
+        (Versions::checked(base, ours, theirs), r)
+    }
+
+    /// The sequential parse: base, ours, theirs, the first error ending it.
+    fn one_by_one(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>, Reason> {
+        let base = parse(Side::Base, base)?;
+        let ours = parse(Side::Ours, ours)?;
+        Versions::checked(Ok(base), Ok(ours), parse(Side::Theirs, theirs))
+    }
+
+    /// The parsed versions (base's error first), unless none of them holds data.
+    fn checked(
+        base: Result<Tree<'a>, Reason>,
+        ours: Result<Tree<'a>, Reason>,
+        theirs: Result<Tree<'a>, Reason>,
+    ) -> Result<Versions<'a>, Reason> {
         let versions = Versions {
-            base: parse(Side::Base, base)?,
-            ours: parse(Side::Ours, ours)?,
-            theirs: parse(Side::Theirs, theirs)?,
+            base: base?,
+            ours: ours?,
+            theirs: theirs?,
             file_name: None,
         };
         // Comments are not data: where no version holds any, the file (a comment block, a
@@ -49,6 +96,15 @@ impl<'a> Versions<'a> {
         }
     }
 }
+
+/// Total input size (bytes) from which the versions are parsed on two threads.
+const PARALLEL_FROM: usize = 256 << 10;
+
+/// Total input size (bytes) from which they are parsed one after the other again: on inputs
+/// this large memory matters more than time, and two parses and git's line merge at once
+/// (each with its own allocator arena) can together outgrow a memory limit that the
+/// sequential run, where a version over the node budget ends the parse early, stays under.
+const PARALLEL_UP_TO: usize = 32 << 20;
 
 /// One version parsed, or why the structural merge cannot take it.
 fn parse(side: Side, text: &str) -> Result<Tree<'_>, Reason> {

@@ -91,27 +91,37 @@ pub(crate) fn check_text(versions: &Versions, result: &str, policy: Policy) -> V
 /// file either way.
 pub(crate) fn sides_parse(text: &[u8], marker_size: usize) -> Result<(), String> {
     let text = std::str::from_utf8(text).map_err(|e| format!("not UTF-8: {e}"))?;
-    for (side, picked) in ["ours", "theirs"]
-        .into_iter()
-        .zip(markers::sides(text, marker_size))
-    {
-        match parse::parse(&picked) {
-            Err(e) => return Err(format!("taking {side} side of every conflict: {e}")),
-            Ok(tree) => {
-                if let Some(dup) = tree.duplicate_keys.first() {
-                    return Err(format!(
-                        "taking {side} side of every conflict repeats a key ({dup})"
-                    ));
-                }
-            }
-        }
+    let [ours, theirs] = markers::sides(text, marker_size);
+    let check = |side: &str, picked: &str| match parse::parse(picked) {
+        Err(e) => Err(format!("taking {side} side of every conflict: {e}")),
+        Ok(tree) => match tree.duplicate_keys.first() {
+            Some(dup) => Err(format!(
+                "taking {side} side of every conflict repeats a key ({dup})"
+            )),
+            None => Ok(()),
+        },
+    };
+    // Two whole parses: on a large file, one on each core. Ours' error is reported first.
+    if text.len() < PARALLEL_FROM {
+        return check("ours", &ours).and_then(|()| check("theirs", &theirs));
     }
-    Ok(())
+    let (ours, theirs) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| check("theirs", &theirs));
+        let ours = check("ours", &ours);
+        match second.join() {
+            Ok(theirs) => (ours, theirs),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    });
+    ours.and(theirs)
 }
 
+/// Text size (bytes) from which the two sides of a conflicted result parse on two threads.
+const PARALLEL_FROM: usize = 128 << 10;
+
 /// A clean structural result must read back as YAML with no repeated key; if the splice broke
-/// it, that is a bug, and the line merge is safer.
-pub(crate) fn reads_back(text: &str) -> Result<(), Reason> {
+/// it, that is a bug, and the line merge is safer. Its tree is returned for the check.
+pub(crate) fn reads_back(text: &str) -> Result<Tree<'_>, Reason> {
     let merged = parse::parse(text).map_err(|e| match e {
         // Anchors and aliases are text the rules do not follow across fields: one side's
         // alias can outlive the other side's deletion of its anchor.
@@ -125,7 +135,7 @@ pub(crate) fn reads_back(text: &str) -> Result<(), Reason> {
             "the merged text repeats a mapping key ({dup})"
         )));
     }
-    Ok(())
+    Ok(merged)
 }
 
 /// Where the structural merge cannot take the inputs (a template, duplicate identities), the
