@@ -295,12 +295,19 @@ fn decide_head(
                 if policy == Policy::Mark {
                     let first = pt.map_or(0, |l| x[2].head_start(l));
                     // The comment lines: a blank line is no edit to name.
+                    let before = not_taken.len();
                     not_taken.extend(
                         ht.iter()
                             .enumerate()
                             .filter(|(_, h)| !h.text.trim().is_empty())
                             .map(|(i, _)| first + i + 1),
                     );
+                    // Theirs deleted the comment lines: name the line they stood above.
+                    if not_taken.len() == before {
+                        if let Some(l) = pt {
+                            not_taken.push(l + 1);
+                        }
+                    }
                 }
                 ho
             }
