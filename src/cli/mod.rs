@@ -57,9 +57,11 @@ Comments and blank lines travel with the side that wrote them. Where both sides 
 same comment lines differently, ours' stay (theirs' with --on-conflict theirs) and a line on
 stderr names theirs' lines not taken: a comment never makes a conflict.
 
-Input that is not YAML (invalid UTF-8, a Helm/Go template with {{ }} as structure), that
-already holds conflict markers, or that the structural merge cannot handle is merged by
-git's line merge instead, with a one-line reason on stderr.";
+A Helm/Go template with {{ }} as structure is merged as its YAML skeleton: control lines
+travel like comments, other actions are values compared by their text, and the result's
+control lines must be the 3-way merge of the versions'. Input that is not YAML, that
+already holds conflict markers, or that the structural merge cannot settle (a template
+included) is merged by git's line merge instead, with a one-line reason on stderr.";
 
 const AFTER_HELP: &str = "\
 Git setup, in a repository (--global: for every repository):
@@ -84,7 +86,8 @@ kept.
 --on-conflict mark (default) marks fields both sides changed differently; theirs lets the
 upstream version win as kyaml/kpt do, including their flaw that a locally deleted field
 which upstream changed comes back; ours keeps the local version. Non-YAML input, templates
-with {{ }} as structure, existing conflict markers and parse errors use git's line merge.
+whose skeleton cannot be merged, existing conflict markers and parse errors use git's line
+merge.
 
 Markers are labelled base/ours/theirs unless given; --diff3 adds the base section (git's
 merge.conflictStyle is not read here). --path gives the file's name where --ours is a
@@ -116,7 +119,8 @@ merge is clean its bytes are kept.
 --on-conflict mark (default) marks fields both sides changed differently; theirs lets the
 upstream version win as kyaml/kpt do, including their flaw that a locally deleted field
 which upstream changed comes back; ours keeps the local version. Non-YAML input, templates
-with {{ }} as structure, existing conflict markers and parse errors use git's line merge.
+whose skeleton cannot be merged, existing conflict markers and parse errors use git's line
+merge.
 
 Markers carry git's labels (%S %X %Y; an older git passes them literally, which means the
 defaults base/ours/theirs), git's marker size (%L), and the repository's
