@@ -26,6 +26,8 @@ const CLOSE: char = '\u{E001}';
 const CONTROL: char = '\u{E002}';
 /// Opens the token of an action that is a value with a block below (after `#`).
 const VALUE: char = '\u{E003}';
+/// Opens the token that marks a key as one of an `else` branch: it stands for no text.
+const BRANCH: char = '\u{E004}';
 /// The sixteen digits of a token's number.
 const DIGIT: u32 = 0xE010;
 
@@ -45,7 +47,7 @@ impl Tokens {
             self.texts.push(text.to_string());
         }
         let mut out = String::new();
-        if kind != INLINE {
+        if kind == CONTROL || kind == VALUE {
             out.push('#');
         }
         out.push(kind);
@@ -64,7 +66,7 @@ impl Tokens {
         let mut out = String::with_capacity(skeleton.len());
         let mut chars = skeleton.chars().peekable();
         while let Some(c) = chars.next() {
-            let opens = |c: char| c == INLINE || c == CONTROL || c == VALUE;
+            let opens = |c: char| c == INLINE || c == CONTROL || c == VALUE || c == BRANCH;
             if c == '#' && chars.peek().is_some_and(|&k| k == CONTROL || k == VALUE) {
                 continue; // the comment mark of a control or value token
             }
@@ -80,7 +82,10 @@ impl Tokens {
                 }
                 id = id * 16 + (d as u32).checked_sub(DIGIT).filter(|&v| v < 16)? as usize;
             }
-            out.push_str(self.texts.get(id)?);
+            let text = self.texts.get(id)?;
+            if c != BRANCH {
+                out.push_str(text);
+            }
         }
         Some(out)
     }
@@ -159,6 +164,7 @@ impl Tokens {
         if open {
             return None;
         }
+        self.mark_branches(&mut out);
         // The value rule: a key whose value is one action, with a more-indented block below.
         for (i, line) in value_lines {
             let own = indent_of(&out[i]);
@@ -177,6 +183,89 @@ impl Tokens {
         }
         Some(out.concat())
     }
+}
+
+impl Tokens {
+    /// Keys that repeat across the branches of an `if`/`else` (or `with`/`range` with an
+    /// `else`) are not duplicates: each branch is its own region. Every key line inside a
+    /// branch after the first gets a token that stands for no text, naming the block (its
+    /// opening line and which occurrence of it) and the branch, so the same key in two
+    /// branches is two keys, and the same branch pairs across the versions.
+    fn mark_branches(&mut self, out: &mut [String]) {
+        let mut stack: Vec<(String, usize)> = Vec::new();
+        let mut opened: HashMap<String, usize> = HashMap::new();
+        for line in out.iter_mut() {
+            if is_control(line) {
+                let Some(text) = self.control_text(line) else {
+                    continue;
+                };
+                for action in text.split("{{").skip(1) {
+                    let action = action.trim_start_matches('-').trim_start();
+                    let word = action.split_whitespace().next().unwrap_or("");
+                    let word = word.trim_end_matches(['}', '-']);
+                    match word {
+                        "if" | "with" | "range" | "define" | "block" => {
+                            let n = opened.entry(action.to_string()).or_insert(0);
+                            *n += 1;
+                            stack.push((format!("{action}#{n}"), 0));
+                        }
+                        "else" => {
+                            if let Some(top) = stack.last_mut() {
+                                top.1 += 1;
+                            }
+                        }
+                        "end" => {
+                            stack.pop();
+                        }
+                        _ => {}
+                    }
+                }
+                continue;
+            }
+            if !stack.iter().any(|(_, branch)| *branch > 0) {
+                continue;
+            }
+            let Some(at) = plain_key_end(line) else {
+                continue;
+            };
+            let region: Vec<String> = stack.iter().map(|(b, n)| format!("{b}/{n}")).collect();
+            let token = self.token(BRANCH, &region.join("\u{0}"));
+            line.insert_str(at, &token);
+        }
+    }
+
+    /// The template text of a control line of a skeleton.
+    fn control_text(&self, line: &str) -> Option<&str> {
+        let start = line.find(CONTROL)? + CONTROL.len_utf8();
+        let mut id = 0usize;
+        for d in line[start..].chars() {
+            if d == CLOSE {
+                return self.texts.get(id).map(String::as_str);
+            }
+            id = id * 16 + (d as u32).checked_sub(DIGIT).filter(|&v| v < 16)? as usize;
+        }
+        None
+    }
+}
+
+/// Where the key of a `key: value` (or `- key: value`) line ends, for a plain key.
+fn plain_key_end(line: &str) -> Option<usize> {
+    let body = line.trim_start();
+    let body = body.strip_prefix("- ").unwrap_or(body);
+    let start = line.len() - body.len();
+    let first = body.chars().next()?;
+    if matches!(
+        first,
+        '#' | '"' | '\'' | '{' | '[' | '&' | '*' | '!' | '|' | '>' | '-' | '?'
+    ) {
+        return None;
+    }
+    let colon = body.find(':')?;
+    let after = body[colon + 1..].chars().next();
+    if !after.is_none_or(|c| c == ' ' || c == '\n' || c == '\r') || body[..colon].contains(" #") {
+        return None;
+    }
+    Some(start + colon)
 }
 
 /// The control and value tokens of a skeleton, in order: its template structure.
@@ -291,6 +380,16 @@ spec:
         let mut tokens = Tokens::default();
         let skeleton = tokens.mask(text).expect("masks");
         assert_eq!(controls(&skeleton).len(), 2);
+        assert_eq!(tokens.unmask(&skeleton).as_deref(), Some(text));
+    }
+
+    #[test]
+    fn keys_of_else_branches_are_their_own() {
+        let text = "spec:\n  {{- if .Values.a }}\n  type: A\n  {{- else }}\n  type: B\n  {{- end }}\n  x: 1\n";
+        let mut tokens = Tokens::default();
+        let skeleton = tokens.mask(text).expect("masks");
+        let tree = crate::parse::parse(&skeleton).expect("parses");
+        assert!(tree.duplicate_keys.is_empty(), "{skeleton}");
         assert_eq!(tokens.unmask(&skeleton).as_deref(), Some(text));
     }
 
