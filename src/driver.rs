@@ -117,7 +117,7 @@ fn by_structure(
     });
     let versions = versions.map(|v| v.named(opts.file_name.as_deref()));
     if let Err(reason @ Reason::Template { .. }) = versions {
-        return by_template(base, ours, theirs, opts, reason);
+        return by_template([base, ours, theirs], opts, reason, line);
     }
     let mut messages = Vec::new();
     let mut git_conflicts = None;
@@ -230,13 +230,13 @@ fn by_structure(
 /// check accepts it on the skeleton (or where the skeleton cannot be read, as before), else
 /// the skeletons merged by structure and checked — data by the verifier, control lines by
 /// their own 3-way merge — with the tokens put back. Whatever cannot be settled that way is
-/// git's line merge, with `reason`.
+/// git's line merge, with `reason`. `line` is git's line merge, run alongside the parse
+/// (`None` outside `mark` mode).
 fn by_template(
-    base: &str,
-    ours: &str,
-    theirs: &str,
+    [base, ours, theirs]: [&str; 3],
     opts: &MergeOptions,
     reason: Reason,
+    line: Option<Result<LineMerge>>,
 ) -> Result<Outcome, Attempt> {
     let unsettled = |what: &str| -> Attempt {
         Reason::Unsupported(format!("{reason}; its structural merge {what}")).into()
@@ -260,9 +260,8 @@ fn by_template(
     let tokens = &mut skeletons.tokens;
     let mut messages = Vec::new();
     let mut git_conflicts = None;
-    if opts.policy == Policy::Mark {
-        let line = line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts)
-            .map_err(Attempt::LineMerge)?;
+    if let Some(line) = line {
+        let line = line.map_err(Attempt::LineMerge)?;
         if !line.conflicted {
             let text = std::str::from_utf8(&line.bytes).unwrap_or_default();
             // Where git's result cannot be read as a skeleton, it stands, as before.
