@@ -8,22 +8,7 @@
 use std::path::Path;
 
 use crate::common::{code, driver_ran, git_repo, kmerge_bin, stderr, stdout, traced_git, Scratch};
-
-const FILE: &str = "deploy/web.yaml";
-
-const BASE: &str = "\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 3
-  template:
-    spec:
-      containers:
-        - name: web
-          image: web:1.0
-";
+use crate::{BASE, FILE};
 
 /// The driver command `kmerge install` writes for the binary under test, which is not on
 /// PATH: its absolute path.

@@ -12,3 +12,20 @@ mod common;
 mod driver;
 mod install;
 mod solve;
+
+/// The file the install and solve tests merge, and its base version.
+pub(crate) const FILE: &str = "deploy/web.yaml";
+
+pub(crate) const BASE: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  template:
+    spec:
+      containers:
+        - name: web
+          image: web:1.0
+";

@@ -8,22 +8,7 @@
 //! again with the driver defined through `git -c`.
 
 use crate::common::{code, driver_ran, git_repo, kmerge_bin, stderr, stdout, traced_git, Scratch};
-
-const FILE: &str = "deploy/web.yaml";
-
-const BASE: &str = "\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 3
-  template:
-    spec:
-      containers:
-        - name: web
-          image: web:1.0
-";
+use crate::{BASE, FILE};
 
 /// Ours bumps the image, theirs adds a field right below it: git conflicts, kmerge does not.
 fn adjacent() -> (String, String, String) {
