@@ -136,6 +136,7 @@ fn plan_edits(
         x: [&layouts[0], &layouts[1], &layouts[2]],
         pairs: Vec::new(),
         seen: HashSet::new(),
+        ends: Vec::new(),
         group_kind: None,
         schema: String::new(),
     };
@@ -153,6 +154,7 @@ fn plan_edits(
                 None => Partner::Absent,
             });
             walk.record(line, partners);
+            walk.ends.push((line, partners));
         }
         if b.is_some_and(|b| region(base, b) == region(theirs, t)) {
             continue;
@@ -171,12 +173,15 @@ fn plan_edits(
 
     let mut edits = Vec::new();
     let mut not_taken: Vec<usize> = Vec::new();
-    for (line, partners) in walk.pairs {
-        let heads = partners.map(|p| match p {
+    let lines = |partners: [Partner; 3]| {
+        partners.map(|p| match p {
             Partner::Absent => Some(None),
             Partner::Unknown => None,
             Partner::Line(l) => Some(Some(l)),
-        });
+        })
+    };
+    for (line, partners) in walk.pairs {
+        let heads = lines(partners);
         decide_head(
             &r,
             &layouts,
@@ -186,15 +191,10 @@ fn plan_edits(
             &mut edits,
             &mut not_taken,
         );
-        decide_trailing(
-            &r,
-            &layouts,
-            line,
-            heads,
-            policy,
-            &mut edits,
-            &mut not_taken,
-        );
+    }
+    for (line, partners) in walk.ends {
+        let ends = lines(partners);
+        decide_trailing(&r, &layouts, line, ends, policy, &mut edits, &mut not_taken);
     }
     let mut notes = Vec::new();
     if !not_taken.is_empty() {
@@ -467,8 +467,12 @@ struct Layout<'t> {
     unsure: Vec<bool>,
     /// Where the last token of each line ends.
     token_end: Vec<usize>,
-    /// The field (its value node) that starts each line, the outermost one where several do.
+    /// The field (its value node) that starts each line, the outermost one where several do:
+    /// the comment lines above belong to it.
     owner: HashMap<usize, NodeId>,
+    /// The field that starts last on each line (`path` on `- path: /`): the comment at the
+    /// line's end belongs to it.
+    innermost: HashMap<usize, NodeId>,
     /// The line of each document's explicit `---`.
     separators: Vec<Option<usize>>,
 }
@@ -496,6 +500,7 @@ impl<'t> Layout<'t> {
             unsure: vec![false; n],
             token_end: vec![0; n],
             owner: HashMap::new(),
+            innermost: HashMap::new(),
             separators: vec![None; tree.docs.len()],
         };
         for id in 0..tree.nodes.len() {
@@ -630,6 +635,7 @@ impl<'t> Layout<'t> {
         if tree.text[self.starts[line]..start].trim().is_empty() {
             self.owner.entry(line).or_insert(node);
         }
+        self.innermost.insert(line, node);
         let n = tree.node(node);
         if n.flow {
             return;
@@ -653,6 +659,16 @@ impl<'t> Layout<'t> {
     fn owned_line(&self, node: NodeId, start: usize) -> Partner {
         let line = self.line(start);
         if self.owner.get(&line) == Some(&node) {
+            Partner::Line(line)
+        } else {
+            Partner::Unknown
+        }
+    }
+
+    /// The line a field starts, if it is the last field starting there.
+    fn innermost_line(&self, node: NodeId, start: usize) -> Partner {
+        let line = self.line(start);
+        if self.innermost.get(&line) == Some(&node) {
             Partner::Line(line)
         } else {
             Partner::Unknown
@@ -723,9 +739,12 @@ impl<'t> Layout<'t> {
 struct Walk<'a, 't> {
     r: &'a Layout<'t>,
     x: [&'a Layout<'t>; 3],
-    /// The result's lines that start a field, with where the versions' fields start.
+    /// The result's lines that start a field, with where the versions' fields start: for
+    /// the comment lines above.
     pairs: Vec<(usize, [Partner; 3])>,
     seen: HashSet<usize>,
+    /// The same for the field starting last on a line: for the comment at its end.
+    ends: Vec<(usize, [Partner; 3])>,
     group_kind: Option<String>,
     /// The schema path of the field being walked (`spec.containers[].ports`).
     schema: String,
@@ -748,6 +767,13 @@ impl Walk<'_, '_> {
                 Some((n, s)) => self.x[i].owned_line(n, s),
             });
             self.record(line, partners);
+        }
+        if let Partner::Line(line) = r.innermost_line(node, start) {
+            let partners = std::array::from_fn(|i| match xs[i] {
+                None => Partner::Absent,
+                Some((n, s)) => self.x[i].innermost_line(n, s),
+            });
+            self.ends.push((line, partners));
         }
         let tree = r.tree;
         let n = tree.node(node);
