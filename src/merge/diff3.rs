@@ -12,7 +12,7 @@ use similar::{capture_diff_slices, Algorithm, DiffOp};
 pub enum Chunk {
     /// Equal in all three.
     Same { ours: Range<usize> },
-    /// Only theirs changed it (or both the same way): take theirs' stretch.
+    /// Only theirs changed it: take theirs' stretch.
     Theirs {
         base: Range<usize>,
         ours: Range<usize>,
@@ -20,6 +20,12 @@ pub enum Chunk {
     },
     /// Only ours changed it: keep ours.
     Ours { ours: Range<usize> },
+    /// Both changed it the same way: keep ours (theirs' text of the same data may differ).
+    Both {
+        base: Range<usize>,
+        ours: Range<usize>,
+        theirs: Range<usize>,
+    },
     /// Both changed it differently.
     Conflict {
         base: Range<usize>,
@@ -145,8 +151,14 @@ fn classify<T: Eq>(
             ours: o,
             theirs: t,
         }
-    } else if ts == bs || os == ts {
+    } else if ts == bs {
         Chunk::Ours { ours: o }
+    } else if os == ts {
+        Chunk::Both {
+            base: b,
+            ours: o,
+            theirs: t,
+        }
     } else {
         Chunk::Conflict {
             base: b,

@@ -59,6 +59,8 @@ impl Merger<'_> {
         if !walk_equal && same_data(ours, o.node, theirs, t.node) {
             if kyaml3 {
                 self.clear_nulls(path, b.map(|b| b.node), o);
+            } else if let Some(b) = b {
+                self.follow_theirs_order_within(b.node, o, t.node);
             }
             return;
         }
@@ -233,7 +235,11 @@ impl Merger<'_> {
         let base = b.map_or_else(Vec::new, |b| fields(self.base, b));
         let ours = fields(self.ours, o.node);
         let theirs = t.map_or_else(Vec::new, |t| fields(self.theirs, t));
+        let planned = self.plan.ops.len();
         self.merge_children(path, Children::Fields, o, &base, &ours, &theirs);
+        if let (Some(b), Some(t), true) = (b, t, self.plan.ops.len() == planned) {
+            self.follow_theirs_order(b, o, t);
+        }
     }
 
     /// The pairing rules shared by map fields and associative list elements, for the children

@@ -4,6 +4,7 @@
 
 pub(crate) mod diff3;
 mod fields;
+mod key_order;
 mod lists;
 mod merger;
 mod patch;

@@ -127,8 +127,29 @@ impl Merger<'_> {
         };
         let mut inserted = false;
         for chunk in chunks {
+            let chunk = match chunk {
+                Chunk::Both {
+                    base: br,
+                    ours: or,
+                    theirs: tr,
+                } => {
+                    // Elements both sides edited alike: ours' text stays, in theirs' key
+                    // order where only theirs reordered (one element each, in place).
+                    if br.len() == or.len() && or.len() == tr.len() {
+                        for ((&bn, &on), &tn) in base.nodes[br]
+                            .iter()
+                            .zip(&ours.nodes[or.clone()])
+                            .zip(&theirs.nodes[tr])
+                        {
+                            self.follow_theirs_order_within(bn, item(on), tn);
+                        }
+                    }
+                    Chunk::Ours { ours: or }
+                }
+                other => other,
+            };
             match chunk {
-                Chunk::Same { .. } => {}
+                Chunk::Same { .. } | Chunk::Both { .. } => {}
                 Chunk::Ours { ours: or, .. } => {
                     for i in or.clone() {
                         if mark && added_by_both.contains(ours.data[i].as_str()) {

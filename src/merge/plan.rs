@@ -127,6 +127,9 @@ pub(crate) enum Op {
         ours: Field,
         entries: Vec<(Side, NodeId, NodeId)>,
     },
+    /// Ours' block map's entries rewritten in this order of ours' keys (theirs' order), each
+    /// entry's lines as ours wrote them.
+    Reorder { ours: Field, keys: Vec<NodeId> },
     /// Ours' children replaced by theirs' (merge2's `$patch: replace`), directives left out.
     ReplaceChildren { ours: Field, theirs: Vec<Field> },
     /// Theirs' document inserted at `at` as a document of its own.

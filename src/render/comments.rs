@@ -279,7 +279,7 @@ fn decide_head(
                 let mut merged = Vec::new();
                 for c in &chunks {
                     match c {
-                        Chunk::Same { ours } | Chunk::Ours { ours } => {
+                        Chunk::Same { ours } | Chunk::Ours { ours } | Chunk::Both { ours, .. } => {
                             merged.extend_from_slice(&ho[ours.clone()])
                         }
                         Chunk::Theirs { theirs, .. } => {

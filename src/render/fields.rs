@@ -515,3 +515,29 @@ fn next_key_start(tree: &Tree, key: NodeId) -> Option<usize> {
     let i = map.children.iter().position(|&c| c == key)?;
     map.children.get(i + 2).map(|&k| tree.node(k).start)
 }
+
+impl Renderer<'_> {
+    /// Ours' block map with its entries in the order of `keys`: each entry's lines as ours
+    /// wrote them, at their column (the merge checked nothing else stands between them).
+    pub(super) fn reorder(&self, o: Field, keys: &[NodeId]) -> Result<Edit> {
+        let ours = self.ours;
+        let lines_of = |k: NodeId, v: NodeId| {
+            ours.node(k).start..line_end(ours.text, ours.node(v).end.max(ours.node(k).end))
+        };
+        let entries: Vec<(NodeId, NodeId)> = ours.entries(o.node).collect();
+        let value: HashMap<NodeId, NodeId> = entries.iter().copied().collect();
+        let (Some(&(first, _)), Some(&(k, v))) = (entries.first(), entries.last()) else {
+            anyhow::bail!("a reorder planned for an empty map");
+        };
+        let start = ours.node(first).start;
+        let end = lines_of(k, v).end;
+        let column = start - line_start(ours.text, start);
+        let separator = format!("{}{}", ours.eol, " ".repeat(column));
+        let text = keys
+            .iter()
+            .filter_map(|k| value.get(k).map(|&v| &ours.text[lines_of(*k, v)]))
+            .collect::<Vec<_>>()
+            .join(&separator);
+        Ok(Edit { start, end, text })
+    }
+}

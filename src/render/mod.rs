@@ -151,6 +151,7 @@ impl<'t> Renderer<'t> {
                 theirs,
                 chunks,
             } => out.extend(self.flow_list(*ours, *theirs, chunks)),
+            Op::Reorder { ours, keys } => out.push(self.reorder(*ours, keys)?),
             Op::ReplaceChildren { ours, theirs } => self.replace_children(*ours, theirs, out)?,
             Op::FlowMap { ours, entries } => out.push(self.flow_map(*ours, entries)),
             Op::Fill { ours, theirs, omit } => out.push(self.fill(*ours, *theirs, omit)?),

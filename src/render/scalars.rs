@@ -35,7 +35,7 @@ impl Renderer<'_> {
         let mut merged: Vec<String> = Vec::new();
         for chunk in chunks {
             match chunk {
-                Chunk::Same { ours } | Chunk::Ours { ours } => {
+                Chunk::Same { ours } | Chunk::Ours { ours } | Chunk::Both { ours, .. } => {
                     merged.extend(ob.lines[ours.clone()].iter().map(|l| line(l)))
                 }
                 Chunk::Theirs { theirs, .. } => {

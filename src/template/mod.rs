@@ -43,7 +43,9 @@ pub(crate) fn merged_controls(base: &str, ours: &str, theirs: &str) -> Option<Ve
     let mut out = Vec::new();
     for chunk in diff3(&b, &o, &t) {
         match chunk {
-            Chunk::Same { ours } | Chunk::Ours { ours } => out.extend_from_slice(&o[ours]),
+            Chunk::Same { ours } | Chunk::Ours { ours } | Chunk::Both { ours, .. } => {
+                out.extend_from_slice(&o[ours])
+            }
             Chunk::Theirs { theirs, .. } => out.extend_from_slice(&t[theirs]),
             Chunk::Conflict { .. } => return None,
         }
