@@ -1,7 +1,7 @@
 //! Hooks for the fuzz targets and the test that replays their findings: checks that need the
 //! engine's internals. Not an API: nothing here is stable.
 
-use crate::driver::{structural, Merged};
+use crate::driver::{merge_bytes_by, structural, Merged, Outcome, Shortcut};
 use crate::options::MergeOptions;
 use crate::parse::{self, Kind, Versions};
 
@@ -109,4 +109,20 @@ pub fn violations(
 /// default marker size).
 pub fn sides_parse(result: &str) -> Result<(), String> {
     crate::verify::sides_parse(result.as_bytes(), 7)
+}
+
+/// The driver's merge of the whole file, without merging a multi-document file document by
+/// document: what that shortcut must reach.
+pub fn merge_whole_file(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    opts: &MergeOptions,
+) -> anyhow::Result<Outcome> {
+    merge_bytes_by(base, ours, theirs, opts, Shortcut::WholeFile)
+}
+
+/// Whether the driver merges these three texts document by document (its shortcut applies).
+pub fn merged_by_documents(base: &str, ours: &str, theirs: &str, opts: &MergeOptions) -> bool {
+    crate::driver::by_documents(base, ours, theirs, opts).is_some()
 }

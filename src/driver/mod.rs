@@ -6,6 +6,10 @@
 //! Otherwise the structural merge decides. Anything the structural merge cannot handle — an
 //! input it does not take, a bug, a panic — ends in git's line merge with a one-line reason.
 
+mod documents;
+
+pub(crate) use documents::by_documents;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use anyhow::Result;
@@ -42,6 +46,25 @@ pub fn merge_bytes(
     theirs: &[u8],
     opts: &MergeOptions,
 ) -> Result<Outcome> {
+    merge_bytes_by(base, ours, theirs, opts, Shortcut::Documents)
+}
+
+/// Whether a multi-document file may be merged document by document ([`documents`]): the
+/// tests compare that with the whole file's merge.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shortcut {
+    Documents,
+    WholeFile,
+}
+
+/// [`merge_bytes`], with or without the document shortcut.
+pub(crate) fn merge_bytes_by(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    opts: &MergeOptions,
+    shortcut: Shortcut,
+) -> Result<Outcome> {
     let sides = [
         (Side::Base, base),
         (Side::Ours, ours),
@@ -70,7 +93,10 @@ pub fn merge_bytes(
     }
     // Parsing can panic on hostile input as much as merging can: both are caught.
     let attempt = catch_unwind(AssertUnwindSafe(|| {
-        by_structure(base_text, ours_text, theirs_text, opts)
+        (shortcut == Shortcut::Documents)
+            .then(|| by_documents(base_text, ours_text, theirs_text, opts))
+            .flatten()
+            .unwrap_or_else(|| by_structure(base_text, ours_text, theirs_text, opts))
     }));
     match attempt {
         Ok(Ok(outcome)) => Ok(outcome),
@@ -89,7 +115,7 @@ pub fn merge_bytes(
 }
 
 /// Why a structural attempt ended without an outcome.
-enum Attempt {
+pub(crate) enum Attempt {
     /// The structural merge stood aside: git's line merge, with this reason.
     Refused(Reason),
     /// Git's own line merge failed: nothing can merge the file.

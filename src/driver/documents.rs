@@ -1,0 +1,187 @@
+//! A multi-document file merged document by document where that is the same merge: most of
+//! a large manifest is the same text in two of its versions. A document whose text base and
+//! theirs share keeps ours' bytes, one base and ours share takes theirs' bytes (and one both
+//! sides changed alike stays ours'); only the documents both sides changed are parsed and
+//! merged by structure, as one smaller file. Nothing else is parsed: the documents are cut at
+//! their `---` lines and named by a strict scan ([`crate::split`]).
+//!
+//! The shortcut stands aside (the caller merges the whole file) wherever it could differ from
+//! the whole merge: outside `mark` mode (kyaml's rules walk documents theirs left alone), for
+//! templates, where a document cannot be named for certain, where a name repeats, where
+//! documents both sides changed do not line up one to one by name (a document moved on one
+//! side and edited on the other, or added by both), and where git's clean line merge of the
+//! whole file is not the result it reaches.
+
+use std::collections::HashSet;
+
+use crate::line_merge::line_merge;
+use crate::merge::{diff3, Chunk};
+use crate::options::{MergeOptions, Mode, Policy};
+use crate::split::{cut, split, Name, Piece};
+use crate::text::markers::{conflict_hunks, marked_lines};
+use crate::verify;
+
+use super::{by_structure, clean, Attempt, Outcome};
+
+/// One document of the result: a version's text, or the `n`th document both sides changed.
+enum Part<'a> {
+    Text(&'a str),
+    Merged(usize),
+}
+
+/// The merge done document by document, or `None` where that could differ from merging the
+/// whole file (see the module's doc).
+pub(crate) fn by_documents(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    opts: &MergeOptions,
+) -> Option<Result<Outcome, Attempt>> {
+    if opts.policy != Policy::Mark
+        || opts.mode != Mode::ThreeWay
+        || [base, ours, theirs].iter().any(|t| t.contains("{{"))
+    {
+        return None;
+    }
+    let (b, o, t) = (split(base)?, split(ours)?, split(theirs)?);
+    std::thread::scope(|s| {
+        // Git's line merge of the whole file runs on the other core meanwhile.
+        let line =
+            s.spawn(|| line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts));
+        let (parts, both) = parts(&b, &o, &t)?;
+        let merged = match both.is_empty() {
+            true => None,
+            false => {
+                let join = |i: usize| -> Option<String> {
+                    let pieces: Vec<&str> = both.iter().map(|triple| triple[i]).collect();
+                    joined(&pieces)
+                };
+                let (rb, ro, rt) = (join(0)?, join(1)?, join(2)?);
+                match by_structure(&rb, &ro, &rt, opts) {
+                    Ok(outcome) if outcome.fallback.is_none() => Some(outcome),
+                    Ok(_) | Err(Attempt::Refused(_)) => return None,
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+        };
+        let merged_pieces = match &merged {
+            Some(m) => {
+                let text = std::str::from_utf8(&m.bytes).ok()?;
+                let pieces = cut(text)?;
+                if pieces.len() != both.len() {
+                    return None;
+                }
+                pieces
+            }
+            None => Vec::new(),
+        };
+        let texts: Vec<&str> = parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(text) => text,
+                Part::Merged(n) => merged_pieces[*n],
+            })
+            .collect();
+        let text = joined(&texts)?;
+        let line = match line.join() {
+            Ok(Ok(line)) => line,
+            Ok(Err(e)) => return Some(Err(Attempt::LineMerge(e))),
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let (conflicted, messages) = match merged {
+            Some(m) => (m.conflicted, m.messages),
+            None => (false, Vec::new()),
+        };
+        if !line.conflicted {
+            // Git's clean result is the answer where it is this one; otherwise the whole
+            // merge decides which stands.
+            return (!conflicted && line.bytes == text.as_bytes())
+                .then(|| Ok(clean(line.bytes, messages, 0)));
+        }
+        let size = opts.marker_size;
+        if conflicted
+            && 2 * marked_lines(&line.bytes, size) < marked_lines(text.as_bytes(), size)
+            && verify::sides_parse(&line.bytes, size).is_ok()
+        {
+            // Never worse than git: the whole merge keeps git's much narrower markers.
+            return None;
+        }
+        let resolved = if conflicted {
+            0
+        } else {
+            conflict_hunks(&line.bytes, size)
+        };
+        Some(Ok(Outcome {
+            bytes: text.into_bytes(),
+            conflicted,
+            fallback: None,
+            messages,
+            resolved_hunks: resolved,
+        }))
+    })
+}
+
+/// The result's documents in order, and the documents both sides changed (base's, ours',
+/// theirs'); `None` where those do not line up one to one by name, or a name would repeat.
+#[allow(clippy::type_complexity)]
+fn parts<'a>(
+    b: &[Piece<'a>],
+    o: &[Piece<'a>],
+    t: &[Piece<'a>],
+) -> Option<(Vec<Part<'a>>, Vec<[&'a str; 3]>)> {
+    let texts = |p: &[Piece<'a>]| p.iter().map(|p| p.text).collect::<Vec<&str>>();
+    let mut parts = Vec::new();
+    let mut both = Vec::new();
+    let mut names = HashSet::new();
+    let take = |parts: &mut Vec<Part<'a>>, names: &mut HashSet<Name>, p: &Piece<'a>| {
+        parts.push(Part::Text(p.text));
+        names.insert(p.name.clone())
+    };
+    for chunk in diff3(&texts(b), &texts(o), &texts(t)) {
+        match chunk {
+            Chunk::Same { ours } | Chunk::Ours { ours } | Chunk::Both { ours, .. } => {
+                for p in &o[ours] {
+                    if !take(&mut parts, &mut names, p) {
+                        return None;
+                    }
+                }
+            }
+            Chunk::Theirs { theirs, .. } => {
+                for p in &t[theirs] {
+                    if !take(&mut parts, &mut names, p) {
+                        return None;
+                    }
+                }
+            }
+            Chunk::Conflict {
+                base: br,
+                ours: or,
+                theirs: tr,
+            } => {
+                if br.len() != or.len() || or.len() != tr.len() {
+                    return None;
+                }
+                for ((pb, po), pt) in b[br].iter().zip(&o[or]).zip(&t[tr]) {
+                    let name: &Name = &po.name;
+                    if pb.name != *name || pt.name != *name || !names.insert(name.clone()) {
+                        return None;
+                    }
+                    parts.push(Part::Merged(both.len()));
+                    both.push([pb.text, po.text, pt.text]);
+                }
+            }
+        }
+    }
+    Some((parts, both))
+}
+
+/// Documents joined into one file: every one after the first opens with its `---` line and
+/// every one before the last ends its last line; `None` where they do not.
+fn joined(pieces: &[&str]) -> Option<String> {
+    let n = pieces.len();
+    let fits = pieces
+        .iter()
+        .enumerate()
+        .all(|(i, p)| (i == 0 || p.starts_with("---")) && (i + 1 == n || p.ends_with('\n')));
+    fits.then(|| pieces.concat())
+}
