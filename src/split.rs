@@ -47,8 +47,8 @@ pub(crate) fn split(text: &str) -> Option<Vec<Piece<'_>>> {
     (pieces.len() >= 2).then_some(pieces)
 }
 
-/// The text cut before each `---` line (none empty); `None` where a line is a directive,
-/// a `...` or a `---` with content after it.
+/// The text cut before each `---` line; `None` where a line is a directive, a `...` or a
+/// `---` with content after it, or where a document is empty.
 pub(crate) fn cut(text: &str) -> Option<Vec<&str>> {
     let mut starts = vec![0];
     let mut at = 0;
@@ -69,13 +69,27 @@ pub(crate) fn cut(text: &str) -> Option<Vec<&str>> {
         at += line.len();
     }
     starts.push(text.len());
-    Some(
-        starts
-            .windows(2)
-            .map(|w| &text[w[0]..w[1]])
-            .filter(|p| !p.is_empty())
-            .collect(),
-    )
+    let mut pieces: Vec<&str> = Vec::with_capacity(starts.len());
+    for w in starts.windows(2) {
+        let piece = &text[w[0]..w[1]];
+        // An empty document (a `---` with only comments below it): the whole merge pairs
+        // those its own way.
+        if piece.starts_with("---") && comments_only(piece) {
+            return None;
+        }
+        if !piece.is_empty() {
+            pieces.push(piece);
+        }
+    }
+    Some(pieces)
+}
+
+/// Whether a piece holds no content: `---` lines, comments and blank lines only.
+fn comments_only(piece: &str) -> bool {
+    piece.lines().all(|l| {
+        let t = l.trim_start();
+        t.is_empty() || t.starts_with('#') || is_marker(l, "---")
+    })
 }
 
 /// Whether a line is the marker `m` (`---`, `...`) alone or followed by a space or tab.
@@ -112,7 +126,13 @@ fn name_of(doc: &str) -> Option<Name> {
         if trimmed.starts_with('\t') {
             return None;
         }
-        if indent == 0 {
+        if indent == 0 && trimmed.starts_with('-') {
+            // A list flush with its key (`rules:` then `- apiGroups:`): the value of the
+            // top-level key above, which must not be `metadata`.
+            if keys.is_empty() || in_metadata {
+                return None;
+            }
+        } else if indent == 0 {
             let (key, value) = entry(line)?;
             if !keys.insert(key) {
                 return None;
@@ -242,8 +262,10 @@ mod tests {
             "apiVersion: v1\nkind: ServiceList\nmetadata:\n  name: a\n",
             "apiVersion: v1\nkind: Service\nkind: Pod\nmetadata:\n  name: a\n",
             "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\n",
+            "apiVersion: v1\nkind: Service\nmetadata:\n- name: a\n",
             "%YAML 1.2\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n",
             "- a\n",
+            "---\n# Source: a\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n",
         ];
         for first in unsure {
             assert_eq!(names(&two(first)), None, "{first}");
@@ -256,5 +278,8 @@ mod tests {
             "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n"
         ))
         .is_some());
+        let flush =
+            "apiVersion: v1\nkind: Role\nmetadata:\n  name: a\nrules:\n- apiGroups:\n  - x\n";
+        assert!(names(&two(flush)).is_some());
     }
 }

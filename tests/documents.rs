@@ -57,6 +57,7 @@ fn roots() -> Vec<PathBuf> {
         repo.join("tests/cases"),
         repo.join("tests/realworld"),
         repo.join("../shared/realworld"),
+        repo.join("../shared/templates"),
     ]
 }
 
@@ -197,7 +198,7 @@ fn the_shortcut_reaches_the_whole_merge_on_generated_edits() {
         if docs.len() < 3 || docs.iter().skip(1).any(|d| !d.ends_with('\n')) {
             continue;
         }
-        for seed in 1..=8u64 {
+        for seed in 1..=24u64 {
             let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
             let ours = edit_file(&docs, &mut rng, "-o").concat();
             let theirs = edit_file(&docs, &mut rng, "-t").concat();
@@ -207,7 +208,14 @@ fn the_shortcut_reaches_the_whole_merge_on_generated_edits() {
             }
             let name = format!("{} seed {seed}", d.display());
             if let Some(p) = parting(&name, base.as_bytes(), ours.as_bytes(), theirs.as_bytes()) {
-                parted.push(p);
+                // The inputs stay behind to replay: `kmerge merge3` on them.
+                let keep = Path::new(env!("CARGO_TARGET_TMPDIR"))
+                    .join(format!("documents-parted-{}", parted.len()));
+                let _ = fs::create_dir_all(&keep);
+                for (f, text) in [("base", &base), ("ours", &ours), ("theirs", &theirs)] {
+                    let _ = fs::write(keep.join(format!("{f}.yaml")), text);
+                }
+                parted.push(format!("{p} (inputs in {})", keep.display()));
             }
         }
     }

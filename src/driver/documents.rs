@@ -6,8 +6,7 @@
 //! their `---` lines and named by a strict scan ([`crate::split`]).
 //!
 //! The shortcut stands aside (the caller merges the whole file) wherever it could differ from
-//! the whole merge: outside `mark` mode (kyaml's rules walk documents theirs left alone), for
-//! templates, where a document cannot be named for certain, where a name repeats, where
+//! the whole merge: outside `mark` mode (kyaml's rules walk documents theirs left alone), where a document cannot be named for certain, where a name repeats, where
 //! documents both sides changed do not line up one to one by name (a document moved on one
 //! side and edited on the other, or added by both), and where git's clean line merge of the
 //! whole file is not the result it reaches.
@@ -21,7 +20,7 @@ use crate::split::{cut, split, Name, Piece};
 use crate::text::markers::{conflict_hunks, marked_lines};
 use crate::verify;
 
-use super::{by_structure, clean, Attempt, Outcome};
+use super::{by_structure, clean, Attempt, Outcome, GIT_MARKERS_KEPT};
 
 /// One document of the result: a version's text, or the `n`th document both sides changed.
 enum Part<'a> {
@@ -37,10 +36,7 @@ pub(crate) fn by_documents(
     theirs: &str,
     opts: &MergeOptions,
 ) -> Option<Result<Outcome, Attempt>> {
-    if opts.policy != Policy::Mark
-        || opts.mode != Mode::ThreeWay
-        || [base, ours, theirs].iter().any(|t| t.contains("{{"))
-    {
+    if opts.policy != Policy::Mark || opts.mode != Mode::ThreeWay {
         return None;
     }
     let (b, o, t) = (split(base)?, split(ours)?, split(theirs)?);
@@ -99,12 +95,25 @@ pub(crate) fn by_documents(
                 .then(|| Ok(clean(line.bytes, messages, 0)));
         }
         let size = opts.marker_size;
+        if messages.iter().any(|m| m == GIT_MARKERS_KEPT) {
+            // The smaller file kept git's markers; whether the whole file would is its call.
+            return None;
+        }
         if conflicted
             && 2 * marked_lines(&line.bytes, size) < marked_lines(text.as_bytes(), size)
             && verify::sides_parse(&line.bytes, size).is_ok()
         {
-            // Never worse than git: the whole merge keeps git's much narrower markers.
-            return None;
+            // Never worse than git: git's much narrower markers are kept, as the whole merge
+            // keeps them.
+            let mut messages = messages;
+            messages.push(GIT_MARKERS_KEPT.into());
+            return Some(Ok(Outcome {
+                bytes: line.bytes,
+                conflicted: true,
+                fallback: None,
+                messages,
+                resolved_hunks: 0,
+            }));
         }
         let resolved = if conflicted {
             0
@@ -133,6 +142,7 @@ fn parts<'a>(
     let mut parts = Vec::new();
     let mut both = Vec::new();
     let mut names = HashSet::new();
+    let in_base: HashSet<&Name> = b.iter().map(|p| &p.name).collect();
     let take = |parts: &mut Vec<Part<'a>>, names: &mut HashSet<Name>, p: &Piece<'a>| {
         parts.push(Part::Text(p.text));
         names.insert(p.name.clone())
@@ -146,9 +156,17 @@ fn parts<'a>(
                     }
                 }
             }
-            Chunk::Theirs { theirs, .. } => {
-                for p in &t[theirs] {
-                    if !take(&mut parts, &mut names, p) {
+            Chunk::Theirs {
+                base: br,
+                theirs: tr,
+                ..
+            } => {
+                // A document theirs moved here from elsewhere stays where ours has it in the
+                // whole merge: no shortcut.
+                let replaced: HashSet<&Name> = b[br].iter().map(|p| &p.name).collect();
+                for p in &t[tr] {
+                    let moved = in_base.contains(&p.name) && !replaced.contains(&p.name);
+                    if moved || !take(&mut parts, &mut names, p) {
                         return None;
                     }
                 }

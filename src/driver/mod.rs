@@ -114,6 +114,11 @@ pub(crate) fn merge_bytes_by(
     }
 }
 
+/// The note for a conflicted result that keeps git's markers, much narrower than the
+/// structural merge's.
+const GIT_MARKERS_KEPT: &str =
+    "git's line merge marks under half the lines the structural merge would: its markers are kept";
+
 /// Why a structural attempt ended without an outcome.
 pub(crate) enum Attempt {
     /// The structural merge stood aside: git's line merge, with this reason.
@@ -236,10 +241,7 @@ fn by_structure(
             && verify::sides_parse(&line.bytes, size).is_ok()
         {
             let mut messages = conflict_messages(&merged.conflicts);
-            messages.push(
-                "git's line merge marks under half the lines the structural merge would: its markers are kept"
-                    .into(),
-            );
+            messages.push(GIT_MARKERS_KEPT.into());
             return Ok(Outcome {
                 bytes: line.bytes,
                 conflicted: true,
