@@ -307,30 +307,69 @@ pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
 
 /// A node's data as a string, equal exactly when the data is (map keys sorted).
 pub fn canonical(tree: &Tree, id: NodeId) -> String {
+    let mut out = String::with_capacity(tree.src(id).len());
+    write_canonical(tree, id, &mut out);
+    out
+}
+
+/// [`canonical`], written into one buffer: building each level's string and copying it into
+/// its parent's costs the text once per level of nesting (a 5 MB CRD schema, 20 deep).
+fn write_canonical(tree: &Tree, id: NodeId, out: &mut String) {
+    use std::fmt::Write;
     let n = tree.node(id);
     match n.kind {
         Kind::Scalar => match tree.scalar_key(id) {
-            ScalarKey::Null => "~".into(),
-            ScalarKey::Str(s) => format!("{s:?}"),
-            ScalarKey::Typed(s) => s,
-            ScalarKey::Tagged(t, s) => format!("{t} {s:?}"),
+            ScalarKey::Null => out.push('~'),
+            ScalarKey::Str(s) => {
+                let _ = write!(out, "{s:?}");
+            }
+            ScalarKey::Typed(s) => out.push_str(&s),
+            ScalarKey::Tagged(t, s) => {
+                let _ = write!(out, "{t} {s:?}");
+            }
         },
-        Kind::Alias => format!("*{}", tree.value(id)),
-        Kind::Seq => format!(
-            "[{}]",
-            n.children
-                .iter()
-                .map(|&c| canonical(tree, c))
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
+        Kind::Alias => {
+            out.push('*');
+            out.push_str(tree.value(id));
+        }
+        Kind::Seq => {
+            out.push('[');
+            for (i, &c) in n.children.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(tree, c, out);
+            }
+            out.push(']');
+        }
         Kind::Map => {
-            let mut entries: Vec<String> = tree
+            // Sorted by the quoted key: a quoted key is never a prefix of another (its closing
+            // quote is escaped anywhere else), so this is the order of the whole entries.
+            let mut entries: Vec<(String, NodeId)> = tree
                 .entries(id)
-                .map(|(k, v)| format!("{:?}:{}", tree.value(k), canonical(tree, v)))
+                .map(|(k, v)| (format!("{:?}", tree.value(k)), v))
                 .collect();
             entries.sort();
-            format!("{{{}}}", entries.join(","))
+            if entries.windows(2).any(|w| w[0].0 == w[1].0) {
+                // A repeated key: its entries order by their values too.
+                let mut whole: Vec<String> = entries
+                    .iter()
+                    .map(|(key, v)| format!("{key}:{}", canonical(tree, *v)))
+                    .collect();
+                whole.sort();
+                let _ = write!(out, "{{{}}}", whole.join(","));
+                return;
+            }
+            out.push('{');
+            for (i, (key, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(key);
+                out.push(':');
+                write_canonical(tree, *v, out);
+            }
+            out.push('}');
         }
     }
 }
