@@ -757,6 +757,22 @@ impl Walk<'_, '_> {
         }
     }
 
+    /// Whether nothing below a field needs its comments decided: theirs' text of it (from
+    /// its key or dash to the end of its last line, comments inside included) is base's, and
+    /// the result's is ours', so every comment inside stays as ours has it.
+    fn untouched(&self, node: NodeId, start: usize, xs: [Option<(NodeId, usize)>; 3]) -> bool {
+        fn span<'a>(tree: &'a Tree<'a>, n: NodeId, s: usize) -> &'a str {
+            let text = tree.text;
+            &text[s.min(tree.node(n).start)..line_end(text, tree.node(n).end)]
+        }
+        let [Some((b, bs)), Some((o, os)), Some((t, ts))] = xs else {
+            return false;
+        };
+        let [xb, xo, xt] = self.x;
+        span(self.r.tree, node, start) == span(xo.tree, o, os)
+            && span(xb.tree, b, bs) == span(xt.tree, t, ts)
+    }
+
     /// Pairs the result's field (its value `node`, starting at `start`) and everything
     /// below it with the versions' fields `xs` (value node and start).
     fn field(&mut self, node: NodeId, start: usize, xs: [Option<(NodeId, usize)>; 3]) {
@@ -777,7 +793,7 @@ impl Walk<'_, '_> {
         }
         let tree = r.tree;
         let n = tree.node(node);
-        if n.flow {
+        if n.flow || self.untouched(node, start, xs) {
             return;
         }
         let depth = self.schema.len();
