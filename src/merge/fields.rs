@@ -87,7 +87,13 @@ impl Merger<'_> {
             return;
         }
         let (on, tn) = (ours.node(o.node), theirs.node(t.node));
-        let base_map_or_none = |kind: Kind| b.is_none_or(|b| base.node(b.node).kind == kind);
+        // A null base map (`labels:` with nothing, or only a template action, below it) is
+        // an empty map both sides filled.
+        let base_map_or_none = |kind: Kind| {
+            b.is_none_or(|b| {
+                base.node(b.node).kind == kind || kind == Kind::Map && base.is_null(b.node)
+            })
+        };
         // Ours' text is what gets edited, so ours must be a block collection; theirs may be
         // an empty `{}`/`[]`, whose "children" are all deletions.
         let theirs_mergeable = !tn.flow || tn.children.is_empty();

@@ -215,7 +215,9 @@ impl<'t> Checker<'t> {
         let base_kind = b.map(|b| kind(bt, b));
         let (ok, tk) = (kind(ot, o), kind(tt, t));
         let result_kind = r.map(|r| kind(rt, r));
-        if ok == Kind::Map && tk == Kind::Map && base_kind.is_none_or(|k| k == Kind::Map) {
+        // A null base map is an empty one both sides filled, as the merge reads it.
+        let base_map = base_kind.is_none_or(|k| k == Kind::Map) || b.is_some_and(|b| bt.is_null(b));
+        if ok == Kind::Map && tk == Kind::Map && base_map {
             if result_kind != Some(Kind::Map) {
                 return self.at(
                     path,
