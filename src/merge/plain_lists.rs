@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
-use crate::parse::{canonical, Kind, NodeId, Tree};
+use crate::parse::{canonical, digest, Kind, NodeId, Tree};
 use crate::resource::Path;
 
 use super::diff3::{diff3, Chunk};
@@ -24,20 +24,21 @@ use super::policy::Resolution;
 /// One version's list: its items and their data.
 struct Items {
     nodes: Vec<NodeId>,
-    data: Vec<String>,
+    /// Each item's data as a [`digest`]: only equality matters here.
+    data: Vec<u128>,
 }
 
 impl Items {
     fn of(tree: &Tree, list: NodeId) -> Items {
         let nodes = tree.node(list).children.clone();
-        let data = nodes.iter().map(|&c| canonical(tree, c)).collect();
+        let data = nodes.iter().map(|&c| digest(tree, c)).collect();
         Items { nodes, data }
     }
 
-    fn count(&self) -> HashMap<&str, usize> {
+    fn count(&self) -> HashMap<u128, usize> {
         let mut c = HashMap::new();
-        for d in &self.data {
-            *c.entry(d.as_str()).or_insert(0) += 1;
+        for &d in &self.data {
+            *c.entry(d).or_insert(0) += 1;
         }
         c
     }
@@ -71,37 +72,33 @@ impl Merger<'_> {
         let chunks = diff3(&base.data, &ours.data, &theirs.data);
         // An element both sides added, at different places: in an ordered list where it goes
         // matters, and neither place is the obvious one.
-        let added_by_both: HashSet<&str> = chunks
+        let added_by_both: HashSet<u128> = chunks
             .iter()
             .filter_map(|c| match c {
                 Chunk::Theirs { theirs: tr, .. } => Some(tr.clone()),
                 _ => None,
             })
-            .flat_map(|tr| theirs.data[tr].iter())
-            .map(String::as_str)
-            .filter(|&d| co.get(d) > cb.get(d) && ct.get(d) > cb.get(d))
+            .flat_map(|tr| theirs.data[tr].iter().copied())
+            .filter(|d| co.get(d) > cb.get(d) && ct.get(d) > cb.get(d))
             .collect();
         // A new element each side added once, outside any stretch both changed: a conflict
         // at each of the two places (ours' element against nothing, nothing against theirs'),
         // so that either side taken throughout holds it once, where that side put it, and
         // the rest of the list merges as usual. Anything more tangled conflicts as a whole.
-        let in_conflicts = |d: &str| {
+        let in_conflicts = |d: u128| {
             chunks.iter().any(|c| match c {
                 Chunk::Conflict {
                     ours: or,
                     theirs: tr,
                     ..
-                } => {
-                    ours.data[or.clone()].iter().any(|x| x == d)
-                        || theirs.data[tr.clone()].iter().any(|x| x == d)
-                }
+                } => ours.data[or.clone()].contains(&d) || theirs.data[tr.clone()].contains(&d),
                 _ => false,
             })
         };
         let separable = added_by_both.iter().all(|&d| {
-            !cb.contains_key(d)
-                && co.get(d) == Some(&1)
-                && ct.get(d) == Some(&1)
+            !cb.contains_key(&d)
+                && co.get(&d) == Some(&1)
+                && ct.get(&d) == Some(&1)
                 && !in_conflicts(d)
         });
         if !added_by_both.is_empty() && !separable {
@@ -109,8 +106,16 @@ impl Merger<'_> {
         }
         let mark = self.opts.policy.resolve() == Resolution::Mark;
         if mark && !added_by_both.is_empty() {
-            let mut names: Vec<&str> = added_by_both.iter().copied().collect();
+            // Named by their data, as they read in theirs.
+            let mut names: Vec<String> = theirs
+                .nodes
+                .iter()
+                .zip(&theirs.data)
+                .filter(|(_, d)| added_by_both.contains(d))
+                .map(|(&n, _)| canonical(self.theirs, n))
+                .collect();
             names.sort_unstable();
+            names.dedup();
             self.record_conflict(
                 &path.shown,
                 format!(
@@ -152,7 +157,7 @@ impl Merger<'_> {
                 Chunk::Same { .. } | Chunk::Both { .. } => {}
                 Chunk::Ours { ours: or, .. } => {
                     for i in or.clone() {
-                        if mark && added_by_both.contains(ours.data[i].as_str()) {
+                        if mark && added_by_both.contains(&ours.data[i]) {
                             let at = Anchor::Before(item(ours.nodes[i]));
                             let mine = vec![item(ours.nodes[i])];
                             self.plan.ops.push(Op::Conflict {
@@ -166,7 +171,7 @@ impl Merger<'_> {
                     }
                     // Ours moving an element theirs deleted does not keep it.
                     for i in or {
-                        let d = ours.data[i].as_str();
+                        let d = &ours.data[i];
                         let moved = cb
                             .get(d)
                             .is_some_and(|&n| co.get(d).is_some_and(|&m| m <= n));
@@ -186,11 +191,7 @@ impl Merger<'_> {
                     let in_place = br.len() == tr.len()
                         && br.len() == or.len()
                         && (0..br.len()).all(|k| {
-                            edited_in_place(
-                                &theirs.data[tr.start + k],
-                                &base.data[br.start + k],
-                                &cb,
-                            )
+                            edited_in_place(theirs.data[tr.start + k], base.data[br.start + k], &cb)
                         });
                     if in_place {
                         for k in 0..br.len() {
@@ -207,7 +208,7 @@ impl Merger<'_> {
                     let pos = at(or.start);
                     for i in tr {
                         // Theirs moving an element ours deleted does not bring it back.
-                        let d = theirs.data[i].as_str();
+                        let d = &theirs.data[i];
                         let moved_away =
                             cb.get(d).is_some_and(|&n| co.get(d).is_none_or(|&m| m < n))
                                 && ct.get(d) <= cb.get(d);
@@ -247,8 +248,8 @@ impl Merger<'_> {
                     let twice = |steps: &Vec<Step>| {
                         steps.iter().any(|step| match step {
                             Step::Insert(tn, _) => {
-                                let d = canonical(self.theirs, *tn);
-                                co.get(d.as_str()) > cb.get(d.as_str())
+                                let d = digest(self.theirs, *tn);
+                                co.get(&d) > cb.get(&d)
                             }
                             _ => false,
                         })
@@ -310,8 +311,8 @@ impl Merger<'_> {
 
 /// Whether an element of a stretch is the base element at its place edited, not another base
 /// element moved there: its data is not any base element's, unless it is its own.
-fn edited_in_place(data: &str, own: &str, in_base: &HashMap<&str, usize>) -> bool {
-    data == own || !in_base.contains_key(data)
+fn edited_in_place(data: u128, own: u128, in_base: &HashMap<u128, usize>) -> bool {
+    data == own || !in_base.contains_key(&data)
 }
 
 /// Both sides edited the same elements in place (the stretch has one length in all three):
@@ -319,16 +320,16 @@ fn edited_in_place(data: &str, own: &str, in_base: &HashMap<&str, usize>) -> boo
 fn in_place(
     [base, ours, theirs]: [&Items; 3],
     [br, or, tr]: [&Range<usize>; 3],
-    in_base: &HashMap<&str, usize>,
+    in_base: &HashMap<u128, usize>,
 ) -> Option<Vec<Step>> {
     if br.len() != or.len() || br.len() != tr.len() {
         return None;
     }
     (0..br.len())
         .map(|n| {
-            let own = &base.data[br.start + n];
-            let ok = edited_in_place(&ours.data[or.start + n], own, in_base)
-                && edited_in_place(&theirs.data[tr.start + n], own, in_base);
+            let own = base.data[br.start + n];
+            let ok = edited_in_place(ours.data[or.start + n], own, in_base)
+                && edited_in_place(theirs.data[tr.start + n], own, in_base);
             ok.then(|| {
                 Step::Merge(
                     base.nodes[br.start + n],
@@ -347,7 +348,7 @@ fn in_place(
 fn one_side_moves(
     [base, ours, theirs]: [&Items; 3],
     [br, or, tr]: [&Range<usize>; 3],
-    in_base: &HashMap<&str, usize>,
+    in_base: &HashMap<u128, usize>,
     theirs_moves: bool,
 ) -> Option<Vec<Step>> {
     let (mover, mr, editor, er) = if theirs_moves {
@@ -360,12 +361,7 @@ fn one_side_moves(
     }
     let edited = |k: usize| editor.data[er.start + k] != base.data[br.start + k];
     if (0..br.len()).any(|k| {
-        edited(k)
-            && !edited_in_place(
-                &editor.data[er.start + k],
-                &base.data[br.start + k],
-                in_base,
-            )
+        edited(k) && !edited_in_place(editor.data[er.start + k], base.data[br.start + k], in_base)
     }) {
         return None;
     }

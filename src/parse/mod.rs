@@ -312,35 +312,82 @@ pub fn canonical(tree: &Tree, id: NodeId) -> String {
     out
 }
 
+/// A node's data as a 128-bit digest of its [`canonical`] text, without building the text:
+/// equal exactly when the data is, but for two 64-bit SipHashes of different texts colliding
+/// at once. For comparing and counting list elements (a CRD's `versions` element holds a
+/// whole schema), where only equality matters.
+pub fn digest(tree: &Tree, id: NodeId) -> u128 {
+    let mut d = Digest::default();
+    write_canonical(tree, id, &mut d);
+    d.finish()
+}
+
+/// Two SipHashes over one text, the second salted.
+struct Digest {
+    a: std::collections::hash_map::DefaultHasher,
+    b: std::collections::hash_map::DefaultHasher,
+}
+
+impl Default for Digest {
+    fn default() -> Digest {
+        use std::hash::Hasher;
+        let mut b = std::collections::hash_map::DefaultHasher::new();
+        b.write_u8(0x5a);
+        Digest {
+            a: std::collections::hash_map::DefaultHasher::new(),
+            b,
+        }
+    }
+}
+
+impl Digest {
+    fn finish(&self) -> u128 {
+        use std::hash::Hasher;
+        (u128::from(self.a.finish()) << 64) | u128::from(self.b.finish())
+    }
+}
+
+impl std::fmt::Write for Digest {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        use std::hash::Hasher;
+        self.a.write(s.as_bytes());
+        self.b.write(s.as_bytes());
+        Ok(())
+    }
+}
+
 /// [`canonical`], written into one buffer: building each level's string and copying it into
 /// its parent's costs the text once per level of nesting (a 5 MB CRD schema, 20 deep).
-fn write_canonical(tree: &Tree, id: NodeId, out: &mut String) {
-    use std::fmt::Write;
+fn write_canonical<W: std::fmt::Write>(tree: &Tree, id: NodeId, out: &mut W) {
     let n = tree.node(id);
     match n.kind {
         Kind::Scalar => match tree.scalar_key(id) {
-            ScalarKey::Null => out.push('~'),
+            ScalarKey::Null => {
+                let _ = out.write_char('~');
+            }
             ScalarKey::Str(s) => {
                 let _ = write!(out, "{s:?}");
             }
-            ScalarKey::Typed(s) => out.push_str(&s),
+            ScalarKey::Typed(s) => {
+                let _ = out.write_str(&s);
+            }
             ScalarKey::Tagged(t, s) => {
                 let _ = write!(out, "{t} {s:?}");
             }
         },
         Kind::Alias => {
-            out.push('*');
-            out.push_str(tree.value(id));
+            let _ = out.write_char('*');
+            let _ = out.write_str(tree.value(id));
         }
         Kind::Seq => {
-            out.push('[');
+            let _ = out.write_char('[');
             for (i, &c) in n.children.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    let _ = out.write_char(',');
                 }
                 write_canonical(tree, c, out);
             }
-            out.push(']');
+            let _ = out.write_char(']');
         }
         Kind::Map => {
             // Sorted by the quoted key: a quoted key is never a prefix of another (its closing
@@ -360,16 +407,16 @@ fn write_canonical(tree: &Tree, id: NodeId, out: &mut String) {
                 let _ = write!(out, "{{{}}}", whole.join(","));
                 return;
             }
-            out.push('{');
+            let _ = out.write_char('{');
             for (i, (key, v)) in entries.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    let _ = out.write_char(',');
                 }
-                out.push_str(key);
-                out.push(':');
+                let _ = out.write_str(key);
+                let _ = out.write_char(':');
                 write_canonical(tree, *v, out);
             }
-            out.push('}');
+            let _ = out.write_char('}');
         }
     }
 }

@@ -23,7 +23,7 @@ use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use crate::merge::{diff3, Chunk};
 use crate::options::Policy;
-use crate::parse::{self, canonical, same_data, Kind, NodeId, Style, Tree, Versions};
+use crate::parse::{self, digest, same_data, Kind, NodeId, Style, Tree, Versions};
 use crate::resource::{self, element_key, list_kind, ListKind};
 use crate::text::line_end;
 
@@ -880,8 +880,8 @@ fn pair_items(
     if let Some(pairs) = by_name {
         return pairs;
     }
-    let rd: Vec<String> = ri.iter().map(|&e| canonical(r, e)).collect();
-    let xd: Vec<String> = xi.iter().map(|&e| canonical(x, e)).collect();
+    let rd: Vec<u128> = ri.iter().map(|&e| digest(r, e)).collect();
+    let xd: Vec<u128> = xi.iter().map(|&e| digest(x, e)).collect();
     let mut out = vec![None; ri.len()];
     let (mut xo, mut ro) = (0, 0);
     let unpaired = |xs: Range<usize>, rs: Range<usize>, out: &mut Vec<Option<NodeId>>| {
