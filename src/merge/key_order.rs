@@ -14,13 +14,6 @@ use super::merger::Merger;
 use super::plan::{Field, Op};
 
 impl Merger<'_> {
-    /// Plans ours' map `o` rewritten in theirs' key order when ours and theirs hold the same
-    /// keys, ours kept base's order of them and theirs did not. Called only where merging the
-    /// map planned no edit inside it.
-    pub fn follow_theirs_order(&mut self, b: NodeId, o: Field, t: NodeId) {
-        self.reorder(b, o, t);
-    }
-
     /// [`Self::follow_theirs_order`] for a value ours and theirs hold as the same data, and
     /// for every map inside it (a map moved as a whole keeps ours' order inside: the edits
     /// would overlap). Lists pair their items by place, base's only where its list is as long.
@@ -31,7 +24,7 @@ impl Merger<'_> {
             ours.node(o.node).kind,
             theirs.node(t).kind,
         ];
-        if kinds[1] != kinds[2] || kinds[0] != kinds[1] || self.reorder(b, o, t) {
+        if kinds[1] != kinds[2] || kinds[0] != kinds[1] || self.follow_theirs_order(b, o, t) {
             return;
         }
         match kinds[1] {
@@ -56,8 +49,11 @@ impl Merger<'_> {
         }
     }
 
-    /// Plans the reorder of [`Self::follow_theirs_order`]; whether it did.
-    fn reorder(&mut self, b: NodeId, o: Field, t: NodeId) -> bool {
+    /// Plans ours' map `o` rewritten in theirs' key order when ours and theirs hold the same
+    /// keys, ours kept base's order of them and theirs did not; whether it did. Called where
+    /// merging the map planned no edit inside it, or where ours and theirs hold it as the
+    /// same data.
+    pub fn follow_theirs_order(&mut self, b: NodeId, o: Field, t: NodeId) -> bool {
         let maps = [(self.base, b), (self.ours, o.node), (self.theirs, t)]
             .iter()
             .all(|(tree, n)| tree.node(*n).kind == Kind::Map);
