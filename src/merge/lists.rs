@@ -154,7 +154,21 @@ fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>, patch: bool) -> 
             continue;
         }
         let (name, shown) = match keys {
-            Some(keys) => element_key(tree, e, keys)?,
+            Some(keys) => match element_key(tree, e, keys) {
+                Some(key) => key,
+                // Its key is there with no value: in a template's skeleton an action renders
+                // it (`- name: {{ .name }}` in a `range`). Named by its whole content, it pairs
+                // only with itself, unchanged, instead of stopping the pairing of the rest.
+                None if keys
+                    .first()
+                    .is_some_and(|k| tree.get(e, k).is_some_and(|v| tree.is_null(v)))
+                    && !patch =>
+                {
+                    let shown = format!("{}=?", keys[0]);
+                    (format!("\u{1}{}", crate::parse::canonical(tree, e)), shown)
+                }
+                None => return None,
+            },
             None => {
                 if tree.node(e).kind != Kind::Scalar {
                     return None;
