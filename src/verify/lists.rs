@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::options::Policy;
-use crate::parse::{canonical, Kind, NodeId, Tree};
+use crate::parse::{canonical, digest, Kind, NodeId, Tree};
 use crate::resource::{element_key, list_kind, renamed_element, similar, Identity, ListKind, Path};
 
 use super::values::{cleared_same, At, Checker};
@@ -219,19 +219,20 @@ impl Checker<'_> {
             x.map(|x| tree.node(x).children.clone()).unwrap_or_default()
         };
         let (bi, oi, ti, ri) = (items(bt, Some(b)), items(ot, o), items(tt, t), items(rt, r));
-        let data = |tree: &Tree, items: &[NodeId]| -> Vec<String> {
-            items.iter().map(|&e| canonical(tree, e)).collect()
+        // Elements compared by a digest of their data: only equality and counts matter.
+        let data = |tree: &Tree, items: &[NodeId]| -> Vec<u128> {
+            items.iter().map(|&e| digest(tree, e)).collect()
         };
         let (bd, od, td, rd) = (data(bt, &bi), data(ot, &oi), data(tt, &ti), data(rt, &ri));
-        fn count(d: &[String]) -> HashMap<&str, i64> {
+        fn count(d: &[u128]) -> HashMap<u128, i64> {
             let mut c = HashMap::new();
-            for x in d {
-                *c.entry(x.as_str()).or_insert(0) += 1;
+            for &x in d {
+                *c.entry(x).or_insert(0) += 1;
             }
             c
         }
         let (cb, co, ct, cr) = (count(&bd), count(&od), count(&td), count(&rd));
-        let mut contents: Vec<&str> = cb
+        let mut contents: Vec<u128> = cb
             .keys()
             .chain(co.keys())
             .chain(ct.keys())
@@ -242,13 +243,13 @@ impl Checker<'_> {
         contents.dedup();
         // How many of each element the result should hold: base's count plus each side's
         // change (a change both made alike counts once).
-        let mut want: HashMap<&str, i64> = HashMap::new();
+        let mut want: HashMap<u128, i64> = HashMap::new();
         // Where both sides removed as many copies of an element base holds twice or more,
         // they may have removed the same copy or two different ones: either count is right.
-        let mut fewer_allowed: HashMap<&str, i64> = HashMap::new();
+        let mut fewer_allowed: HashMap<u128, i64> = HashMap::new();
         let (mut ours_new, mut theirs_new, mut both_dropped) = (Vec::new(), Vec::new(), Vec::new());
         for &c in &contents {
-            let get = |m: &HashMap<&str, i64>| m.get(c).copied().unwrap_or(0);
+            let get = |m: &HashMap<u128, i64>| m.get(&c).copied().unwrap_or(0);
             let (nb, no, nt) = (get(&cb), get(&co), get(&ct));
             let (d_o, d_t) = (no - nb, nt - nb);
             want.insert(c, if d_o == d_t { nb + d_o } else { nb + d_o + d_t });
@@ -265,24 +266,24 @@ impl Checker<'_> {
                 both_dropped.push(c);
             }
         }
-        let gap = |c: &str, want: &HashMap<&str, i64>| -> i64 {
-            let have = cr.get(c).copied().unwrap_or(0);
-            let should = want[c].max(0);
-            let lowest = (should - fewer_allowed.get(c).copied().unwrap_or(0)).max(0);
+        let gap = |c: u128, want: &HashMap<u128, i64>| -> i64 {
+            let have = cr.get(&c).copied().unwrap_or(0);
+            let should = want[&c].max(0);
+            let lowest = (should - fewer_allowed.get(&c).copied().unwrap_or(0)).max(0);
             if have >= lowest && have <= should {
                 0
             } else {
                 have - should
             }
         };
-        let off = |want: &HashMap<&str, i64>| -> i64 {
-            contents.iter().map(|c| gap(c, want).abs()).sum()
+        let off = |want: &HashMap<u128, i64>| -> i64 {
+            contents.iter().map(|&c| gap(c, want).abs()).sum()
         };
         // A base element both sides changed, at the same place, is one element merged field
         // by field: ours' and theirs' versions give way to their merge, which the result
         // must hold (it may be one side's version, when the other's change is part of it).
-        let node = |d: &[String], items: &[NodeId], c: &str| -> Option<NodeId> {
-            d.iter().position(|x| x == c).map(|i| items[i])
+        let node = |d: &[u128], items: &[NodeId], c: u128| -> Option<NodeId> {
+            d.iter().position(|&x| x == c).map(|i| items[i])
         };
         let mut budget = 20_000usize;
         // The merges that explain the most first: a merged element the result has too many
@@ -292,7 +293,7 @@ impl Checker<'_> {
                 for &x in &both_dropped {
                     for &oc in &ours_new {
                         for &tc in &theirs_new {
-                            if oc == tc || want[oc] <= 0 || want[tc] <= 0 {
+                            if oc == tc || want[&oc] <= 0 || want[&tc] <= 0 {
                                 continue;
                             }
                             for &m in contents.iter().filter(|c| cr.contains_key(*c)) {
@@ -327,7 +328,7 @@ impl Checker<'_> {
             break;
         }
         let (mut extra, mut missing) = (0, 0);
-        for c in &contents {
+        for &c in &contents {
             let gap = gap(c, &want);
             extra += gap.max(0);
             missing += (-gap).max(0);
@@ -343,14 +344,19 @@ impl Checker<'_> {
             return self.at(path, common, what);
         }
         if let Some((x, y)) = misordered(&bd, &od, &td, &rd) {
-            let short = |s: &str| s.chars().take(30).collect::<String>();
+            // Named by their data, as they read in the result.
+            let short = |d: u128| {
+                node(&rd, &ri, d)
+                    .map(|n| canonical(rt, n).chars().take(30).collect::<String>())
+                    .unwrap_or_default()
+            };
             self.at(
                 path,
                 common,
                 format!(
                     "elements {} and {} are out of the order the sides agree on",
-                    short(&x),
-                    short(&y)
+                    short(x),
+                    short(y)
                 ),
             );
         }
@@ -396,24 +402,30 @@ fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Named> {
 /// The first pair of elements (present once in every version) whose order in the result is
 /// not the one the sides agree on: both sides' order where they agree, else the order of
 /// the side that changed it from base.
-fn misordered(b: &[String], o: &[String], t: &[String], r: &[String]) -> Option<(String, String)> {
-    let once = |v: &[String]| -> HashMap<String, usize> {
-        let mut count: HashMap<&str, usize> = HashMap::new();
+fn misordered<T: std::hash::Hash + Eq + Clone>(
+    b: &[T],
+    o: &[T],
+    t: &[T],
+    r: &[T],
+) -> Option<(T, T)> {
+    let once = |v: &[T]| -> HashMap<T, usize> {
+        let mut count: HashMap<&T, usize> = HashMap::new();
         for x in v {
             *count.entry(x).or_default() += 1;
         }
         v.iter()
             .enumerate()
-            .filter(|(_, x)| count[x.as_str()] == 1)
+            .filter(|(_, x)| count[x] == 1)
             .map(|(i, x)| (x.clone(), i))
             .collect()
     };
     let (pb, po, pt, pr) = (once(b), once(o), once(t), once(r));
-    let shared: Vec<&String> = r
+    let shared: Vec<T> = r
         .iter()
         .filter(|x| {
             pb.contains_key(*x) && po.contains_key(*x) && pt.contains_key(*x) && pr.contains_key(*x)
         })
+        .cloned()
         .collect();
     // Every pair of a short list; neighbours in the result for a long one.
     let pairs: Vec<(usize, usize)> = if shared.len() <= 200 {
@@ -424,8 +436,8 @@ fn misordered(b: &[String], o: &[String], t: &[String], r: &[String]) -> Option<
         (1..shared.len()).map(|i| (i - 1, i)).collect()
     };
     for (i, j) in pairs {
-        let (x, y) = (shared[i], shared[j]);
-        let before = |p: &HashMap<String, usize>| p[x] < p[y];
+        let (x, y) = (&shared[i], &shared[j]);
+        let before = |p: &HashMap<T, usize>| p[x] < p[y];
         let (ob, oo, ot) = (before(&pb), before(&po), before(&pt));
         let want = if oo == ot || oo == ob { ot } else { oo };
         if before(&pr) != want {
