@@ -82,6 +82,14 @@ fn same_documents(before: &Tree, text: &str) -> bool {
             .all(|((x, _), (y, _))| same_data(before, x.root, &after, y.root))
 }
 
+/// Which of the fields starting on one line: the outermost owns the comment lines above it,
+/// the innermost the comment at the line's end.
+#[derive(Clone, Copy)]
+enum Starts {
+    Outermost,
+    Innermost,
+}
+
 /// Where a field of another version stands relative to the result's field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Partner {
@@ -655,20 +663,14 @@ impl<'t> Layout<'t> {
         }
     }
 
-    /// The line a field starts, if it owns it.
-    fn owned_line(&self, node: NodeId, start: usize) -> Partner {
+    /// The line a field starts, if it is the field `which` names there.
+    fn started_line(&self, which: Starts, node: NodeId, start: usize) -> Partner {
         let line = self.line(start);
-        if self.owner.get(&line) == Some(&node) {
-            Partner::Line(line)
-        } else {
-            Partner::Unknown
-        }
-    }
-
-    /// The line a field starts, if it is the last field starting there.
-    fn innermost_line(&self, node: NodeId, start: usize) -> Partner {
-        let line = self.line(start);
-        if self.innermost.get(&line) == Some(&node) {
+        let starters = match which {
+            Starts::Outermost => &self.owner,
+            Starts::Innermost => &self.innermost,
+        };
+        if starters.get(&line) == Some(&node) {
             Partner::Line(line)
         } else {
             Partner::Unknown
@@ -757,6 +759,25 @@ impl Walk<'_, '_> {
         }
     }
 
+    /// The result's line the field starts as `which` field, with where the versions' fields
+    /// start as the same; `None` when the field is not that one on its line.
+    fn partners(
+        &self,
+        which: Starts,
+        node: NodeId,
+        start: usize,
+        xs: [Option<(NodeId, usize)>; 3],
+    ) -> Option<(usize, [Partner; 3])> {
+        let Partner::Line(line) = self.r.started_line(which, node, start) else {
+            return None;
+        };
+        let partners = std::array::from_fn(|i| match xs[i] {
+            None => Partner::Absent,
+            Some((n, s)) => self.x[i].started_line(which, n, s),
+        });
+        Some((line, partners))
+    }
+
     /// Whether nothing below a field needs its comments decided: theirs' text of it (from
     /// its key or dash to the end of its last line, comments inside included) is base's, and
     /// the result's is ours', so every comment inside stays as ours has it.
@@ -777,18 +798,10 @@ impl Walk<'_, '_> {
     /// below it with the versions' fields `xs` (value node and start).
     fn field(&mut self, node: NodeId, start: usize, xs: [Option<(NodeId, usize)>; 3]) {
         let r = self.r;
-        if let Partner::Line(line) = r.owned_line(node, start) {
-            let partners = std::array::from_fn(|i| match xs[i] {
-                None => Partner::Absent,
-                Some((n, s)) => self.x[i].owned_line(n, s),
-            });
+        if let Some((line, partners)) = self.partners(Starts::Outermost, node, start, xs) {
             self.record(line, partners);
         }
-        if let Partner::Line(line) = r.innermost_line(node, start) {
-            let partners = std::array::from_fn(|i| match xs[i] {
-                None => Partner::Absent,
-                Some((n, s)) => self.x[i].innermost_line(n, s),
-            });
+        if let Some((line, partners)) = self.partners(Starts::Innermost, node, start, xs) {
             self.ends.push((line, partners));
         }
         let tree = r.tree;
