@@ -165,7 +165,7 @@ fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>, patch: bool) -> 
                     && !patch =>
                 {
                     let shown = format!("{}=?", keys[0]);
-                    (format!("\u{1}{}", crate::parse::canonical(tree, e)), shown)
+                    (format!("\u{1}{:x}", crate::parse::digest(tree, e)), shown)
                 }
                 None => return None,
             },
