@@ -1,4 +1,6 @@
-//! Builds the span tree from granit-parser's events.
+//! Builds the span tree: a core that keeps the arena, the open collections, duplicate keys
+//! and document regions, fed either by granit-parser's events (any YAML) or by
+//! [`super::block_reader`] (the block YAML of manifests, read directly).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -19,7 +21,7 @@ struct Frame {
     keys: HashSet<u64>,
 }
 
-struct Builder<'a> {
+pub(super) struct Builder<'a> {
     text: &'a str,
     nodes: Vec<Node>,
     docs: Vec<Doc>,
@@ -39,22 +41,13 @@ struct Builder<'a> {
 /// the line merge instead of exhausting memory.
 pub const MAX_NODES: usize = 2_000_000;
 
+/// The tree of `text` from granit-parser's events.
 pub(super) fn build(text: &str) -> Result<Tree<'_>> {
     let options = granit_parser::options! {
         emit_anchor_events: true,
         emit_comments: false,
     };
-    let mut b = Builder {
-        text,
-        nodes: Vec::new(),
-        docs: Vec::new(),
-        stack: Vec::new(),
-        anchors: HashMap::new(),
-        last_end: 0,
-        doc_marker: None,
-        doc_root: None,
-        duplicate_keys: Vec::new(),
-    };
+    let mut b = Builder::new(text);
     for next in Parser::new_from_str_with_options(text, options) {
         let (event, span) = next.map_err(|e| {
             let m = e.marker();
@@ -65,19 +58,8 @@ pub(super) fn build(text: &str) -> Result<Tree<'_>> {
             }
         })?;
         b.event(event, span)?;
-        if b.nodes.len() > MAX_NODES {
-            return Err(Error::TooManyNodes);
-        }
     }
-    b.finish_regions();
-    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
-    Ok(Tree {
-        text,
-        docs: b.docs,
-        nodes: b.nodes,
-        eol,
-        duplicate_keys: b.duplicate_keys,
-    })
+    Ok(b.finish())
 }
 
 fn range(span: &Span) -> Result<(usize, usize)> {
@@ -88,151 +70,92 @@ fn range(span: &Span) -> Result<(usize, usize)> {
 }
 
 impl<'a> Builder<'a> {
-    fn event(&mut self, event: Event<'_>, span: Span) -> Result<()> {
-        let (start, end) = range(&span)?;
-        let props_start = span.tag_start().and_then(|m| m.byte_offset());
-        let tag_text = |t: &Option<std::borrow::Cow<'_, granit_parser::Tag>>| {
-            t.as_ref().and_then(|_| {
-                let (ts, _) = (props_start?, ());
-                let rest = &self.text[ts..];
-                let len = rest.find([' ', '\t', '\r', '\n']).unwrap_or(rest.len());
-                Some(rest[..len].into())
-            })
-        };
-        match event {
-            Event::DocumentStart(explicit, _) => {
-                self.doc_marker = Some((start, explicit));
-                self.doc_root = None;
-                self.last_end = end;
-            }
-            Event::DocumentEnd => {
-                let (marker, explicit) = self.doc_marker.take().unwrap_or((start, false));
-                self.docs.push(Doc {
-                    root: self.doc_root.take(),
-                    region: marker..end,
-                    explicit_start: explicit,
-                });
-            }
-            Event::Scalar(value, style, anchor, tag) => {
-                let style = match style {
-                    ScalarStyle::Plain => Style::Plain,
-                    ScalarStyle::SingleQuoted => Style::SingleQuoted,
-                    ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
-                    ScalarStyle::Literal => Style::Literal,
-                    ScalarStyle::Folded => Style::Folded,
-                };
-                let (mut s, mut e) = (start, end);
-                if matches!(style, Style::Literal | Style::Folded) {
-                    let header = self.block_header(start);
-                    let trimmed = self.text[start..end]
-                        .trim_end_matches([' ', '\t', '\r', '\n'])
-                        .len();
-                    let header_len = self.text[header..]
-                        .bytes()
-                        .take_while(|b| b"|>+-0123456789".contains(b))
-                        .count();
-                    e = (start + trimmed).max(header + header_len);
-                    s = header;
-                } else if style == Style::Plain && s == e && !self.next_is_key() {
-                    // An empty value (granit reports it as `~`) sits on its `:` or `-`: move
-                    // it after the indicator. (An empty key stays before its `:`.)
-                    if matches!(self.text.as_bytes().get(s), Some(b':') | Some(b'-')) {
-                        s += 1;
-                        e = s;
-                    }
-                }
-                let tag = tag_text(&tag);
-                let start = props_start.map_or(s, |p| p.min(s));
-                let decoded = (self.text.get(start..e) != Some(value.as_ref()))
-                    .then(|| value.as_ref().into());
-                let id = self.push(Node {
-                    kind: Kind::Scalar,
-                    flow: false,
-                    style,
-                    start,
-                    end: e,
-                    children: Vec::new(),
-                    decoded,
-                    tag,
-                    anchor: None,
-                    target: None,
-                    parent: None,
-                });
-                if anchor != 0 {
-                    self.anchors.insert(anchor, id);
-                }
-                self.last_end = e.max(self.last_end);
-                self.attach(id)?;
-            }
-            Event::Alias(anchor) => {
-                let target = self.anchors.get(&anchor).copied();
-                let name = self.text[start..end].trim_start_matches('*');
-                let id = self.push(Node {
-                    kind: Kind::Alias,
-                    flow: false,
-                    style: Style::Plain,
-                    start,
-                    end,
-                    children: Vec::new(),
-                    decoded: Some(name.into()),
-                    tag: None,
-                    anchor: None,
-                    target,
-                    parent: None,
-                });
-                self.last_end = end;
-                self.attach(id)?;
-            }
-            Event::Anchor(anchor, name) => {
-                // Follows the node it belongs to: the last one created.
-                let id = self
-                    .nodes
-                    .len()
-                    .checked_sub(1)
-                    .ok_or_else(|| Error::Internal("an anchor before any node".into()))?;
-                let node = &mut self.nodes[id];
-                node.anchor = Some(name.as_ref().into());
-                node.start = node.start.min(start);
-                self.anchors.insert(anchor, id);
-            }
-            Event::SequenceStart(style, anchor, tag) => {
-                let tag = tag_text(&tag);
-                self.open(Kind::Seq, style, anchor, tag, start, end, props_start)?;
-            }
-            Event::MappingStart(style, anchor, tag) => {
-                let tag = tag_text(&tag);
-                self.open(Kind::Map, style, anchor, tag, start, end, props_start)?;
-            }
-            Event::SequenceEnd | Event::MappingEnd => {
-                let frame = self
-                    .stack
-                    .pop()
-                    .ok_or_else(|| Error::Internal("an unbalanced collection end".into()))?;
-                self.close(frame.id, end);
-            }
-            _ => {}
+    pub(super) fn new(text: &'a str) -> Builder<'a> {
+        Builder {
+            text,
+            nodes: Vec::new(),
+            docs: Vec::new(),
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            last_end: 0,
+            doc_marker: None,
+            doc_root: None,
+            duplicate_keys: Vec::new(),
         }
-        Ok(())
     }
 
-    /// Starts a collection: its extent is fixed when it closes.
-    #[allow(clippy::too_many_arguments)]
-    fn open(
+    /// The finished tree: document regions tiled over the file.
+    pub(super) fn finish(mut self) -> Tree<'a> {
+        self.finish_regions();
+        let text = self.text;
+        let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+        Tree {
+            text,
+            docs: self.docs,
+            nodes: self.nodes,
+            eol,
+            duplicate_keys: self.duplicate_keys,
+        }
+    }
+
+    /// A document starts at `at` (its `---` when `explicit`, else its first token).
+    pub(super) fn start_document(&mut self, at: usize, explicit: bool) {
+        self.doc_marker = Some((at, explicit));
+        self.doc_root = None;
+    }
+
+    /// The current document ends with a token spanning `start..end` (`...`, or empty).
+    pub(super) fn end_document(&mut self, start: usize, end: usize) {
+        let (marker, explicit) = self.doc_marker.take().unwrap_or((start, false));
+        self.docs.push(Doc {
+            root: self.doc_root.take(),
+            region: marker..end,
+            explicit_start: explicit,
+        });
+    }
+
+    /// Adds a scalar spanning `start..end` whose decoded text is `value`.
+    pub(super) fn scalar(
         &mut self,
-        kind: Kind,
-        style: StructureStyle,
-        anchor: usize,
-        tag: Option<Box<str>>,
+        style: Style,
         start: usize,
         end: usize,
-        props_start: Option<usize>,
-    ) -> Result<()> {
-        let flow = style == StructureStyle::Flow;
+        value: &str,
+        tag: Option<Box<str>>,
+    ) -> Result<NodeId> {
+        let decoded = (self.text.get(start..end) != Some(value)).then(|| value.into());
+        let id = self.push(Node {
+            kind: Kind::Scalar,
+            flow: false,
+            style,
+            start,
+            end,
+            children: Vec::new(),
+            decoded,
+            tag,
+            anchor: None,
+            target: None,
+            parent: None,
+        })?;
+        self.attach(id)?;
+        Ok(id)
+    }
+
+    /// Opens a collection starting at `start`: a block one's extent is fixed by its children
+    /// when it closes, a flow one's by its closing bracket.
+    pub(super) fn open(
+        &mut self,
+        kind: Kind,
+        flow: bool,
+        start: usize,
+        end: usize,
+        tag: Option<Box<str>>,
+    ) -> Result<NodeId> {
         let id = self.push(Node {
             kind,
             flow,
             style: Style::Plain,
-            start: props_start.map_or(start, |p| p.min(start)),
+            start,
             end,
             children: Vec::new(),
             decoded: None,
@@ -240,32 +163,39 @@ impl<'a> Builder<'a> {
             anchor: None,
             target: None,
             parent: None,
-        });
-        if anchor != 0 {
-            self.anchors.insert(anchor, id);
-        }
-        if flow {
-            self.last_end = end;
-        }
+        })?;
         self.attach(id)?;
         self.stack.push(Frame {
             id,
             keys: HashSet::new(),
         });
+        Ok(id)
+    }
+
+    /// Closes the innermost open collection; `end` is where a flow one's bracket ends.
+    pub(super) fn close(&mut self, end: usize) -> Result<()> {
+        let frame = self
+            .stack
+            .pop()
+            .ok_or_else(|| Error::Internal("an unbalanced collection end".into()))?;
+        self.fix_extent(frame.id, end);
         Ok(())
     }
 
     /// Whether the next node attached is a mapping key.
-    fn next_is_key(&self) -> bool {
+    pub(super) fn next_is_key(&self) -> bool {
         self.stack.last().is_some_and(|f| {
             let parent = &self.nodes[f.id];
             parent.kind == Kind::Map && parent.children.len() % 2 == 0
         })
     }
 
-    fn push(&mut self, node: Node) -> NodeId {
+    fn push(&mut self, node: Node) -> Result<NodeId> {
+        if self.nodes.len() >= MAX_NODES {
+            return Err(Error::TooManyNodes);
+        }
         self.nodes.push(node);
-        self.nodes.len() - 1
+        Ok(self.nodes.len() - 1)
     }
 
     /// Adds a finished node to the open collection, or makes it the document's root.
@@ -301,7 +231,7 @@ impl<'a> Builder<'a> {
 
     /// Fixes a collection's extent when it closes: flow collections end at their bracket,
     /// block ones at their last child (granit's end event sits at the next token).
-    fn close(&mut self, id: NodeId, end: usize) {
+    fn fix_extent(&mut self, id: NodeId, end: usize) {
         let text = self.text;
         let first = self.nodes[id].children.first().copied();
         let last = self.nodes[id].children.last().copied();
@@ -330,6 +260,157 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Turns the document starts into regions that tile the file.
+    fn finish_regions(&mut self) {
+        let text = self.text;
+        let starts: Vec<usize> = self
+            .docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                if i == 0 {
+                    0
+                } else {
+                    lines::line_start(text, d.region.start)
+                }
+            })
+            .collect();
+        for (i, doc) in self.docs.iter_mut().enumerate() {
+            let end = starts.get(i + 1).copied().unwrap_or(text.len());
+            doc.region = starts[i]..end;
+        }
+    }
+
+    /// One granit event: its quirks (empty block collection spans, block scalar spans
+    /// without their header, empty values on their indicator, anchors and tags outside the
+    /// node) absorbed here.
+    fn event(&mut self, event: Event<'_>, span: Span) -> Result<()> {
+        let (start, end) = range(&span)?;
+        let props_start = span.tag_start().and_then(|m| m.byte_offset());
+        let tag_text = |t: &Option<std::borrow::Cow<'_, granit_parser::Tag>>| {
+            t.as_ref().and_then(|_| {
+                let (ts, _) = (props_start?, ());
+                let rest = &self.text[ts..];
+                let len = rest.find([' ', '\t', '\r', '\n']).unwrap_or(rest.len());
+                Some(rest[..len].into())
+            })
+        };
+        match event {
+            Event::DocumentStart(explicit, _) => {
+                self.start_document(start, explicit);
+                self.last_end = end;
+            }
+            Event::DocumentEnd => self.end_document(start, end),
+            Event::Scalar(value, style, anchor, tag) => {
+                let style = match style {
+                    ScalarStyle::Plain => Style::Plain,
+                    ScalarStyle::SingleQuoted => Style::SingleQuoted,
+                    ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+                    ScalarStyle::Literal => Style::Literal,
+                    ScalarStyle::Folded => Style::Folded,
+                };
+                let (mut s, mut e) = (start, end);
+                if matches!(style, Style::Literal | Style::Folded) {
+                    let header = self.block_header(start);
+                    let trimmed = self.text[start..end]
+                        .trim_end_matches([' ', '\t', '\r', '\n'])
+                        .len();
+                    let header_len = self.text[header..]
+                        .bytes()
+                        .take_while(|b| b"|>+-0123456789".contains(b))
+                        .count();
+                    e = (start + trimmed).max(header + header_len);
+                    s = header;
+                } else if style == Style::Plain && s == e && !self.next_is_key() {
+                    // An empty value (granit reports it as `~`) sits on its `:` or `-`: move
+                    // it after the indicator. (An empty key stays before its `:`.)
+                    if matches!(self.text.as_bytes().get(s), Some(b':') | Some(b'-')) {
+                        s += 1;
+                        e = s;
+                    }
+                }
+                let tag = tag_text(&tag);
+                let start = props_start.map_or(s, |p| p.min(s));
+                let id = self.scalar(style, start, e, value.as_ref(), tag)?;
+                if anchor != 0 {
+                    self.anchors.insert(anchor, id);
+                }
+                self.last_end = e.max(self.last_end);
+            }
+            Event::Alias(anchor) => {
+                let target = self.anchors.get(&anchor).copied();
+                let name = self.text[start..end].trim_start_matches('*');
+                let id = self.push(Node {
+                    kind: Kind::Alias,
+                    flow: false,
+                    style: Style::Plain,
+                    start,
+                    end,
+                    children: Vec::new(),
+                    decoded: Some(name.into()),
+                    tag: None,
+                    anchor: None,
+                    target,
+                    parent: None,
+                })?;
+                self.last_end = end;
+                self.attach(id)?;
+            }
+            Event::Anchor(anchor, name) => {
+                // Follows the node it belongs to: the last one created.
+                let id = self
+                    .nodes
+                    .len()
+                    .checked_sub(1)
+                    .ok_or_else(|| Error::Internal("an anchor before any node".into()))?;
+                let node = &mut self.nodes[id];
+                node.anchor = Some(name.as_ref().into());
+                node.start = node.start.min(start);
+                self.anchors.insert(anchor, id);
+            }
+            Event::SequenceStart(style, anchor, tag) => {
+                let tag = tag_text(&tag);
+                self.granit_open(Kind::Seq, style, anchor, tag, start, end, props_start)?;
+            }
+            Event::MappingStart(style, anchor, tag) => {
+                let tag = tag_text(&tag);
+                self.granit_open(Kind::Map, style, anchor, tag, start, end, props_start)?;
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close(end)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A collection's start event.
+    #[allow(clippy::too_many_arguments)]
+    fn granit_open(
+        &mut self,
+        kind: Kind,
+        style: StructureStyle,
+        anchor: usize,
+        tag: Option<Box<str>>,
+        start: usize,
+        end: usize,
+        props_start: Option<usize>,
+    ) -> Result<()> {
+        let flow = style == StructureStyle::Flow;
+        let id = self.open(
+            kind,
+            flow,
+            props_start.map_or(start, |p| p.min(start)),
+            end,
+            tag,
+        )?;
+        if anchor != 0 {
+            self.anchors.insert(anchor, id);
+        }
+        if flow {
+            self.last_end = end;
+        }
+        Ok(())
+    }
+
     /// Where a block scalar's `|`/`>` header is: after the last token, before the content.
     /// Where the last token's span already covers it (a document's root scalar), it is the
     /// last `|` or `>` of the line before the content, outside a trailing comment.
@@ -352,27 +433,6 @@ impl<'a> Builder<'a> {
         let line = &self.text[line_start..before.len()];
         let code = line.find(" #").map_or(line, |c| &line[..c]);
         code.rfind(['|', '>']).map_or(content, |h| line_start + h)
-    }
-
-    /// Turns the DocumentStart..DocumentEnd spans into regions that tile the file.
-    fn finish_regions(&mut self) {
-        let text = self.text;
-        let starts: Vec<usize> = self
-            .docs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                if i == 0 {
-                    0
-                } else {
-                    lines::line_start(text, d.region.start)
-                }
-            })
-            .collect();
-        for (i, doc) in self.docs.iter_mut().enumerate() {
-            let end = starts.get(i + 1).copied().unwrap_or(text.len());
-            doc.region = starts[i]..end;
-        }
     }
 }
 
