@@ -9,7 +9,8 @@
 use kmerge::driver::merge_bytes;
 use kmerge::options::{MergeOptions, Policy};
 use kmerge::testing::{
-    accepts, line_result_is_sound, merge_structurally, parses, repeats_a_key, span_tree_errors,
+    accepts, block_reader_agrees, line_result_is_sound, merge_structurally, parses, repeats_a_key,
+    span_tree_errors,
 };
 
 /// Every policy, in the order the checks run them.
@@ -42,12 +43,15 @@ fn has_marker_lines(bytes: &[u8]) -> bool {
         .any(|l| l.starts_with(b"<<<<<<<") || l.starts_with(b">>>>>>>"))
 }
 
-/// `parse` target: the span tree of any text is consistent, and merging a text with itself
-/// changes nothing.
+/// `parse` target: the span tree of any text is consistent, the direct block reader builds
+/// granit's tree or stands aside, and merging a text with itself changes nothing.
 pub fn check_parse(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    if let Err(difference) = block_reader_agrees(text) {
+        panic!("the block reader and granit differ: {difference}");
+    }
     let Some(errors) = span_tree_errors(text) else {
         return;
     };

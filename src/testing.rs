@@ -126,3 +126,18 @@ pub fn merge_whole_file(
 pub fn merged_by_documents(base: &str, ours: &str, theirs: &str, opts: &MergeOptions) -> bool {
     crate::driver::by_documents(base, ours, theirs, opts).is_some()
 }
+
+/// How the direct block reader fared on `text` against granit-parser: `Ok(true)` when it
+/// built granit's tree, `Ok(false)` when it stood aside (or neither parser took the text),
+/// else the first difference.
+pub fn block_reader_agrees(text: &str) -> Result<bool, String> {
+    match parse::read_both(text) {
+        parse::ReadBy::Both => Ok(true),
+        parse::ReadBy::GranitOnly | parse::ReadBy::Neither => Ok(false),
+        parse::ReadBy::Differ(d) => Err(d),
+        parse::ReadBy::ReaderOnly(tree) => Err(format!(
+            "read directly into {} nodes, but granit refuses the text",
+            tree.nodes.len()
+        )),
+    }
+}

@@ -6,6 +6,7 @@
 //! (extents are derived from the children), block scalar spans skip the `|`/`>` header and run
 //! into the next line's indentation, and anchors/tags sit outside the node's span.
 
+mod block_reader;
 mod scalar;
 mod tree_builder;
 mod versions;
@@ -131,8 +132,101 @@ impl std::error::Error for Error {}
 pub use tree_builder::MAX_NODES;
 
 /// Parses `text` into a span tree. Errors name the line and column.
+///
+/// The block YAML of manifests is read directly, several times faster; anything else (and
+/// every error) is granit-parser's.
 pub fn parse(text: &str) -> Result<Tree<'_>, Error> {
-    tree_builder::build(text)
+    match block_reader::read(text) {
+        Some(tree) => Ok(tree),
+        None => tree_builder::build(text),
+    }
+}
+
+/// How [`parse`] read a text, for the tests that hold the direct reader to granit's.
+pub(crate) enum ReadBy<'a> {
+    /// The direct reader took it and built the same tree as granit.
+    Both,
+    /// The direct reader stood aside.
+    GranitOnly,
+    /// The two trees differ: the first difference.
+    Differ(String),
+    /// Neither took it.
+    Neither,
+    /// Only the direct reader took it (granit refused: the reader is wrong).
+    ReaderOnly(Tree<'a>),
+}
+
+/// Reads `text` both ways and compares the trees.
+pub(crate) fn read_both(text: &str) -> ReadBy<'_> {
+    let granit = tree_builder::build(text);
+    match (block_reader::read(text), granit) {
+        (None, Ok(_)) => ReadBy::GranitOnly,
+        (None, Err(_)) => ReadBy::Neither,
+        (Some(tree), Err(_)) => ReadBy::ReaderOnly(tree),
+        (Some(mine), Ok(theirs)) => match first_difference(&mine, &theirs) {
+            None => ReadBy::Both,
+            Some(d) => ReadBy::Differ(d),
+        },
+    }
+}
+
+/// The first difference between two trees of one text, described.
+fn first_difference(a: &Tree, b: &Tree) -> Option<String> {
+    if a.docs.len() != b.docs.len() {
+        return Some(format!(
+            "{} documents read directly, {} by granit",
+            a.docs.len(),
+            b.docs.len()
+        ));
+    }
+    for (i, (x, y)) in a.docs.iter().zip(&b.docs).enumerate() {
+        if (x.root, &x.region, x.explicit_start) != (y.root, &y.region, y.explicit_start) {
+            return Some(format!(
+                "document {i}: {x:?} read directly, {y:?} by granit"
+            ));
+        }
+    }
+    for (i, (x, y)) in a.nodes.iter().zip(&b.nodes).enumerate() {
+        let same = (
+            x.kind,
+            x.flow,
+            x.style,
+            x.start,
+            x.end,
+            &x.children,
+            &x.decoded,
+        ) == (
+            y.kind,
+            y.flow,
+            y.style,
+            y.start,
+            y.end,
+            &y.children,
+            &y.decoded,
+        ) && (&x.tag, &x.anchor, x.target, x.parent)
+            == (&y.tag, &y.anchor, y.target, y.parent);
+        if !same {
+            let line = a.text[..x.start.min(y.start)].matches('\n').count() + 1;
+            return Some(format!(
+                "node {i} (line {line}): {x:?} {:?} read directly, {y:?} {:?} by granit",
+                &a.text[x.start..x.end],
+                &b.text[y.start..y.end]
+            ));
+        }
+    }
+    if a.nodes.len() != b.nodes.len() {
+        return Some(format!(
+            "{} nodes read directly, {} by granit",
+            a.nodes.len(),
+            b.nodes.len()
+        ));
+    }
+    (a.duplicate_keys != b.duplicate_keys || a.eol != b.eol).then(|| {
+        format!(
+            "duplicate keys {:?} read directly, {:?} by granit",
+            a.duplicate_keys, b.duplicate_keys
+        )
+    })
 }
 
 impl<'a> Tree<'a> {
