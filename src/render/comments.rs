@@ -11,6 +11,11 @@
 //! a note names theirs' lines. Comment lines a deleting side kept stay: they are the head of
 //! the field that follows in that side's text.
 //!
+//! The comment lines right below the key of a collection that base does not fill (a null
+//! `labels:` with only a comment, or a template's `{{- include … | nindent 4 }}`, below it)
+//! open that collection: they belong to it, not to its first entry (each side's first new
+//! entry would bring them again) nor to the field after it (which base's text puts them above).
+//!
 //! Fields are paired across the versions by their place in the data (resources by identity,
 //! map fields by key, list elements by merge key or content), never by line position. The
 //! pass only touches comment and blank lines and the comments at line ends; the result must
@@ -120,6 +125,19 @@ impl<'a> HeadLine<'a> {
     }
 }
 
+/// Where a run of comment lines stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Spot {
+    /// Above the field starting this line (up to the field or comment line before).
+    Head(usize),
+    /// Below the key on this line, whose collection they open: the comment lines indented
+    /// past the key's column `col` (before its first entry, or, for a null value, before
+    /// the next field).
+    Opening { line: usize, col: usize },
+    /// Below the key on this line, whose value stands on the line: nothing opens there.
+    Shut(usize),
+}
+
 /// The pass's edits of the result, and its notes; `None` when the versions cannot be paired.
 fn plan_edits(
     trees: [&Tree; 3],
@@ -127,8 +145,8 @@ fn plan_edits(
     policy: Policy,
     file_name: Option<&str>,
 ) -> Option<(Vec<Edit>, Vec<String>)> {
-    let layouts = trees.map(Layout::new);
-    let r = Layout::new(result);
+    let mut layouts = trees.map(Layout::new);
+    let mut r = Layout::new(result);
     // The result's documents and their partners in each version.
     let mut partner_docs: Vec<[Option<resource::DocRef>; 3]> = vec![[None; 3]; result.docs.len()];
     for (i, tree) in trees.iter().enumerate() {
@@ -143,6 +161,7 @@ fn plan_edits(
         r: &r,
         x: [&layouts[0], &layouts[1], &layouts[2]],
         pairs: Vec::new(),
+        openings: Vec::new(),
         seen: HashSet::new(),
         ends: Vec::new(),
         group_kind: None,
@@ -178,6 +197,21 @@ fn plan_edits(
         r.starts.len(),
         [eof(&layouts[0]), eof(&layouts[1]), eof(&layouts[2])],
     ));
+    let Walk {
+        pairs,
+        ends,
+        openings,
+        ..
+    } = walk;
+    // The lines opening a collection are no head of the fields below or after them.
+    for (spot, partners) in &openings {
+        r.claim(*spot);
+        for (layout, p) in layouts.iter_mut().zip(partners) {
+            if let Some(spot) = p {
+                layout.claim(*spot);
+            }
+        }
+    }
 
     let mut edits = Vec::new();
     let mut not_taken: Vec<usize> = Vec::new();
@@ -188,19 +222,32 @@ fn plan_edits(
             Partner::Line(l) => Some(Some(l)),
         })
     };
-    for (line, partners) in walk.pairs {
-        let heads = lines(partners);
+    // Openings first: an insertion there comes before one above the first entry.
+    for (spot, partners) in openings {
+        let partners = partners.map(Some);
         decide_head(
             &r,
             &layouts,
-            line,
+            spot,
+            partners,
+            policy,
+            &mut edits,
+            &mut not_taken,
+        );
+    }
+    for (line, partners) in pairs {
+        let heads = lines(partners).map(|p| p.map(|l| l.map(Spot::Head)));
+        decide_head(
+            &r,
+            &layouts,
+            Spot::Head(line),
             heads,
             policy,
             &mut edits,
             &mut not_taken,
         );
     }
-    for (line, partners) in walk.ends {
+    for (line, partners) in ends {
         let ends = lines(partners);
         decide_trailing(&r, &layouts, line, ends, policy, &mut edits, &mut not_taken);
     }
@@ -235,13 +282,13 @@ fn pick<T: PartialEq>(b: &T, o: &T, t: &T) -> Option<bool> {
     }
 }
 
-/// The lines of each version's head for the result's `line` (`heads`: the partner line of
-/// base, ours, theirs, `Some(None)` when absent, `None` when unknown), decided and written.
+/// The comment lines at the result's `spot` (`partners`: the same spot in base, ours,
+/// theirs, `Some(None)` when absent, `None` when unknown), decided and written.
 fn decide_head(
     r: &Layout,
     x: &[Layout; 3],
-    line: usize,
-    partners: [Option<Option<usize>>; 3],
+    spot: Spot,
+    partners: [Option<Option<Spot>>; 3],
     policy: Policy,
     edits: &mut Vec<Edit>,
     not_taken: &mut Vec<usize>,
@@ -252,14 +299,14 @@ fn decide_head(
     // Blank lines at the very end of a text are no one's comment: a side that deleted the
     // last fields leaves there the blank line that stood above them, which the other side
     // may keep elsewhere. The result keeps its own.
-    let eof = line == r.starts.len();
+    let eof = spot == Spot::Head(r.starts.len());
     fn trim(eof: bool, mut h: Vec<HeadLine<'_>>) -> Vec<HeadLine<'_>> {
         while eof && h.last().is_some_and(|l| l.text.trim().is_empty()) {
             h.pop();
         }
         h
     }
-    let head = |i: usize, p: Option<usize>| p.map(|l| trim(eof, x[i].head(l)));
+    let head = |i: usize, p: Option<Spot>| p.map(|s| trim(eof, x[i].comments(s)));
     let hb = head(0, pb).unwrap_or_default();
     let ho = head(1, po).unwrap_or_else(|| hb.clone());
     let ht = head(2, pt).unwrap_or_else(|| hb.clone());
@@ -301,7 +348,7 @@ fn decide_head(
                 ht
             } else {
                 if policy == Policy::Mark {
-                    let first = pt.map_or(0, |l| x[2].head_start(l));
+                    let first = pt.map_or(0, |s| x[2].run(s).start);
                     // The comment lines: a blank line is no edit to name.
                     let before = not_taken.len();
                     not_taken.extend(
@@ -312,8 +359,8 @@ fn decide_head(
                     );
                     // Theirs deleted the comment lines: name the line they stood above.
                     if not_taken.len() == before {
-                        if let Some(l) = pt {
-                            not_taken.push(l + 1);
+                        if let Some(s) = pt {
+                            not_taken.push(x[2].run(s).end + 1);
                         }
                     }
                 }
@@ -321,7 +368,7 @@ fn decide_head(
             }
         }
     };
-    let now = r.head(line);
+    let now = r.comments(spot);
     let mut target = target;
     if eof {
         let kept = now.len() - trim(eof, now.clone()).len();
@@ -330,10 +377,11 @@ fn decide_head(
     if keys(&now) == keys(&target) {
         return;
     }
-    let indent = r.indent(line) as isize;
+    let run = r.run(spot);
+    let indent = r.reference(spot) as isize;
     let eol = r.tree.eol;
     let mut text = String::new();
-    let at_eof_without_break = line == r.starts.len() && !r.tree.text.ends_with('\n');
+    let at_eof_without_break = eof && !r.tree.text.ends_with('\n');
     for h in &target {
         if at_eof_without_break {
             text.push_str(eol);
@@ -347,23 +395,22 @@ fn decide_head(
             text.push_str(eol);
         }
     }
-    let first = r.head_start(line);
     let start = if at_eof_without_break {
         // The file ends without a line break: so does the result, after the last field's
         // line or after the comments that now follow it.
-        match line.checked_sub(now.len() + 1) {
+        match run.end.checked_sub(now.len() + 1) {
             Some(last) => line_end(r.tree.text, r.starts[last]),
             None => r.starts[0],
         }
     } else {
-        r.offset(first)
+        r.offset(run.start)
     };
     edits.push(Edit {
         start,
         end: if at_eof_without_break {
             r.tree.text.len()
         } else {
-            r.offset(line)
+            r.offset(run.end)
         },
         text,
     });
@@ -483,6 +530,8 @@ struct Layout<'t> {
     innermost: HashMap<usize, NodeId>,
     /// The line of each document's explicit `---`.
     separators: Vec<Option<usize>>,
+    /// Comment lines opening a collection: no field's head.
+    claimed: HashSet<usize>,
 }
 
 impl<'t> Layout<'t> {
@@ -510,6 +559,7 @@ impl<'t> Layout<'t> {
             owner: HashMap::new(),
             innermost: HashMap::new(),
             separators: vec![None; tree.docs.len()],
+            claimed: HashSet::new(),
         };
         for id in 0..tree.nodes.len() {
             layout.mark(id);
@@ -691,17 +741,55 @@ impl<'t> Layout<'t> {
     /// when there are none; past the last line: those at the end of the text).
     fn head_start(&self, line: usize) -> usize {
         let mut first = line;
-        while first > 0 && self.is_comment_or_blank(first - 1) {
+        while first > 0
+            && self.is_comment_or_blank(first - 1)
+            && !self.claimed.contains(&(first - 1))
+        {
             first -= 1;
         }
         first
     }
 
-    /// The comment and blank lines directly above `line`, relative to its indentation.
-    fn head(&self, line: usize) -> Vec<HeadLine<'t>> {
-        let indent = self.indent(line) as isize;
+    /// The lines of a spot.
+    fn run(&self, spot: Spot) -> Range<usize> {
+        match spot {
+            Spot::Head(line) => self.head_start(line)..line,
+            Spot::Opening { line, col } => {
+                let mut end = line + 1;
+                while end < self.starts.len()
+                    && self.is_comment_or_blank(end)
+                    && self.indent(end) > col
+                    && self.tree.text[self.starts[end]..]
+                        .trim_start_matches(' ')
+                        .starts_with('#')
+                {
+                    end += 1;
+                }
+                line + 1..end
+            }
+            Spot::Shut(line) => line + 1..line + 1,
+        }
+    }
+
+    /// The column a spot's lines are indented from: the field's, or the key's.
+    fn reference(&self, spot: Spot) -> usize {
+        match spot {
+            Spot::Head(line) => self.indent(line),
+            Spot::Opening { col, .. } => col,
+            Spot::Shut(line) => self.indent(line),
+        }
+    }
+
+    /// Marks the lines of an opening as its own.
+    fn claim(&mut self, spot: Spot) {
+        self.claimed.extend(self.run(spot));
+    }
+
+    /// The comment and blank lines of a spot, relative to its indentation.
+    fn comments(&self, spot: Spot) -> Vec<HeadLine<'t>> {
+        let indent = self.reference(spot) as isize;
         let text = self.tree.text;
-        (self.head_start(line)..line)
+        self.run(spot)
             .map(|l| {
                 let s = self.starts[l];
                 let raw = &text[s..line_end(text, s)];
@@ -744,6 +832,9 @@ struct Walk<'a, 't> {
     /// The result's lines that start a field, with where the versions' fields start: for
     /// the comment lines above.
     pairs: Vec<(usize, [Partner; 3])>,
+    /// The openings of collections base does not fill, with the versions' same spots
+    /// (`None` where a version has no such field).
+    openings: Vec<(Spot, [Option<Spot>; 3])>,
     seen: HashSet<usize>,
     /// The same for the field starting last on a line: for the comment at its end.
     ends: Vec<(usize, [Partner; 3])>,
@@ -828,6 +919,7 @@ impl Walk<'_, '_> {
                         self.schema.push('.');
                     }
                     self.schema.push_str(key);
+                    self.opening(k, v, partners);
                     self.field(v, tree.node(k).start, partners);
                     self.schema.truncate(depth);
                 }
@@ -858,6 +950,41 @@ impl Walk<'_, '_> {
             }
             _ => {}
         }
+    }
+
+    /// Records the opening of the result's `key: value` when base does not fill the value
+    /// (no such field, or null or empty), so that the comment lines below the key stay
+    /// with it however many entries each side added.
+    fn opening(&mut self, key: NodeId, value: NodeId, xs: [Option<(NodeId, usize)>; 3]) {
+        let empty = |t: &Tree, v: NodeId| {
+            (t.node(v).children.is_empty() && t.node(v).kind != Kind::Scalar) || t.is_null(v)
+        };
+        if xs[0].is_some_and(|(b, _)| !empty(self.x[0].tree, b)) {
+            return;
+        }
+        // The spot below a key: an opening where its value is a block collection or an
+        // empty null, else nothing opens there.
+        fn spot(l: &Layout, key_start: usize, value: NodeId) -> Spot {
+            let tree = l.tree;
+            let n = tree.node(value);
+            let line = l.line(key_start);
+            let open = matches!(n.kind, Kind::Map | Kind::Seq) && !n.flow
+                || tree.is_null(value) && tree.src(value).is_empty();
+            if open {
+                Spot::Opening {
+                    line,
+                    col: key_start - l.starts[line],
+                }
+            } else {
+                Spot::Shut(line)
+            }
+        }
+        let r = spot(self.r, self.r.tree.node(key).start, value);
+        if !matches!(r, Spot::Opening { .. }) {
+            return;
+        }
+        let partners = std::array::from_fn(|i| xs[i].map(|(v, s)| spot(self.x[i], s, v)));
+        self.openings.push((r, partners));
     }
 }
 
