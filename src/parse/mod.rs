@@ -252,7 +252,7 @@ impl<'a> Tree<'a> {
     }
 
     /// The scalar's identity as data (see [`ScalarKey`]).
-    pub fn scalar_key(&self, id: NodeId) -> ScalarKey {
+    pub fn scalar_key(&self, id: NodeId) -> ScalarKey<'_> {
         let n = &self.nodes[id];
         ScalarKey::of(self.value(id), n.style, n.tag.as_deref())
     }
@@ -406,9 +406,9 @@ pub fn canonical(tree: &Tree, id: NodeId) -> String {
     out
 }
 
-/// A node's data as a 128-bit digest of its [`canonical`] text, without building the text:
-/// equal exactly when the data is, but for two 64-bit SipHashes of different texts colliding
-/// at once. For comparing and counting list elements (a CRD's `versions` element holds a
+/// A node's data as a 128-bit digest of a stream like its [`canonical`] text (values
+/// length-prefixed instead of quoted), without building the text: equal exactly when the
+/// data is, but for two 64-bit SipHashes of different streams colliding at once. For comparing and counting list elements (a CRD's `versions` element holds a
 /// whole schema), where only equality matters.
 pub fn digest(tree: &Tree, id: NodeId) -> u128 {
     let mut d = Digest::default();
@@ -416,10 +416,12 @@ pub fn digest(tree: &Tree, id: NodeId) -> u128 {
     d.finish()
 }
 
-/// Two SipHashes over one text, the second salted.
+/// Two SipHashes over one stream, the second salted; small writes gather in a buffer, since
+/// a digest is fed token by token.
 struct Digest {
     a: std::collections::hash_map::DefaultHasher,
     b: std::collections::hash_map::DefaultHasher,
+    buffer: Vec<u8>,
 }
 
 impl Default for Digest {
@@ -430,58 +432,110 @@ impl Default for Digest {
         Digest {
             a: std::collections::hash_map::DefaultHasher::new(),
             b,
+            buffer: Vec::with_capacity(DIGEST_BUFFER),
         }
     }
 }
 
+const DIGEST_BUFFER: usize = 8 << 10;
+
 impl Digest {
-    fn finish(&self) -> u128 {
+    fn finish(&mut self) -> u128 {
         use std::hash::Hasher;
+        self.flush();
         (u128::from(self.a.finish()) << 64) | u128::from(self.b.finish())
     }
-}
 
-impl std::fmt::Write for Digest {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+    fn flush(&mut self) {
         use std::hash::Hasher;
-        self.a.write(s.as_bytes());
-        self.b.write(s.as_bytes());
-        Ok(())
+        self.a.write(&self.buffer);
+        self.b.write(&self.buffer);
+        self.buffer.clear();
+    }
+
+    fn bytes(&mut self, b: &[u8]) {
+        if self.buffer.len() + b.len() > DIGEST_BUFFER {
+            self.flush();
+        }
+        self.buffer.extend_from_slice(b);
+    }
+
+    /// A text that may hold any character: marked and length-prefixed, so the stream reads
+    /// back one way only.
+    fn prefixed(&mut self, mark: u8, s: &str) {
+        self.bytes(&[mark]);
+        self.bytes(&(s.len() as u64).to_le_bytes());
+        self.bytes(s.as_bytes());
     }
 }
 
-/// [`canonical`], written into one buffer: building each level's string and copying it into
+/// Where [`write_canonical`] writes: canonical text, or a digest of it.
+trait Sink {
+    /// Structure: brackets, separators, `~`.
+    fn raw(&mut self, s: &str);
+    /// A string value or key.
+    fn string(&mut self, s: &str);
+    /// A typed scalar's text, an alias's name, a tag.
+    fn text(&mut self, s: &str);
+}
+
+impl Sink for String {
+    fn raw(&mut self, s: &str) {
+        self.push_str(s);
+    }
+
+    fn string(&mut self, s: &str) {
+        use std::fmt::Write;
+        let _ = write!(self, "{s:?}");
+    }
+
+    fn text(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+impl Sink for Digest {
+    fn raw(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+
+    fn string(&mut self, s: &str) {
+        self.prefixed(b'"', s);
+    }
+
+    fn text(&mut self, s: &str) {
+        self.prefixed(b'T', s);
+    }
+}
+
+/// [`canonical`], written into one sink: building each level's string and copying it into
 /// its parent's costs the text once per level of nesting (a 5 MB CRD schema, 20 deep).
-fn write_canonical<W: std::fmt::Write>(tree: &Tree, id: NodeId, out: &mut W) {
+fn write_canonical<W: Sink>(tree: &Tree, id: NodeId, out: &mut W) {
     let n = tree.node(id);
     match n.kind {
         Kind::Scalar => match tree.scalar_key(id) {
-            ScalarKey::Null => {
-                let _ = out.write_char('~');
-            }
-            ScalarKey::Str(s) => {
-                let _ = write!(out, "{s:?}");
-            }
-            ScalarKey::Typed(s) => {
-                let _ = out.write_str(&s);
-            }
+            ScalarKey::Null => out.raw("~"),
+            ScalarKey::Str(s) => out.string(s),
+            ScalarKey::Typed(s) => out.text(s),
             ScalarKey::Tagged(t, s) => {
-                let _ = write!(out, "{t} {s:?}");
+                out.text(t);
+                out.raw(" ");
+                out.string(s);
             }
         },
         Kind::Alias => {
-            let _ = out.write_char('*');
-            let _ = out.write_str(tree.value(id));
+            out.raw("*");
+            out.text(tree.value(id));
         }
         Kind::Seq => {
-            let _ = out.write_char('[');
+            out.raw("[");
             for (i, &c) in n.children.iter().enumerate() {
                 if i > 0 {
-                    let _ = out.write_char(',');
+                    out.raw(",");
                 }
                 write_canonical(tree, c, out);
             }
-            let _ = out.write_char(']');
+            out.raw("]");
         }
         Kind::Map => {
             // Sorted by the key's text: any order the data alone decides will do, since
@@ -496,18 +550,21 @@ fn write_canonical<W: std::fmt::Write>(tree: &Tree, id: NodeId, out: &mut W) {
                     .map(|(key, v)| format!("{key:?}:{}", canonical(tree, *v)))
                     .collect();
                 whole.sort();
-                let _ = write!(out, "{{{}}}", whole.join(","));
+                out.raw("{");
+                out.text(&whole.join(","));
+                out.raw("}");
                 return;
             }
-            let _ = out.write_char('{');
+            out.raw("{");
             for (i, (key, v)) in entries.iter().enumerate() {
                 if i > 0 {
-                    let _ = out.write_char(',');
+                    out.raw(",");
                 }
-                let _ = write!(out, "{key:?}:");
+                out.string(key);
+                out.raw(":");
                 write_canonical(tree, *v, out);
             }
-            let _ = out.write_char('}');
+            out.raw("}");
         }
     }
 }
