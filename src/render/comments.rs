@@ -511,6 +511,9 @@ fn line_list(lines: &mut Vec<usize>) -> String {
 
 /// A version's text as lines: which hold YAML content, where each line's last token ends,
 /// and which field owns each line.
+/// No node starts the line.
+const NO_NODE: NodeId = NodeId::MAX;
+
 struct Layout<'t> {
     tree: &'t Tree<'t>,
     /// Where each line starts (the first one after a byte-order mark).
@@ -523,11 +526,11 @@ struct Layout<'t> {
     /// Where the last token of each line ends.
     token_end: Vec<usize>,
     /// The field (its value node) that starts each line, the outermost one where several do:
-    /// the comment lines above belong to it.
-    owner: HashMap<usize, NodeId>,
+    /// the comment lines above belong to it. Indexed by line, [`NO_NODE`] where none does.
+    owner: Vec<NodeId>,
     /// The field that starts last on each line (`path` on `- path: /`): the comment at the
     /// line's end belongs to it.
-    innermost: HashMap<usize, NodeId>,
+    innermost: Vec<NodeId>,
     /// The line of each document's explicit `---`.
     separators: Vec<Option<usize>>,
     /// Comment lines opening a collection: no field's head.
@@ -556,8 +559,8 @@ impl<'t> Layout<'t> {
             content: vec![false; n],
             unsure: vec![false; n],
             token_end: vec![0; n],
-            owner: HashMap::new(),
-            innermost: HashMap::new(),
+            owner: vec![NO_NODE; n],
+            innermost: vec![NO_NODE; n],
             separators: vec![None; tree.docs.len()],
             claimed: HashSet::new(),
         };
@@ -690,10 +693,10 @@ impl<'t> Layout<'t> {
     fn own(&mut self, node: NodeId, start: usize) {
         let tree = self.tree;
         let line = self.line(start);
-        if tree.text[self.starts[line]..start].trim().is_empty() {
-            self.owner.entry(line).or_insert(node);
+        if self.owner[line] == NO_NODE && tree.text[self.starts[line]..start].trim().is_empty() {
+            self.owner[line] = node;
         }
-        self.innermost.insert(line, node);
+        self.innermost[line] = node;
         let n = tree.node(node);
         if n.flow {
             return;
@@ -720,7 +723,7 @@ impl<'t> Layout<'t> {
             Starts::Outermost => &self.owner,
             Starts::Innermost => &self.innermost,
         };
-        if starters.get(&line) == Some(&node) {
+        if starters[line] == node {
             Partner::Line(line)
         } else {
             Partner::Unknown
