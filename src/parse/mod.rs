@@ -58,14 +58,39 @@ pub struct Node {
     /// node's source text (most plain scalars are their own text: no allocation for them).
     /// Read it through [`Tree::value`].
     pub decoded: Option<Box<str>>,
+    /// Its tag, anchor or alias target, which few nodes have: boxed, so that every node
+    /// does not carry their room (a large manifest is hundreds of thousands of nodes).
+    pub props: Option<Box<Props>>,
+    /// The collection holding this node.
+    pub parent: Option<NodeId>,
+}
+
+/// The rarely present properties of a [`Node`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Props {
     /// The tag as written (`!!str`), if any.
     pub tag: Option<Box<str>>,
     /// The anchor this node defines, if any.
     pub anchor: Option<Box<str>>,
     /// For an alias, the node its anchor names.
     pub target: Option<NodeId>,
-    /// The collection holding this node.
-    pub parent: Option<NodeId>,
+}
+
+impl Node {
+    /// The tag as written (`!!str`), if any.
+    pub fn tag(&self) -> Option<&str> {
+        self.props.as_ref()?.tag.as_deref()
+    }
+
+    /// For an alias, the node its anchor names.
+    pub fn target(&self) -> Option<NodeId> {
+        self.props.as_ref()?.target
+    }
+
+    /// The properties, made present to be set.
+    pub(crate) fn props_mut(&mut self) -> &mut Props {
+        self.props.get_or_insert_with(Box::default)
+    }
 }
 
 /// One YAML document of a file.
@@ -203,8 +228,7 @@ fn first_difference(a: &Tree, b: &Tree) -> Option<String> {
             y.end,
             &y.children,
             &y.decoded,
-        ) && (&x.tag, &x.anchor, x.target, x.parent)
-            == (&y.tag, &y.anchor, y.target, y.parent);
+        ) && (&x.props, x.parent) == (&y.props, y.parent);
         if !same {
             let line = a.text[..x.start.min(y.start)].matches('\n').count() + 1;
             return Some(format!(
@@ -254,7 +278,7 @@ impl<'a> Tree<'a> {
     /// The scalar's identity as data (see [`ScalarKey`]).
     pub fn scalar_key(&self, id: NodeId) -> ScalarKey<'_> {
         let n = &self.nodes[id];
-        ScalarKey::of(self.value(id), n.style, n.tag.as_deref())
+        ScalarKey::of(self.value(id), n.style, n.tag())
     }
 
     /// The entries of a map as (key, value) pairs.
@@ -372,7 +396,7 @@ pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
         (Kind::Scalar, Kind::Scalar) => a.scalar_key(an) == b.scalar_key(bn),
         (Kind::Alias, Kind::Alias) => {
             a.value(an) == b.value(bn)
-                && match (x.target, y.target) {
+                && match (x.target(), y.target()) {
                     (Some(t), Some(u)) => a.src(t) == b.src(u),
                     _ => false,
                 }

@@ -73,7 +73,7 @@ fn anchors_tags_and_aliases_belong_to_their_nodes() {
     let alias = t.get(root, "ref").expect("ref");
     assert_eq!(t.node(alias).kind, Kind::Alias);
     assert_eq!(t.value(alias), "b");
-    assert_eq!(t.src(t.node(alias).target.expect("target")), "&b\n  x: 1");
+    assert_eq!(t.src(t.node(alias).target().expect("target")), "&b\n  x: 1");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use super::Error;
 type Result<T> = std::result::Result<T, Error>;
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
-use super::{Doc, Kind, Node, NodeId, Style, Tree};
+use super::{Doc, Kind, Node, NodeId, Props, Style, Tree};
 use crate::text as lines;
 
 /// An open collection and the keys seen in it so far (to find duplicates).
@@ -71,9 +71,13 @@ fn range(span: &Span) -> Result<(usize, usize)> {
 
 impl<'a> Builder<'a> {
     pub(super) fn new(text: &'a str) -> Builder<'a> {
+        // Room for three nodes a line, about the most a manifest holds: the array never
+        // moves while it fills (which for a while would hold it twice), and the room it does
+        // not use is never touched, so it costs no memory.
+        let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
         Builder {
             text,
-            nodes: Vec::new(),
+            nodes: Vec::with_capacity(lines.saturating_mul(3).min(MAX_NODES + 1)),
             docs: Vec::new(),
             stack: Vec::new(),
             anchors: HashMap::new(),
@@ -132,9 +136,12 @@ impl<'a> Builder<'a> {
             end,
             children: Vec::new(),
             decoded,
-            tag,
-            anchor: None,
-            target: None,
+            props: tag.map(|tag| {
+                Box::new(Props {
+                    tag: Some(tag),
+                    ..Props::default()
+                })
+            }),
             parent: None,
         })?;
         self.attach(id)?;
@@ -159,9 +166,12 @@ impl<'a> Builder<'a> {
             end,
             children: Vec::new(),
             decoded: None,
-            tag,
-            anchor: None,
-            target: None,
+            props: tag.map(|tag| {
+                Box::new(Props {
+                    tag: Some(tag),
+                    ..Props::default()
+                })
+            }),
             parent: None,
         })?;
         self.attach(id)?;
@@ -250,7 +260,7 @@ impl<'a> Builder<'a> {
             } else {
                 fs
             };
-            if node.anchor.is_none() && node.tag.is_none() {
+            if node.props.is_none() {
                 node.start = first_start;
             } else {
                 node.start = node.start.min(first_start);
@@ -346,9 +356,12 @@ impl<'a> Builder<'a> {
                     end,
                     children: Vec::new(),
                     decoded: Some(name.into()),
-                    tag: None,
-                    anchor: None,
-                    target,
+                    props: target.map(|target| {
+                        Box::new(Props {
+                            target: Some(target),
+                            ..Props::default()
+                        })
+                    }),
                     parent: None,
                 })?;
                 self.last_end = end;
@@ -362,7 +375,7 @@ impl<'a> Builder<'a> {
                     .checked_sub(1)
                     .ok_or_else(|| Error::Internal("an anchor before any node".into()))?;
                 let node = &mut self.nodes[id];
-                node.anchor = Some(name.as_ref().into());
+                node.props_mut().anchor = Some(name.as_ref().into());
                 node.start = node.start.min(start);
                 self.anchors.insert(anchor, id);
             }

@@ -648,7 +648,7 @@ impl<'t> Layout<'t> {
                 self.token_end[last] = self.token_end[last].max(n.end);
             }
             Kind::Map | Kind::Seq => {
-                if n.anchor.is_some() || n.tag.is_some() {
+                if n.props.is_some() {
                     let line = self.line(n.start);
                     self.content[line] = true;
                     self.unsure[line] = true;
