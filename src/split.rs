@@ -9,6 +9,8 @@
 
 use std::collections::HashSet;
 
+use crate::resource::Identity;
+
 /// One document's text (from its `---` line, or the start of the file, up to the next
 /// `---` line) and what it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +47,43 @@ pub(crate) fn split(text: &str) -> Option<Vec<Piece<'_>>> {
         pieces.push(Piece { text: piece, name });
     }
     (pieces.len() >= 2).then_some(pieces)
+}
+
+/// The identity of each document of a file, as the parser reads it ([`Identity::of`]), by
+/// the same strict scan: a package update needs only the names of a file one side left alone.
+/// `None` where the scan cannot be sure of every document, where one has no identity (plain
+/// YAML) or shares one with another, or where the file holds none.
+pub(crate) fn identities(text: &str) -> Option<Vec<Identity>> {
+    if text.starts_with('\u{feff}') || text.contains('\r') {
+        return None;
+    }
+    let mut ids = Vec::new();
+    let mut seen = HashSet::new();
+    for piece in cut(text)? {
+        // Comments before the first document belong to it.
+        let Some(head) = head(piece, true)? else {
+            continue;
+        };
+        if head.null || (head.kind.is_none() && head.name.is_none()) {
+            return None;
+        }
+        let id = Identity {
+            group: head
+                .api
+                .as_deref()
+                .and_then(|api| api.rsplit_once('/'))
+                .map_or("", |(group, _)| group)
+                .to_string(),
+            kind: head.kind.unwrap_or_default(),
+            namespace: head.namespace.unwrap_or_default(),
+            name: head.name.unwrap_or_default(),
+        };
+        if !seen.insert(id.clone()) {
+            return None;
+        }
+        ids.push(id);
+    }
+    (!ids.is_empty()).then_some(ids)
 }
 
 /// The text cut before each `---` line; `None` where a line is a directive, a `...` or a
@@ -100,10 +139,43 @@ fn is_marker(line: &str, m: &str) -> bool {
 
 /// The name of one document, by its top-level keys; `None` where anything is unusual.
 fn name_of(doc: &str) -> Option<Name> {
-    let mut api = None;
-    let mut kind = None;
-    let mut name = None;
-    let mut namespace = None;
+    let Some(head) = head(doc, false)? else {
+        return Some(Name::Comments);
+    };
+    let (api, kind, name) = (head.api?, head.kind?, head.name?);
+    if kind.ends_with("List") {
+        return None;
+    }
+    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+    Some(Name::Resource(format!(
+        "{group}/{kind} {}/{name}",
+        head.namespace.unwrap_or_default()
+    )))
+}
+
+/// What the scan read at the top of a document: `apiVersion`, `kind`, `metadata.name` and
+/// `metadata.namespace` as their values read (quotes taken off), each where the document has it.
+struct Head {
+    api: Option<String>,
+    kind: Option<String>,
+    name: Option<String>,
+    namespace: Option<String>,
+    /// One of those is a plain `null`, `Null` or `NULL`: no value to YAML.
+    null: bool,
+}
+
+/// The head of one document, by its top-level keys; `Some(None)` for a piece of comments
+/// only, `None` where anything is unusual. `strict` also refuses any line that opens a quoted
+/// scalar or a flow collection it does not close: the parser reads the lines below as its
+/// text whatever their indentation, and they could look like keys of the head.
+fn head(doc: &str, strict: bool) -> Option<Option<Head>> {
+    let mut head = Head {
+        api: None,
+        kind: None,
+        name: None,
+        namespace: None,
+        null: false,
+    };
     let mut keys = HashSet::new();
     let mut in_metadata = false;
     let mut child_indent = None;
@@ -111,6 +183,8 @@ fn name_of(doc: &str) -> Option<Name> {
     // content line must not be indented under it.
     let mut watch_indent: Option<usize> = None;
     let mut content = false;
+    // The column a block scalar's content lines are indented past.
+    let mut block: Option<usize> = None;
     for line in doc.lines() {
         let trimmed = line.trim_start_matches(' ');
         if trimmed.is_empty() || trimmed.starts_with('#') || is_marker(line, "---") {
@@ -118,6 +192,17 @@ fn name_of(doc: &str) -> Option<Name> {
         }
         content = true;
         let indent = line.len() - trimmed.len();
+        if strict {
+            if block.is_some_and(|column| indent > column) {
+                continue;
+            }
+            block = None;
+            match flow_line(line) {
+                Flow::Closed => {}
+                Flow::Block(column) => block = Some(column),
+                Flow::Open => return None,
+            }
+        }
         if let Some(w) = watch_indent.take() {
             if indent > w {
                 return None;
@@ -139,8 +224,8 @@ fn name_of(doc: &str) -> Option<Name> {
             }
             in_metadata = false;
             match key {
-                "apiVersion" => api = Some(scalar(value)?),
-                "kind" => kind = Some(scalar(value)?),
+                "apiVersion" => head.api = Some(scalar(value)?),
+                "kind" => head.kind = Some(scalar(value)?),
                 "metadata" => {
                     if !value.is_empty() {
                         return None;
@@ -151,6 +236,7 @@ fn name_of(doc: &str) -> Option<Name> {
                 _ => {}
             }
             if matches!(key, "apiVersion" | "kind") {
+                head.null |= is_null(value);
                 watch_indent = Some(0);
             }
         } else if in_metadata {
@@ -161,29 +247,128 @@ fn name_of(doc: &str) -> Option<Name> {
             if indent == first {
                 let (key, value) = entry(trimmed)?;
                 match key {
-                    "name" if name.is_none() => name = Some(scalar(value)?),
-                    "namespace" if namespace.is_none() => namespace = Some(scalar(value)?),
+                    "name" if head.name.is_none() => head.name = Some(scalar(value)?),
+                    "namespace" if head.namespace.is_none() => {
+                        head.namespace = Some(scalar(value)?)
+                    }
                     "name" | "namespace" => return None,
                     _ => {}
                 }
                 if matches!(key, "name" | "namespace") {
+                    head.null |= is_null(value);
                     watch_indent = Some(indent);
                 }
             }
         }
     }
-    if !content {
-        return Some(Name::Comments);
+    Some(content.then_some(head))
+}
+
+/// How a line leaves the flow of the text.
+enum Flow {
+    /// Nothing goes on below it.
+    Closed,
+    /// A block scalar opens: the lines indented past this column are its text.
+    Block(usize),
+    /// A quoted scalar or flow collection goes on below it, or the scan cannot tell.
+    Open,
+}
+
+/// Reads a line's list dashes, key and value: whether its value is a block scalar header,
+/// or a quoted scalar or flow collection that does not end on the line.
+fn flow_line(line: &str) -> Flow {
+    // Most lines hold none of the characters that open anything.
+    if !line
+        .bytes()
+        .any(|b| matches!(b, b'"' | b'\'' | b'[' | b'{' | b'|' | b'>'))
+    {
+        return Flow::Closed;
     }
-    let (api, kind, name) = (api?, kind?, name?);
-    if kind.ends_with("List") {
-        return None;
+    let mut column = line.len() - line.trim_start_matches(' ').len();
+    let mut rest = &line[column..];
+    while let Some(after) = rest.strip_prefix("- ").or((rest == "-").then_some("")) {
+        let skipped = rest.len() - after.trim_start_matches(' ').len();
+        column += skipped;
+        rest = &rest[skipped..];
     }
-    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
-    Some(Name::Resource(format!(
-        "{group}/{kind} {}/{name}",
-        namespace.unwrap_or_default()
-    )))
+    // A quoted key, then its value.
+    if rest.starts_with(['"', '\'']) {
+        let Some(end) = quoted_end(rest) else {
+            return Flow::Open;
+        };
+        match rest[end..].trim_start_matches(' ').strip_prefix(':') {
+            Some(value) => rest = value,
+            None => return trailing(&rest[end..]),
+        }
+    } else if let Some(at) = rest
+        .find(": ")
+        .or(rest.ends_with(':').then(|| rest.len() - 1))
+    {
+        if rest[..at].contains(['"', '\'', '[', '{']) {
+            return Flow::Open;
+        }
+        rest = &rest[at + 1..];
+    } else if !rest.starts_with(['[', '{']) {
+        return Flow::Closed;
+    }
+    let mut value = rest.trim_start_matches(' ');
+    // Anchors and tags before the value.
+    while value.starts_with(['&', '!']) {
+        value = value
+            .split_once(' ')
+            .map_or("", |(_, v)| v)
+            .trim_start_matches(' ');
+    }
+    match value.as_bytes().first() {
+        Some(b'|' | b'>') => Flow::Block(column),
+        Some(b'"' | b'\'') => match quoted_end(value) {
+            Some(end) => trailing(&value[end..]),
+            None => Flow::Open,
+        },
+        Some(b'[' | b'{') => {
+            let closed = !value.contains(['"', '\'', '#'])
+                && value.matches('[').count() == value.matches(']').count()
+                && value.matches('{').count() == value.matches('}').count()
+                && value.trim_end().ends_with([']', '}']);
+            if closed {
+                Flow::Closed
+            } else {
+                Flow::Open
+            }
+        }
+        _ => Flow::Closed,
+    }
+}
+
+/// Where the quoted scalar that opens `text` ends (past its closing quote), if on this line.
+fn quoted_end(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let quote = bytes[0];
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if quote == b'"' => i += 2,
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            b if b == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// What may follow a closed value on its line: nothing, or a comment.
+fn trailing(rest: &str) -> Flow {
+    let rest = rest.trim_start_matches(' ');
+    if rest.is_empty() || rest.starts_with('#') {
+        Flow::Closed
+    } else {
+        Flow::Open
+    }
+}
+
+/// A plain scalar YAML reads as null (the scan's values hold no `~`).
+fn is_null(value: &str) -> bool {
+    matches!(value, "null" | "Null" | "NULL")
 }
 
 /// `key: value` of a block map line: a plain key, then `:` and a space or the line's end.
@@ -281,5 +466,52 @@ mod tests {
         let flush =
             "apiVersion: v1\nkind: Role\nmetadata:\n  name: a\nrules:\n- apiGroups:\n  - x\n";
         assert!(names(&two(flush)).is_some());
+    }
+
+    #[test]
+    fn identities_are_the_parsers_or_none() {
+        let named = identities(
+            "# head\n---\napiVersion: v1\nitems:\n- kind: Pod\nkind: ConfigMapList\n---\nkind: Namespace\nmetadata:\n  name: \"web\"\n",
+        );
+        assert_eq!(
+            named.map(|ids| ids.iter().map(|id| id.to_string()).collect::<Vec<_>>()),
+            Some(vec![
+                "ConfigMapList".to_string(),
+                "Namespace web".to_string()
+            ])
+        );
+        let cases = [
+            "apiVersion: v1\nkind: null\nmetadata:\n  name: a\n",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: NULL\n",
+            "a: 1\n",
+            "apiVersion: v1\nkind: A\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: A\nmetadata:\n  name: a\n",
+            "kind: A\nspec:\n  text: \"abc\nkind: B\n  def\"\n",
+            "kind: A\nmetadata:\n  annotations: \"abc\n  namespace: ns\n  d: e\"\n",
+            "kind: A\nspec: [a,\nkind: B]\n",
+            "kind: A\nspec: 'abc\nmetadata:\n  name: x'\n",
+            "kind: A\nspec:\n  x: |\n    kind: B\n",
+            "spec:\n  text: \"abc\nkind: B\n  def\"\n",
+            "spec:\n  - \"abc\nkind: B\n  def\"\n",
+            "spec:\n  \"a b\": {x: [1,\nkind: B]}\n",
+            "spec:\n  t: !!str &x 'it''s\nkind: B'\n",
+        ];
+        for text in cases {
+            let Some(ids) = identities(text) else {
+                continue;
+            };
+            // A text the scan names but the parser refuses is merged whole either way.
+            let Ok(tree) = crate::parse::parse(text) else {
+                continue;
+            };
+            let parsed: Vec<Option<Identity>> = crate::resource::documents(&tree)
+                .into_iter()
+                .map(|(_, id)| id)
+                .collect();
+            assert_eq!(
+                ids.into_iter().map(Some).collect::<Vec<_>>(),
+                parsed,
+                "{text}"
+            );
+        }
     }
 }

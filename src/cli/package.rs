@@ -9,7 +9,7 @@ use anyhow::{bail, Context};
 
 use super::{one_line, Merge3Args, EXIT_CLEAN, EXIT_CONFLICT};
 use crate::options::MergeOptions;
-use crate::package::{self, Changes, Snapshot, Source};
+use crate::package::{self, Changes, Counting, Snapshot, Source};
 
 pub(super) fn merge3(
     a: &Merge3Args,
@@ -52,8 +52,13 @@ pub(super) fn merge3(
         elsewhere = Snapshot::default();
         &elsewhere
     };
-    let outcome = package::merge(&base, &ours, &theirs, opts).context("merging")?;
     let quiet = a.merge.quiet;
+    let counting = if quiet {
+        Counting::IfConflicted
+    } else {
+        Counting::Always
+    };
+    let outcome = package::merge(&base, &ours, &theirs, opts, counting).context("merging")?;
     for message in &outcome.messages {
         if !quiet || message.contains("conflict") {
             eprintln!("kmerge: {}", one_line(message));

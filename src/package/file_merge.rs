@@ -362,6 +362,50 @@ fn merged_mode(pkg: &Package, path: PathId) -> Option<FileMode> {
     }
 }
 
+/// What a [`PathKind::Settled`] file's merge did to ours' resources, as [`tally`] reads it
+/// from a parsed file: where theirs' file is the result, each resource whose data theirs
+/// changed is updated. Nothing where ours' file is the result, or where a version does not
+/// parse or repeats an identity (the file is then merged whole, uncounted).
+pub(crate) fn settled_counts(pkg: &Package, path: PathId) -> ResourceCounts {
+    let mut counts = ResourceCounts::default();
+    let [Some(b), Some(o), Some(t)] = pkg.sides.map(|s| s.files.get(pkg.paths[path])) else {
+        return counts;
+    };
+    if o.bytes == t.bytes || b.bytes == t.bytes {
+        return counts;
+    }
+    fn parse(bytes: &[u8]) -> Option<Tree<'_>> {
+        let tree = parse::parse(std::str::from_utf8(bytes).ok()?).ok()?;
+        resource::duplicate_identities(&tree)
+            .is_empty()
+            .then_some(tree)
+    }
+    // Base's text is ours'.
+    let (Some(ours), Some(theirs)) = (parse(&o.bytes), parse(&t.bytes)) else {
+        return counts;
+    };
+    let theirs_docs = resource::documents(&theirs);
+    let mut by_identity: HashMap<&Identity, usize> = HashMap::new();
+    for (i, (_, id)) in theirs_docs.iter().enumerate() {
+        if let Some(id) = id {
+            by_identity.insert(id, i);
+        }
+    }
+    let mut used = vec![false; theirs_docs.len()];
+    for (doc, id) in resource::documents(&ours) {
+        match id.as_ref().and_then(|id| by_identity.get(id)) {
+            Some(&i) => {
+                used[i] = true;
+                let same = parse::same_data(&ours, doc.root, &theirs, theirs_docs[i].0.root);
+                counts.updated += usize::from(!same);
+            }
+            None => counts.deleted += 1,
+        }
+    }
+    counts.added = used.iter().filter(|u| !**u).count();
+    counts
+}
+
 /// Merges a path that is not taken apart into resources: the file merge for YAML it cannot
 /// pair, git's line merge for other text; a binary file or a link is taken from the side that
 /// changed it, and is a conflict (ours kept) when both did. A file one side deleted and the

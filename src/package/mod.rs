@@ -78,6 +78,15 @@ impl ResourceCounts {
     }
 }
 
+/// When the summary's resource counts are wanted: counting a file taken whole from one side
+/// ([`PathKind::Settled`]) means parsing it, which nothing else needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counting {
+    Always,
+    /// Only where the merge leaves a conflict (a quiet run shows the summary then).
+    IfConflicted,
+}
+
 /// One piece of work: an output file of resources, or a path merged whole.
 enum Job {
     Resources { path: PathId, order: Vec<usize> },
@@ -91,6 +100,7 @@ pub fn merge(
     ours: &Snapshot,
     theirs: &Snapshot,
     opts: &MergeOptions,
+    counting: Counting,
 ) -> anyhow::Result<Outcome> {
     let pkg = Package::read([base, ours, theirs]);
     let groups = pairing::group(&pkg);
@@ -177,6 +187,23 @@ pub fn merge(
         outcome.messages.push(format!(
             "{t}: the result holds a resource twice, a bug in kmerge (please report it)"
         ));
+    }
+    if counting == Counting::Always || outcome.conflicted {
+        let settled: Vec<PathId> = (0..pkg.paths.len())
+            .filter(|&p| pkg.kinds[p] == PathKind::Settled)
+            .collect();
+        let cost = |&p: &PathId| {
+            pkg.sides
+                .iter()
+                .filter_map(|s| s.files.get(pkg.paths[p]))
+                .map(|e| e.bytes.len())
+                .sum::<usize>()
+        };
+        for counts in
+            parallel::map_parallel(&settled, cost, |&p| file_merge::settled_counts(&pkg, p))
+        {
+            outcome.resources.add(counts);
+        }
     }
     Ok(outcome)
 }

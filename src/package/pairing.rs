@@ -16,6 +16,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::parse::{self, Tree};
 use crate::resource::{self, DocRef, Identity};
+use crate::split;
 
 use super::parallel::map_parallel;
 use super::snapshot::{FileMode, Snapshot};
@@ -38,6 +39,12 @@ pub(crate) enum PathKind {
     WholeYaml,
     /// Any other file: git's line merge for text, binary files and links taken whole.
     Other,
+    /// A YAML file one side left as base has it (or both changed alike) in all three versions,
+    /// each document named for certain by a strict scan ([`split::identities`]), the same
+    /// resources in each, none of them held by another file in any version: no resource comes
+    /// or goes, so the file is taken whole from the side that changed it, as git takes it,
+    /// with no tree built. Parsed, it would pair only within itself and give the same bytes.
+    Settled,
 }
 
 /// A YAML file of one version, parsed, with its documents and their identities.
@@ -90,7 +97,8 @@ pub(crate) fn is_yaml_name(path: &str) -> bool {
 }
 
 impl<'a> Package<'a> {
-    /// Lists the paths of the three versions and parses every YAML file, on all cores.
+    /// Lists the paths of the three versions and parses every YAML file, on all cores, but
+    /// those [`PathKind::Settled`].
     pub fn read(sides: [&'a Snapshot; 3]) -> Package<'a> {
         let paths: Vec<&'a str> = sides
             .iter()
@@ -98,34 +106,101 @@ impl<'a> Package<'a> {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
+        let candidates: Vec<PathId> = (0..paths.len())
+            .filter(|&p| is_yaml_name(paths[p]) && one_sided(sides, paths[p]))
+            .collect();
+        let cost = |&p: &PathId| {
+            sides[THEIRS]
+                .files
+                .get(paths[p])
+                .map_or(0, |e| e.bytes.len())
+        };
+        let scans = map_parallel(&candidates, cost, |&p| settled_identities(sides, paths[p]));
+        let settled: Vec<(PathId, Vec<Identity>)> = candidates
+            .into_iter()
+            .zip(scans)
+            .filter_map(|(p, ids)| Some((p, ids?)))
+            .collect();
+        let mut pkg = Package {
+            sides,
+            paths,
+            kinds: Vec::new(),
+            files: Vec::new(),
+            parsed: Vec::new(),
+        };
+        pkg.kinds = vec![PathKind::Other; pkg.paths.len()];
+        pkg.files = vec![[None; 3]; pkg.paths.len()];
+        let mut scanned = vec![false; pkg.paths.len()];
+        for (p, _) in &settled {
+            scanned[*p] = true;
+        }
+        let rest: Vec<PathId> = (0..pkg.paths.len()).filter(|&p| !scanned[p]).collect();
+        pkg.parse(&rest);
+        // A resource another file holds too may pair across files: that file is parsed.
+        let mut holder: HashMap<&Identity, Option<PathId>> = HashMap::new();
+        let mut hold = |id, p| {
+            let h = holder.entry(id).or_insert(Some(p));
+            if *h != Some(p) {
+                *h = None;
+            }
+        };
+        for (p, slots) in pkg.files.iter().enumerate() {
+            for &f in slots.iter().flatten() {
+                for id in pkg.parsed[f].docs.iter().filter_map(|(_, id)| id.as_ref()) {
+                    hold(id, p);
+                }
+            }
+        }
+        for (p, ids) in &settled {
+            for id in ids {
+                hold(id, *p);
+            }
+        }
+        let (alone, shared): (Vec<_>, Vec<_>) = settled
+            .iter()
+            .map(|(p, ids)| (*p, ids.iter().all(|id| holder[id] == Some(*p))))
+            .partition(|&(_, alone)| alone);
+        for (p, _) in alone {
+            pkg.kinds[p] = PathKind::Settled;
+        }
+        let shared: Vec<PathId> = shared.into_iter().map(|(p, _)| p).collect();
+        pkg.parse(&shared);
+        pkg
+    }
+
+    /// Parses the YAML files at `which`, on all cores (a text two versions share is parsed
+    /// once), and sets each path's kind and parsed files.
+    fn parse(&mut self, which: &[PathId]) {
+        let (sides, paths) = (self.sides, &self.paths);
         // One parse per distinct text of a path: an unchanged file is parsed once.
         let mut jobs: Vec<(PathId, &'a str)> = Vec::new();
-        let mut slots: Vec<[Option<usize>; 3]> = vec![[None; 3]; paths.len()];
-        let mut yaml = vec![false; paths.len()];
-        for (p, path) in paths.iter().enumerate() {
-            let entries = sides.map(|s| s.files.get(*path));
-            yaml[p] = is_yaml_name(path)
+        let mut slots: Vec<[Option<usize>; 3]> = vec![[None; 3]; which.len()];
+        let mut yaml = vec![false; which.len()];
+        for (k, &p) in which.iter().enumerate() {
+            let path = paths[p];
+            let entries = sides.map(|s| s.files.get(path));
+            yaml[k] = is_yaml_name(path)
                 && entries
                     .iter()
                     .flatten()
                     .all(|e| e.mode != FileMode::Symlink);
-            if !yaml[p] {
+            if !yaml[k] {
                 continue;
             }
             for side in 0..3 {
                 let Some(entry) = entries[side] else { continue };
                 let shared =
                     (0..side).find(|&s| entries[s].is_some_and(|e| e.bytes == entry.bytes));
-                slots[p][side] = match shared {
-                    Some(s) => slots[p][s],
-                    None => match std::str::from_utf8(&entry.bytes) {
-                        Ok(text) if !crate::line_merge::is_binary(&entry.bytes) => {
-                            jobs.push((p, text));
+                slots[k][side] = match shared {
+                    Some(s) => slots[k][s],
+                    None => match text_of(&entry.bytes) {
+                        Some(text) => {
+                            jobs.push((k, text));
                             Some(jobs.len() - 1)
                         }
                         // Not text: the whole path goes to the file merge.
-                        _ => {
-                            yaml[p] = false;
+                        None => {
+                            yaml[k] = false;
                             None
                         }
                     },
@@ -133,48 +208,41 @@ impl<'a> Package<'a> {
             }
         }
         let results = map_parallel(&jobs, |(_, text)| text.len(), |(_, text)| parse_file(text));
-        let mut parsed = Vec::new();
         let mut index = vec![None; jobs.len()];
-        let mut failed = vec![false; paths.len()];
+        let mut failed = vec![false; which.len()];
         for (j, result) in results.into_iter().enumerate() {
             match result {
                 Some(file) => {
-                    index[j] = Some(parsed.len());
-                    parsed.push(file);
+                    index[j] = Some(self.parsed.len());
+                    self.parsed.push(file);
                 }
                 None => failed[jobs[j].0] = true,
             }
         }
-        let mut kinds = Vec::with_capacity(paths.len());
-        let mut files = Vec::with_capacity(paths.len());
-        for p in 0..paths.len() {
+        for (k, &p) in which.iter().enumerate() {
             let kind = if !is_yaml_name(paths[p]) {
                 PathKind::Other
-            } else if !yaml[p] || failed[p] {
+            } else if !yaml[k] || failed[k] {
                 PathKind::WholeYaml
             } else {
                 PathKind::Resources
             };
             let slot = if kind == PathKind::Resources {
-                slots[p].map(|s| s.and_then(|j| index[j]))
+                slots[k].map(|s| s.and_then(|j| index[j]))
             } else {
                 [None; 3]
             };
             // A path no version holds data in (comments only) is text to the file merge.
-            let has_data = slot.iter().flatten().any(|&f| !parsed[f].docs.is_empty());
-            kinds.push(if kind == PathKind::Resources && !has_data {
+            let has_data = slot
+                .iter()
+                .flatten()
+                .any(|&f| !self.parsed[f].docs.is_empty());
+            self.kinds[p] = if kind == PathKind::Resources && !has_data {
                 PathKind::WholeYaml
             } else {
                 kind
-            });
-            files.push(if has_data { slot } else { [None; 3] });
-        }
-        Package {
-            sides,
-            paths,
-            kinds,
-            files,
-            parsed,
+            };
+            self.files[p] = if has_data { slot } else { [None; 3] };
         }
     }
 
@@ -205,6 +273,48 @@ fn parse_file(text: &str) -> Option<ParsedFile<'_>> {
     }
     let docs = resource::documents(&tree);
     Some(ParsedFile { tree, docs })
+}
+
+/// A file's bytes as YAML text: UTF-8 and not binary.
+fn text_of(bytes: &[u8]) -> Option<&str> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .filter(|_| !crate::line_merge::is_binary(bytes))
+}
+
+/// Whether all three versions have the file at `path`, as regular files, and one side left
+/// it as base has it or both changed it alike: the cases git settles without a merge.
+fn one_sided(sides: [&Snapshot; 3], path: &str) -> bool {
+    let [Some(b), Some(o), Some(t)] = sides.map(|s| s.files.get(path)) else {
+        return false;
+    };
+    [b, o, t].iter().all(|e| e.mode != FileMode::Symlink)
+        && (o.bytes == t.bytes || b.bytes == t.bytes || b.bytes == o.bytes)
+}
+
+/// The identities of a [`one_sided`] file's documents, where the scan names every document
+/// of each version for certain and the three versions hold the same resources.
+fn settled_identities(sides: [&Snapshot; 3], path: &str) -> Option<Vec<Identity>> {
+    let mut first: Option<Vec<Identity>> = None;
+    let mut last: Option<&[u8]> = None;
+    for side in sides {
+        let bytes = side.files.get(path)?.bytes.as_slice();
+        if last == Some(bytes) {
+            continue;
+        }
+        last = Some(bytes);
+        let mut ids = split::identities(text_of(bytes)?)?;
+        ids.sort_by(|a, b| {
+            let key = |i: &Identity| [&i.group, &i.kind, &i.namespace, &i.name].map(String::clone);
+            key(a).cmp(&key(b))
+        });
+        match &first {
+            Some(f) if *f != ids => return None,
+            Some(_) => {}
+            None => first = Some(ids),
+        }
+    }
+    first
 }
 
 /// How many files of each version hold each identity.
