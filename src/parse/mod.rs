@@ -77,6 +77,22 @@ pub struct Props {
 }
 
 impl Node {
+    /// A plain, block-style node spanning `start..end`, with no children, parent or
+    /// properties yet: what the builder fills in.
+    pub(crate) fn bare(kind: Kind, start: usize, end: usize) -> Node {
+        Node {
+            kind,
+            flow: false,
+            style: Style::Plain,
+            start,
+            end,
+            children: Vec::new(),
+            decoded: None,
+            props: None,
+            parent: None,
+        }
+    }
+
     /// The tag as written (`!!str`), if any.
     pub fn tag(&self) -> Option<&str> {
         self.props.as_ref()?.tag.as_deref()

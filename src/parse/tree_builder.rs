@@ -129,20 +129,10 @@ impl<'a> Builder<'a> {
     ) -> Result<NodeId> {
         let decoded = (self.text.get(start..end) != Some(value)).then(|| value.into());
         let id = self.push(Node {
-            kind: Kind::Scalar,
-            flow: false,
             style,
-            start,
-            end,
-            children: Vec::new(),
             decoded,
-            props: tag.map(|tag| {
-                Box::new(Props {
-                    tag: Some(tag),
-                    ..Props::default()
-                })
-            }),
-            parent: None,
+            props: tagged(tag),
+            ..Node::bare(Kind::Scalar, start, end)
         })?;
         self.attach(id)?;
         Ok(id)
@@ -159,20 +149,9 @@ impl<'a> Builder<'a> {
         tag: Option<Box<str>>,
     ) -> Result<NodeId> {
         let id = self.push(Node {
-            kind,
             flow,
-            style: Style::Plain,
-            start,
-            end,
-            children: Vec::new(),
-            decoded: None,
-            props: tag.map(|tag| {
-                Box::new(Props {
-                    tag: Some(tag),
-                    ..Props::default()
-                })
-            }),
-            parent: None,
+            props: tagged(tag),
+            ..Node::bare(kind, start, end)
         })?;
         self.attach(id)?;
         self.stack.push(Frame {
@@ -349,12 +328,6 @@ impl<'a> Builder<'a> {
                 let target = self.anchors.get(&anchor).copied();
                 let name = self.text[start..end].trim_start_matches('*');
                 let id = self.push(Node {
-                    kind: Kind::Alias,
-                    flow: false,
-                    style: Style::Plain,
-                    start,
-                    end,
-                    children: Vec::new(),
                     decoded: Some(name.into()),
                     props: target.map(|target| {
                         Box::new(Props {
@@ -362,7 +335,7 @@ impl<'a> Builder<'a> {
                             ..Props::default()
                         })
                     }),
-                    parent: None,
+                    ..Node::bare(Kind::Alias, start, end)
                 })?;
                 self.last_end = end;
                 self.attach(id)?;
@@ -445,6 +418,16 @@ impl<'a> Builder<'a> {
         let code = line.find(" #").map_or(line, |c| &line[..c]);
         code.rfind(['|', '>']).map_or(content, |h| line_start + h)
     }
+}
+
+/// The properties of a node that has a tag (`None` for most).
+fn tagged(tag: Option<Box<str>>) -> Option<Box<Props>> {
+    tag.map(|tag| {
+        Box::new(Props {
+            tag: Some(tag),
+            ..Props::default()
+        })
+    })
 }
 
 /// A 64-bit FNV-1a hash of a key: every map's keys are hashed while parsing, where SipHash
