@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use kmerge::testing::block_reader_agrees;
 
+mod common;
+
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -50,6 +52,16 @@ fn mutations(text: &str) -> Vec<String> {
     out
 }
 
+/// Fails with the first differences found, if any.
+fn agreed(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} texts read differently:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+}
+
 fn check(files: &[PathBuf], mutate_up_to: usize) -> (usize, usize, Vec<String>) {
     let (mut direct, mut total) = (0, 0);
     let mut failures = Vec::new();
@@ -81,12 +93,7 @@ fn the_block_reader_builds_granits_tree_on_the_repositorys_yaml() {
     }
     let (direct, total, failures) = check(&files, 64 << 10);
     println!("block reader: {direct} of {total} texts read directly, the rest by granit");
-    assert!(
-        failures.is_empty(),
-        "{} texts read differently:\n{}",
-        failures.len(),
-        failures[..failures.len().min(20)].join("\n")
-    );
+    agreed(&failures);
     // It must take most of them, or it is no faster than granit.
     assert!(direct * 2 > total, "only {direct} of {total} read directly");
 }
@@ -104,12 +111,7 @@ fn the_block_reader_builds_granits_tree_on_the_shared_corpus() {
     }
     let (direct, total, failures) = check(&files, 64 << 10);
     println!("block reader on ../shared: {direct} of {total} texts read directly");
-    assert!(
-        failures.is_empty(),
-        "{} texts read differently:\n{}",
-        failures.len(),
-        failures[..failures.len().min(20)].join("\n")
-    );
+    agreed(&failures);
 }
 
 /// Random block YAML from the corners where the reader's own rules live: multi-line plain
@@ -118,23 +120,15 @@ fn the_block_reader_builds_granits_tree_on_the_shared_corpus() {
 /// values and items, indentless sequences, one-line flow collections, comments, documents.
 /// Built from deterministic seeds, so a failure names the text that broke.
 mod generated {
-    use super::block_reader_agrees;
+    use super::common::Rng;
+    use super::{agreed, block_reader_agrees};
 
-    /// A small xorshift generator: the test needs no crate and repeats exactly.
-    struct Rng(u64);
+    /// One of `options`, at random.
+    trait Pick {
+        fn pick<'a>(&mut self, options: &[&'a str]) -> &'a str;
+    }
 
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-
+    impl Pick for Rng {
         fn pick<'a>(&mut self, options: &[&'a str]) -> &'a str {
             options[self.below(options.len())]
         }
@@ -349,12 +343,7 @@ mod generated {
             }
         }
         println!("block reader: {direct} of {n} generated texts read directly");
-        assert!(
-            failures.is_empty(),
-            "{} generated texts read differently:\n{}",
-            failures.len(),
-            failures[..failures.len().min(5)].join("\n")
-        );
+        agreed(&failures);
         // Many carry something the reader leaves to granit (a header comment, an invalid
         // escape, a bad flow collection): enough must remain to test it.
         assert!(

@@ -10,7 +10,7 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::note;
+use common::{note, Rng};
 use kmerge::driver::merge_bytes;
 use kmerge::options::MergeOptions;
 use kmerge::testing::{merge_whole_file, merged_by_documents};
@@ -85,22 +85,6 @@ fn the_shortcut_reaches_the_whole_merge_on_every_case() {
         dirs.len()
     ));
     assert!(parted.is_empty(), "{}", parted.join("\n"));
-}
-
-/// A small deterministic generator (xorshift), so a failure replays by its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// A file cut before each `---` line.

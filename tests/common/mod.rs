@@ -392,3 +392,21 @@ pub fn git_merge_file(dir: &Path, ours: &str, base: &str, theirs: &str) -> (Vec<
         .unwrap_or_else(|| panic!("git merge-file died: {}", stderr(&out)));
     (out.stdout, code)
 }
+
+/// A small deterministic generator (xorshift): generated tests need no crate, and a failure
+/// replays by its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
