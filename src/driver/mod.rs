@@ -18,7 +18,7 @@ use crate::fallback::{Reason, Side};
 use crate::line_merge::{is_binary, line_merge, LineMerge};
 pub use crate::merge::Conflict;
 use crate::options::{ConflictStyle, MergeOptions, Mode, Policy};
-use crate::parse::Versions;
+use crate::parse::{Parsed, Versions};
 use crate::text::markers::{conflict_hunks, has_marker_lines, marked_lines, Markers};
 use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
 use crate::{merge, render, template};
@@ -178,10 +178,10 @@ fn by_structure(
         }
     }
     let versions = versions?;
-    let merged = planned_and_rendered(&versions, opts)?;
+    let (merged, tree) = planned_and_rendered(&versions, opts)?;
     if merged.conflicts.is_empty() {
-        // One parse of the result serves both the read-back and the check.
-        let verdict = verify::check(&versions, &reads_back(&merged.text)?, opts.policy);
+        // One parse of the result (the comment pass's) serves the read-back and the check.
+        let verdict = verify::check(&versions, &reads_back(&merged.text, tree)?, opts.policy);
         let violations = match verdict {
             Verdict::Holds | Verdict::Unsure => {
                 let resolved = git_conflicts
@@ -512,22 +512,26 @@ pub struct Merged {
 
 /// Plans the merge of the parsed versions and writes it into ours' text.
 pub(crate) fn structural(versions: &Versions, opts: &MergeOptions) -> Result<Merged, Reason> {
-    let merged = planned_and_rendered(versions, opts)?;
+    let (merged, tree) = planned_and_rendered(versions, opts)?;
     if merged.conflicts.is_empty() {
-        reads_back(&merged.text)?;
+        reads_back(&merged.text, tree)?;
     }
     Ok(merged)
 }
 
 /// [`structural`] without reading a clean result back: for a caller that parses it itself.
-fn planned_and_rendered(versions: &Versions, opts: &MergeOptions) -> Result<Merged, Reason> {
+fn planned_and_rendered(
+    versions: &Versions,
+    opts: &MergeOptions,
+) -> Result<(Merged, Option<Parsed>), Reason> {
     let plan = merge::plan(versions, opts)?;
     let rendered = render::render(versions, &plan, opts)?;
-    Ok(Merged {
+    let merged = Merged {
         text: rendered.text,
         conflicts: plan.conflicts,
         notes: rendered.notes,
-    })
+    };
+    Ok((merged, rendered.tree))
 }
 
 /// merge2: lays the patch `src` onto `dest` (seeds 002/003), by structure: merge3's rules

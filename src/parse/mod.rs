@@ -134,6 +134,45 @@ pub struct Tree<'a> {
     pub duplicate_keys: Vec<String>,
 }
 
+/// A tree without its text: what a stage that parsed a text it hands on passes along, so the
+/// next stage reads the same text without parsing it again.
+#[derive(Clone, Debug)]
+pub(crate) struct Parsed {
+    docs: Vec<Doc>,
+    nodes: Vec<Node>,
+    eol: &'static str,
+    duplicate_keys: Vec<String>,
+    /// The length of the text it was parsed from, checked when it is joined to a text again.
+    len: usize,
+}
+
+impl<'a> Tree<'a> {
+    /// The tree without its text.
+    pub(crate) fn detach(self) -> Parsed {
+        Parsed {
+            len: self.text.len(),
+            docs: self.docs,
+            nodes: self.nodes,
+            eol: self.eol,
+            duplicate_keys: self.duplicate_keys,
+        }
+    }
+}
+
+impl Parsed {
+    /// The tree of `text`, which must be the very text it was parsed from (a copy will do);
+    /// `None` where the length shows it is not.
+    pub(crate) fn attach(self, text: &str) -> Option<Tree<'_>> {
+        (text.len() == self.len).then_some(Tree {
+            text,
+            docs: self.docs,
+            nodes: self.nodes,
+            eol: self.eol,
+            duplicate_keys: self.duplicate_keys,
+        })
+    }
+}
+
 /// Why a text has no span tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {

@@ -28,7 +28,7 @@ use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use crate::merge::{diff3, Chunk};
 use crate::options::Policy;
-use crate::parse::{self, digest, same_data, Kind, NodeId, Style, Tree, Versions};
+use crate::parse::{self, digest, same_data, Kind, NodeId, Parsed, Style, Tree, Versions};
 use crate::resource::{self, element_key, list_kind, ListKind};
 use crate::text::line_end;
 
@@ -39,35 +39,47 @@ use super::splice::{splice, Edit};
 pub(crate) struct Carried {
     pub text: String,
     pub notes: Vec<String>,
+    /// The tree of `text`, which the pass parsed anyway: the verifier reads it instead of
+    /// parsing the result once more.
+    pub tree: Option<Parsed>,
 }
 
 /// Gives every field of `merged` (a clean result that parses) the comments the 3-way merge
 /// of base's, ours' and theirs' decides for it. Returns `merged` unchanged where the pass
 /// cannot pair the versions.
 pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carried {
-    let unchanged = |notes| Carried {
+    let Ok(result) = parse::parse(merged) else {
+        return Carried {
+            text: merged.to_string(),
+            notes: Vec::new(),
+            tree: None,
+        };
+    };
+    let unchanged = |result: Tree, notes| Carried {
         text: merged.to_string(),
         notes,
-    };
-    let Ok(result) = parse::parse(merged) else {
-        return unchanged(Vec::new());
+        tree: Some(result.detach()),
     };
     let trees = [&versions.base, &versions.ours, &versions.theirs];
     let Some(edits) = plan_edits(trees, &result, policy, versions.file_name.as_deref()) else {
-        return unchanged(Vec::new());
+        return unchanged(result, Vec::new());
     };
     let (mut edits, notes) = edits;
     if edits.is_empty() {
-        return unchanged(notes);
+        return unchanged(result, notes);
     }
     let text = match splice(merged, &mut edits) {
         Ok(text) => text,
-        Err(_) => return unchanged(bug()),
+        Err(_) => return unchanged(result, bug()),
     };
-    if !same_documents(&result, &text) {
-        return unchanged(bug());
+    let Some(after) = same_documents(&result, &text) else {
+        return unchanged(result, bug());
+    };
+    Carried {
+        tree: Some(after),
+        text,
+        notes,
     }
-    Carried { text, notes }
 }
 
 /// The note for a pass that would have changed the data: a bug, and tests fail on it.
@@ -75,16 +87,16 @@ fn bug() -> Vec<String> {
     vec!["carrying comments would have changed the data, a bug in kmerge (please report it): comments left as merged".into()]
 }
 
-/// Whether `text` reads as the same documents as `before`.
-fn same_documents(before: &Tree, text: &str) -> bool {
-    let Ok(after) = parse::parse(text) else {
-        return false;
-    };
+/// The tree of `text`, if it reads as the same documents as `before`.
+fn same_documents(before: &Tree, text: &str) -> Option<Parsed> {
+    let after = parse::parse(text).ok()?;
     let (a, b) = (resource::documents(before), resource::documents(&after));
-    a.len() == b.len()
+    let same = a.len() == b.len()
         && a.iter()
             .zip(&b)
-            .all(|((x, _), (y, _))| same_data(before, x.root, &after, y.root))
+            .all(|((x, _), (y, _))| same_data(before, x.root, &after, y.root));
+    drop((a, b));
+    same.then(|| after.detach())
 }
 
 /// Which of the fields starting on one line: the outermost owns the comment lines above it,

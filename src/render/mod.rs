@@ -16,7 +16,7 @@ use anyhow::Result;
 use crate::fallback::Reason;
 use crate::merge::plan::{Anchor, Op, Plan};
 use crate::options::{ConflictStyle, MergeOptions, Mode};
-use crate::parse::{Tree, Versions};
+use crate::parse::{Parsed, Tree, Versions};
 use crate::text::markers::Markers;
 
 use splice::{splice, Edit};
@@ -26,6 +26,8 @@ pub(crate) struct Rendered {
     pub text: String,
     /// What the user should know about a clean result (theirs' comment edits not taken).
     pub notes: Vec<String>,
+    /// The tree of `text`, where the comment pass parsed it.
+    pub tree: Option<Parsed>,
 }
 
 /// Ours' text with the plan's edits spliced in; a clean result then gets the comments the
@@ -57,12 +59,14 @@ pub(crate) fn render(
         return Ok(Rendered {
             text,
             notes: Vec::new(),
+            tree: None,
         });
     }
     let carried = comments::carry(versions, &text, opts.policy);
     Ok(Rendered {
         text: carried.text,
         notes: carried.notes,
+        tree: carried.tree,
     })
 }
 

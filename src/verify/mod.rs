@@ -25,7 +25,7 @@ use std::fmt;
 
 use crate::fallback::Reason;
 use crate::options::Policy;
-use crate::parse::{Tree, Versions};
+use crate::parse::{Parsed, Tree, Versions};
 use crate::text::markers;
 use crate::{parse, resource};
 
@@ -120,22 +120,31 @@ pub(crate) fn sides_parse(text: &[u8], marker_size: usize) -> Result<(), String>
 const PARALLEL_FROM: usize = 128 << 10;
 
 /// A clean structural result must read back as YAML with no repeated key; if the splice broke
-/// it, that is a bug, and the line merge is safer. Its tree is returned for the check.
-pub(crate) fn reads_back(text: &str) -> Result<Tree<'_>, Reason> {
-    let merged = parse::parse(text).map_err(|e| match e {
-        // Anchors and aliases are text the rules do not follow across fields: one side's
-        // alias can outlive the other side's deletion of its anchor.
-        parse::Error::Syntax { ref message, .. } if message.contains("unknown anchor") => {
-            Reason::Unsupported("the merge would leave an alias without its anchor".into())
-        }
-        e => Reason::Internal(format!("the merged text does not parse: {e}")),
-    })?;
+/// it, that is a bug, and the line merge is safer. Its tree is returned for the check: the
+/// one the comment pass made of it where there is one (`parsed`), else a new parse.
+pub(crate) fn reads_back(text: &str, parsed: Option<Parsed>) -> Result<Tree<'_>, Reason> {
+    let merged = match parsed.and_then(|p| p.attach(text)) {
+        Some(tree) => tree,
+        None => parse_back(text)?,
+    };
     if let Some(dup) = merged.duplicate_keys.first() {
         return Err(Reason::Internal(format!(
             "the merged text repeats a mapping key ({dup})"
         )));
     }
     Ok(merged)
+}
+
+/// The parse of a merged text, its errors as the reasons the driver reports.
+fn parse_back(text: &str) -> Result<Tree<'_>, Reason> {
+    parse::parse(text).map_err(|e| match e {
+        // Anchors and aliases are text the rules do not follow across fields: one side's
+        // alias can outlive the other side's deletion of its anchor.
+        parse::Error::Syntax { ref message, .. } if message.contains("unknown anchor") => {
+            Reason::Unsupported("the merge would leave an alias without its anchor".into())
+        }
+        e => Reason::Internal(format!("the merged text does not parse: {e}")),
+    })
 }
 
 /// Where the structural merge cannot take the inputs (a template, duplicate identities), the
