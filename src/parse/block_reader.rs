@@ -51,25 +51,44 @@ struct Reader<'a> {
 /// Whether `b` holds only characters this reader handles the way granit does: no carriage
 /// return, no byte-order mark, no control or non-printable character but tab and line feed.
 fn plain_text(b: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
     let mut i = 0;
     while i < b.len() {
-        let c = b[i];
-        if c < 0x20 && c != b'\n' && c != b'\t' || c == 0x7f {
-            return false;
+        // Eight printable ASCII bytes at once (no byte below 0x20, none from 0x7f): nothing
+        // to check. Any other word is checked byte by byte below.
+        if let Some(word) = b.get(i..i + 8) {
+            let w = u64::from_ne_bytes(word.try_into().unwrap_or_default());
+            let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+            let from_del = (w.wrapping_add(ONES) | w) & HIGH;
+            if below_space | from_del == 0 {
+                i += 8;
+                continue;
+            }
         }
-        // C1 controls (U+0080..U+009F), the byte-order mark and U+FFFE/U+FFFF.
-        if c == 0xc2 && matches!(b.get(i + 1), Some(0x80..=0x9f)) {
-            return false;
+        let end = (i + 8).min(b.len());
+        while i < end {
+            if !plain_byte(b, i) {
+                return false;
+            }
+            i += 1;
         }
-        if c == 0xef
-            && (b.get(i + 1..i + 3) == Some(&[0xbb, 0xbf])
-                || matches!(b.get(i + 1..i + 3), Some([0xbf, 0xbe | 0xbf])))
-        {
-            return false;
-        }
-        i += 1;
     }
     true
+}
+
+/// Whether the byte at `i` (with the bytes after it) is one [`plain_text`] allows.
+fn plain_byte(b: &[u8], i: usize) -> bool {
+    let c = b[i];
+    if c < 0x20 && c != b'\n' && c != b'\t' || c == 0x7f {
+        return false;
+    }
+    // C1 controls (U+0080..U+009F), the byte-order mark and U+FFFE/U+FFFF.
+    let c1 = c == 0xc2 && matches!(b.get(i + 1), Some(0x80..=0x9f));
+    let special = c == 0xef
+        && (b.get(i + 1..i + 3) == Some(&[0xbb, 0xbf])
+            || matches!(b.get(i + 1..i + 3), Some([0xbf, 0xbe | 0xbf])));
+    !(c1 || special)
 }
 
 /// A character that cannot start a plain scalar (or that this reader leaves to granit there).
@@ -105,10 +124,8 @@ impl<'a> Reader<'a> {
 
     /// The end of the line holding `i` (its `\n`, or the end of the text).
     fn line_end(&self, i: usize) -> usize {
-        self.b[i.min(self.b.len())..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(self.b.len(), |p| i + p)
+        let i = i.min(self.b.len());
+        memchr::memchr(b'\n', &self.b[i..]).map_or(self.b.len(), |p| i + p)
     }
 
     /// The start of the line after the one holding `i`.
@@ -827,5 +844,38 @@ fn utf8_len(c: u8) -> usize {
         0xc0..=0xdf => 2,
         0xe0..=0xef => 3,
         _ => 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{plain_byte, plain_text};
+
+    /// The word-at-a-time check agrees with the byte-by-byte one wherever the odd byte
+    /// stands in a word, and at the text's end.
+    #[test]
+    fn plain_text_checks_every_byte() {
+        let odd: [&[u8]; 9] = [
+            b"\r",
+            b"\x00",
+            b"\x1f",
+            b"\x7f",
+            "\u{85}".as_bytes(),
+            "\u{feff}".as_bytes(),
+            "\u{fffe}".as_bytes(),
+            "é".as_bytes(),
+            b"\t\n",
+        ];
+        for insert in odd {
+            for at in 0..20 {
+                let mut text = b"key: value\nlist:\n- item\n".to_vec();
+                let at = at.min(text.len());
+                text.splice(at..at, insert.iter().copied());
+                let by_byte = (0..text.len()).all(|i| plain_byte(&text, i));
+                assert_eq!(plain_text(&text), by_byte, "{insert:?} at {at}");
+            }
+        }
+        assert!(!plain_text(b"abcdefgh\x01"));
+        assert!(plain_text(b"abcdefgh"));
     }
 }

@@ -74,7 +74,7 @@ impl<'a> Builder<'a> {
         // Room for three nodes a line, about the most a manifest holds: the array never
         // moves while it fills (which for a while would hold it twice), and the room it does
         // not use is never touched, so it costs no memory.
-        let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
+        let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
         Builder {
             text,
             nodes: Vec::with_capacity(lines.saturating_mul(3).min(MAX_NODES + 1)),

@@ -109,12 +109,8 @@ const PARALLEL_UP_TO: usize = 32 << 20;
 /// One version parsed, or why the structural merge cannot take it.
 fn parse(side: Side, text: &str) -> Result<Tree<'_>, Reason> {
     // A lone CR is a YAML line break that line arithmetic here does not follow.
-    if text
-        .as_bytes()
-        .windows(2)
-        .any(|w| w[0] == b'\r' && w[1] != b'\n')
-        || text.ends_with('\r')
-    {
+    let bytes = text.as_bytes();
+    if memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n')) {
         return Err(Reason::Unsupported(format!(
             "{side} breaks lines with a bare CR"
         )));
@@ -136,7 +132,9 @@ fn parse(side: Side, text: &str) -> Result<Tree<'_>, Reason> {
         )));
     }
     // Tabs cannot indent YAML: text moved between columns could turn one into structure.
-    if let Some(line) = text.lines().position(|l| l.starts_with('\t')) {
+    let tab_indent = memchr::memchr_iter(b'\t', bytes).find(|&i| i == 0 || bytes[i - 1] == b'\n');
+    if let Some(at) = tab_indent {
+        let line = memchr::memchr_iter(b'\n', &bytes[..at]).count();
         return Err(Reason::Unsupported(format!(
             "{side} indents line {} with a tab",
             line + 1

@@ -52,9 +52,14 @@ impl Markers<'_> {
 /// Git merges criss-cross ancestors with the same driver, so a base can carry markers; they
 /// can even parse as YAML inside a scalar, so they are looked for explicitly.
 pub(crate) fn has_marker_lines(text: &[u8]) -> bool {
-    text.split(|&b| b == b'\n').any(|l| {
+    // Only a line starting with one of the three characters can be one: those are few.
+    let marker = |at: usize| {
+        let l = &text[at..];
         l.starts_with(b"<<<<<<<") || l.starts_with(b">>>>>>>") || l.starts_with(b"|||||||")
-    })
+    };
+    marker(0)
+        || memchr::memchr3_iter(b'<', b'>', b'|', text)
+            .any(|at| at > 0 && text[at - 1] == b'\n' && marker(at))
 }
 
 /// How many lines conflict markers of `size` enclose in `text`, the marker lines included.
@@ -156,5 +161,17 @@ mod tests {
             sides(&text, 7),
             ["x: 1\n".to_string(), "x: 2\n".to_string()]
         );
+    }
+
+    #[test]
+    fn marker_lines_are_found_only_at_a_line_start() {
+        assert!(has_marker_lines(b"<<<<<<< ours\nx: 1\n"));
+        assert!(has_marker_lines(b"x: 1\n>>>>>>> theirs"));
+        assert!(has_marker_lines(b"x: 1\n||||||| base\ny: 2\n"));
+        assert!(!has_marker_lines(
+            b"x: '<<<<<<<'\ny: |\n  >>>>>>> indented\n"
+        ));
+        assert!(!has_marker_lines(b"<<<<<< six\n>>>>>>"));
+        assert!(!has_marker_lines(b""));
     }
 }
