@@ -92,6 +92,10 @@ pub(crate) fn cut(text: &str) -> Option<Vec<&str>> {
     let mut starts = vec![0];
     let mut at = 0;
     for line in text.split_inclusive('\n') {
+        if !line.starts_with(['%', '.', '-']) {
+            at += line.len();
+            continue;
+        }
         let bare = line.trim_end_matches('\n');
         if bare.starts_with('%') || is_marker(bare, "...") {
             return None;
@@ -185,7 +189,13 @@ fn head(doc: &str, strict: bool) -> Option<Option<Head>> {
     let mut content = false;
     // The column a block scalar's content lines are indented past.
     let mut block: Option<usize> = None;
+    // Without a tab, an indented line outside `metadata` matters only as the first content
+    // or under a value that may go on: the rest of a large document is skipped unread.
+    let skim = !strict && memchr::memchr(b'\t', doc.as_bytes()).is_none();
     for line in doc.lines() {
+        if skim && content && !in_metadata && watch_indent.is_none() && line.starts_with(' ') {
+            continue;
+        }
         let trimmed = line.trim_start_matches(' ');
         if trimmed.is_empty() || trimmed.starts_with('#') || is_marker(line, "---") {
             continue;
@@ -451,6 +461,11 @@ mod tests {
             "%YAML 1.2\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n",
             "- a\n",
             "---\n# Source: a\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n",
+            // Indented lines the scan skims past still count: as content, under a value
+            // that may go on, and where a tab stands in them.
+            "  apiVersion: v1\n  kind: Service\n",
+            "apiVersion: v1\nkind: Service\n  continued\nmetadata:\n  name: a\n",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\nspec:\n  \tx: 1\n",
         ];
         for first in unsure {
             assert_eq!(names(&two(first)), None, "{first}");
