@@ -14,7 +14,9 @@ mod versions;
 pub use scalar::ScalarKey;
 pub use versions::Versions;
 
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Mutex;
 
 /// Index of a node in its [`Tree`].
 pub type NodeId = usize;
@@ -132,6 +134,9 @@ pub struct Tree<'a> {
     /// Mapping keys repeated within one mapping, as `line N: key` (YAML forbids them, every
     /// parser accepts them).
     pub duplicate_keys: Vec<String>,
+    /// Digests of large nodes already taken ([`digest`]): the merge, the comment pass and the
+    /// verifier each compare a list's elements, and a CRD's `versions` element is megabytes.
+    digests: KeptDigests,
 }
 
 /// A tree without its text: what a stage that parsed a text it hands on passes along, so the
@@ -169,6 +174,7 @@ impl Parsed {
             nodes: self.nodes,
             eol: self.eol,
             duplicate_keys: self.duplicate_keys,
+            digests: KeptDigests::default(),
         })
     }
 }
@@ -500,9 +506,46 @@ pub fn canonical(tree: &Tree, id: NodeId) -> String {
 /// data is, but for two 64-bit SipHashes of different streams colliding at once. For comparing and counting list elements (a CRD's `versions` element holds a
 /// whole schema), where only equality matters.
 pub fn digest(tree: &Tree, id: NodeId) -> u128 {
+    let n = tree.node(id);
+    let large = n.end - n.start >= DIGEST_KEPT_FROM;
+    if let Some(d) = large.then(|| tree.digests.get(id)).flatten() {
+        return d;
+    }
     let mut d = Digest::default();
     write_canonical(tree, id, &mut d);
-    d.finish()
+    let d = d.finish();
+    if large {
+        tree.digests.keep(id, d);
+    }
+    d
+}
+
+/// The text length (bytes) from which a node's digest is kept: a smaller one costs less to
+/// take again than to keep.
+const DIGEST_KEPT_FROM: usize = 4 << 10;
+
+/// A tree's kept digests, behind a lock: a package update reads one tree on several threads.
+/// A poisoned lock (a panic on another thread while it was held) only means none is kept.
+#[derive(Debug, Default)]
+struct KeptDigests(Mutex<HashMap<NodeId, u128>>);
+
+impl KeptDigests {
+    fn get(&self, id: NodeId) -> Option<u128> {
+        self.0.lock().ok()?.get(&id).copied()
+    }
+
+    fn keep(&self, id: NodeId, d: u128) {
+        if let Ok(mut kept) = self.0.lock() {
+            kept.insert(id, d);
+        }
+    }
+}
+
+/// A copy of a tree takes its digests anew.
+impl Clone for KeptDigests {
+    fn clone(&self) -> KeptDigests {
+        KeptDigests::default()
+    }
 }
 
 /// Two SipHashes over one stream, the second salted; small writes gather in a buffer, since

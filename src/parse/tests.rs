@@ -182,3 +182,27 @@ fn empty_flow_map_is_an_empty_map() {
         (Kind::Seq, true, 0, "[]")
     );
 }
+
+/// A large node's digest is kept and given again; a node of another tree or text gets its
+/// own, and a copy of the tree takes its digests anew.
+#[test]
+fn kept_digests_belong_to_their_tree() {
+    let big = |word: &str| {
+        let fields: String = (0..400).map(|i| format!("  f{i}: {word}\n")).collect();
+        format!("list:\n- name: a\n{fields}- name: b\n  x: 1\n")
+    };
+    let (one, two) = (big("same"), big("other"));
+    let (a, b) = (parse(&one).unwrap(), parse(&two).unwrap());
+    let item = |t: &Tree| {
+        t.node(t.get(t.docs[0].root.unwrap(), "list").unwrap())
+            .children[0]
+    };
+    let n = a.node(item(&a));
+    assert!(n.end - n.start >= DIGEST_KEPT_FROM);
+    let first = digest(&a, item(&a));
+    assert_eq!(digest(&a, item(&a)), first);
+    assert_ne!(digest(&b, item(&b)), first);
+    let copy = a.clone();
+    assert_eq!(digest(&copy, item(&copy)), first);
+    assert_eq!(digest(&parse(&one).unwrap(), item(&a)), first);
+}

@@ -99,6 +99,7 @@ impl<'a> Builder<'a> {
             nodes: self.nodes,
             eol,
             duplicate_keys: self.duplicate_keys,
+            digests: super::KeptDigests::default(),
         }
     }
 
