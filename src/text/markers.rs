@@ -66,31 +66,39 @@ pub(crate) fn has_marker_lines(text: &[u8]) -> bool {
 pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
     let open = "<".repeat(size);
     let close = ">".repeat(size);
-    let mut inside = false;
+    let lines_from = |from: usize, to: usize| memchr::memchr_iter(b'\n', &text[from..to]).count();
     let mut count = 0;
-    for line in text.split(|&b| b == b'\n') {
-        if line.starts_with(open.as_bytes()) {
-            inside = true;
-        }
-        if inside {
-            count += 1;
-        }
-        if line.starts_with(close.as_bytes()) {
-            inside = false;
+    let mut opened: Option<usize> = None;
+    for at in line_starts_with(text, b'<', b'>') {
+        let line = &text[at..];
+        if opened.is_none() && line.starts_with(open.as_bytes()) {
+            opened = Some(at);
+        } else if line.starts_with(close.as_bytes()) {
+            if let Some(from) = opened.take() {
+                count += lines_from(from, at) + 1;
+            }
         }
     }
-    count
+    // A conflict left open runs to the end.
+    count + opened.map_or(0, |from| lines_from(from, text.len()) + 1)
 }
 
 /// How many conflicts markers of `size` open in `text`: its `<<<<<<<` lines.
 pub(crate) fn conflict_hunks(text: &[u8], size: usize) -> usize {
     let open = "<".repeat(size);
-    text.split(|&b| b == b'\n')
-        .filter(|line| {
-            line.strip_prefix(open.as_bytes())
-                .is_some_and(|rest| matches!(rest.first(), None | Some(b' ' | b'\r')))
+    line_starts_with(text, b'<', b'<')
+        .filter(|&at| {
+            text[at..]
+                .strip_prefix(open.as_bytes())
+                .is_some_and(|rest| matches!(rest.first(), None | Some(b'\n' | b' ' | b'\r')))
         })
         .count()
+}
+
+/// Where the lines of `text` starting with `a` or `b` start: few lines of YAML do, so the
+/// scan jumps from one such byte to the next.
+fn line_starts_with(text: &[u8], a: u8, b: u8) -> impl Iterator<Item = usize> + '_ {
+    memchr::memchr2_iter(a, b, text).filter(move |&at| at == 0 || text[at - 1] == b'\n')
 }
 
 /// The two files a conflicted text gives when every conflict of markers of `size` is resolved
@@ -173,5 +181,21 @@ mod tests {
         ));
         assert!(!has_marker_lines(b"<<<<<< six\n>>>>>>"));
         assert!(!has_marker_lines(b""));
+    }
+
+    #[test]
+    fn marked_lines_and_hunks_count_whole_lines() {
+        let one = "a: 1\n<<<<<<< ours\nb: 2\n=======\nb: 3\n>>>>>>> theirs\nc: 4\n";
+        assert_eq!(marked_lines(one.as_bytes(), 7), 5);
+        assert_eq!(conflict_hunks(one.as_bytes(), 7), 1);
+        // A close with no open counts nothing; an open inside a conflict opens nothing more;
+        // a conflict left open runs to the end (the empty line after the last break too).
+        let odd = ">>>>>>> stray\n<<<<<<<\n<<<<<<< again\nx\n>>>>>>>\n<<<<<<<\ny\n";
+        assert_eq!(marked_lines(odd.as_bytes(), 7), 4 + 3);
+        assert_eq!(conflict_hunks(odd.as_bytes(), 7), 3);
+        // Other sizes, markers not at a line start, longer runs of the character.
+        assert_eq!(marked_lines(one.as_bytes(), 8), 0);
+        assert_eq!(conflict_hunks(b"x: <<<<<<<\n<<<<<<<<\n", 7), 0);
+        assert_eq!(conflict_hunks(b"<<<<<<<\r\n", 7), 1);
     }
 }
