@@ -219,6 +219,8 @@ fn by_structure(
             None => last_resort(base, ours, theirs, opts, git_conflicts, messages),
         });
     }
+    // The versions' trees are done with: the two sides' parses below need their room.
+    drop((versions, tree));
     if let Err(e) = verify::sides_parse(merged.text.as_bytes(), opts.marker_size) {
         messages.push(format!(
             "kmerge's conflicts would not leave valid YAML ({e}), a bug in kmerge (please report it): git's markers used"
