@@ -507,7 +507,7 @@ pub fn canonical(tree: &Tree, id: NodeId) -> String {
 /// whole schema), where only equality matters.
 pub fn digest(tree: &Tree, id: NodeId) -> u128 {
     let n = tree.node(id);
-    let large = n.end - n.start >= DIGEST_KEPT_FROM;
+    let large = n.end.saturating_sub(n.start) >= DIGEST_KEPT_FROM;
     if let Some(d) = large.then(|| tree.digests.get(id)).flatten() {
         return d;
     }
