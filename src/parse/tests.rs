@@ -206,3 +206,27 @@ fn kept_digests_belong_to_their_tree() {
     assert_eq!(digest(&copy, item(&copy)), first);
     assert_eq!(digest(&parse(&one).unwrap(), item(&a)), first);
 }
+
+/// Duplicate keys are found in maps of few keys (compared one by one) and of many (a set),
+/// and keys of different maps, nested or side by side, are no duplicates.
+#[test]
+fn duplicate_keys_in_small_and_large_maps() {
+    let keys = |n: usize, indent: &str| -> String {
+        (0..n).map(|i| format!("{indent}k{i}: {i}\n")).collect()
+    };
+    let dups = |text: &str| parse(text).expect("parses").duplicate_keys.len();
+    assert_eq!(dups(&format!("{}k2: again\n", keys(5, ""))), 1);
+    assert_eq!(dups(&format!("{}k2: again\n", keys(40, ""))), 1);
+    assert_eq!(dups(&format!("{}k39: again\n", keys(40, ""))), 1);
+    // The same keys in a nested map, then again in the outer map after it closes.
+    let nested = format!(
+        "{}inner:\n{}k40: x\nk3: again\n",
+        keys(33, ""),
+        keys(40, "  ")
+    );
+    assert_eq!(dups(&nested), 1);
+    let apart = format!("a:\n{}b:\n{}", keys(40, "  "), keys(40, "  "));
+    assert_eq!(dups(&apart), 0);
+    let items = format!("- {}\n- {}\n", "x: 1\n  y: 2", "x: 1\n  y: 2");
+    assert_eq!(dups(&items), 0);
+}

@@ -13,19 +13,28 @@ use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 use super::{Doc, Kind, Node, NodeId, Props, Style, Tree};
 use crate::text as lines;
 
-/// An open collection and the keys seen in it so far (to find duplicates).
+/// An open collection and where the keys seen in it so far are kept (to find duplicates).
+/// Hashes stand for keys: a collision can only flag a false duplicate, which sends the file
+/// to the line merge, never a wrong merge.
 struct Frame {
     id: NodeId,
-    /// Hashes of the keys seen: a collision can only flag a false duplicate, which sends the
-    /// file to the line merge, never a wrong merge.
-    keys: HashSet<u64, BuildHasherDefault<Prehashed>>,
+    /// Where this collection's key hashes start in the builder's `key_hashes`: most maps
+    /// hold a few keys, compared one by one without a set of their own.
+    keys_from: usize,
+    /// The set of them once they are many ([`KEYS_IN_A_ROW`]).
+    many: Option<HashSet<u64, BuildHasherDefault<Prehashed>>>,
 }
+
+/// How many keys a map's hashes are compared one by one before they go into a set.
+const KEYS_IN_A_ROW: usize = 32;
 
 pub(super) struct Builder<'a> {
     text: &'a str,
     nodes: Vec<Node>,
     docs: Vec<Doc>,
     stack: Vec<Frame>,
+    /// The key hashes of the open maps with few keys, innermost last (see [`Frame`]).
+    key_hashes: Vec<u64>,
     /// Anchor id → the node that defines it.
     anchors: HashMap<usize, NodeId>,
     /// The end of the last token read: block scalar headers are searched from here.
@@ -80,6 +89,7 @@ impl<'a> Builder<'a> {
             nodes: Vec::with_capacity(lines.saturating_mul(3).min(MAX_NODES + 1)),
             docs: Vec::new(),
             stack: Vec::new(),
+            key_hashes: Vec::new(),
             anchors: HashMap::new(),
             last_end: 0,
             doc_marker: None,
@@ -157,7 +167,8 @@ impl<'a> Builder<'a> {
         self.attach(id)?;
         self.stack.push(Frame {
             id,
-            keys: HashSet::default(),
+            keys_from: self.key_hashes.len(),
+            many: None,
         });
         Ok(id)
     }
@@ -168,6 +179,7 @@ impl<'a> Builder<'a> {
             .stack
             .pop()
             .ok_or_else(|| Error::Internal("an unbalanced collection end".into()))?;
+        self.key_hashes.truncate(frame.keys_from);
         self.fix_extent(frame.id, end);
         Ok(())
     }
@@ -206,7 +218,24 @@ impl<'a> Builder<'a> {
                 });
             }
             let value = super::value_of(self.text, key);
-            if !frame.keys.insert(key_hash(value)) {
+            let hash = key_hash(value);
+            let new = match &mut frame.many {
+                Some(set) => set.insert(hash),
+                None => {
+                    let seen = &self.key_hashes[frame.keys_from..];
+                    let new = !seen.contains(&hash);
+                    if seen.len() >= KEYS_IN_A_ROW {
+                        let mut set: HashSet<_, _> = seen.iter().copied().collect();
+                        set.insert(hash);
+                        frame.many = Some(set);
+                        self.key_hashes.truncate(frame.keys_from);
+                    } else {
+                        self.key_hashes.push(hash);
+                    }
+                    new
+                }
+            };
+            if !new {
                 self.duplicate_keys.push(format!(
                     "line {}: {}",
                     lines_at(self.text, key.start),
