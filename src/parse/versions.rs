@@ -1,6 +1,8 @@
 //! The three versions of a file, parsed together and checked for what the structural merge
 //! cannot take.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::fallback::{Reason, Side};
 
 use super::{Error, Kind, Style, Tree};
@@ -25,8 +27,9 @@ impl<'a> Versions<'a> {
     }
 
     /// [`Versions::parse`], with `also` (git's line merge) run at the same time: on a large
-    /// file, base and ours are parsed on this thread while theirs and `also` run on a second
-    /// one, since parsing is most of a merge's time and machines have two cores or more. A
+    /// file, base and ours are parsed on this thread while `also` runs on a second one, and
+    /// theirs on the one free first, since parsing is most of a merge's time and machines
+    /// have two cores or more. A
     /// small file is not worth a thread's start, a huge one not worth the memory (see
     /// [`PARALLEL_UP_TO`]). The result and its errors are those of the
     /// sequential parse (base's error first); a panic on either thread reaches the caller.
@@ -42,12 +45,26 @@ impl<'a> Versions<'a> {
             let versions = Versions::one_by_one(base, ours, theirs);
             return (versions, also());
         }
+        // Theirs is parsed by whichever thread is free first: `also` may take longer than
+        // two parses or less (and may itself parse a clean line merge's result).
+        let claimed = AtomicBool::new(false);
+        let take_theirs =
+            || (!claimed.swap(true, Ordering::Relaxed)).then(|| parse(Side::Theirs, theirs));
         let (trees, r) = std::thread::scope(|scope| {
-            let second = scope.spawn(|| (also(), parse(Side::Theirs, theirs)));
+            let second = scope.spawn(|| {
+                let r = also();
+                (r, take_theirs())
+            });
             let base = parse(Side::Base, base);
             let ours = parse(Side::Ours, ours);
+            let mine = take_theirs();
             match second.join() {
-                Ok((r, theirs)) => ([base, ours, theirs], r),
+                Ok((r, other)) => {
+                    let theirs = mine
+                        .or(other)
+                        .unwrap_or_else(|| parse(Side::Theirs, theirs));
+                    ([base, ours, theirs], r)
+                }
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         });
