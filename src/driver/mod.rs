@@ -18,7 +18,7 @@ use crate::fallback::{Reason, Side};
 use crate::line_merge::{is_binary, line_merge, LineMerge};
 pub use crate::merge::Conflict;
 use crate::options::{ConflictStyle, MergeOptions, Mode, Policy};
-use crate::parse::{Parsed, Versions};
+use crate::parse::{self, Parsed, Versions};
 use crate::text::markers::{conflict_hunks, has_marker_lines, marked_lines, Markers};
 use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
 use crate::{merge, render, template};
@@ -141,24 +141,35 @@ fn by_structure(
     theirs: &str,
     opts: &MergeOptions,
 ) -> Result<Outcome, Attempt> {
-    // Git's line merge runs while the versions are parsed (only `mark` mode needs it).
+    // Git's line merge runs while the versions are parsed (only `mark` mode needs it), and
+    // its result, when clean, is parsed there for the check.
     let (versions, line) = Versions::parse_alongside(base, ours, theirs, || {
-        (opts.policy == Policy::Mark)
-            .then(|| line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts))
+        (opts.policy == Policy::Mark).then(|| {
+            let line = line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts)?;
+            let parsed = match line.conflicted {
+                false => std::str::from_utf8(&line.bytes)
+                    .ok()
+                    .map(|text| parse::parse(text).map(|tree| tree.detach())),
+                true => None,
+            };
+            Ok((line, parsed))
+        })
     });
     let versions = versions.map(|v| v.named(opts.file_name.as_deref()));
     if let Err(reason @ Reason::Template { .. }) = versions {
+        let line = line.map(|merged| merged.map(|(line, _)| line));
         return by_template([base, ours, theirs], opts, reason, line);
     }
     let mut messages = Vec::new();
     let mut git_conflicts = None;
     if let Some(line) = line {
-        let line = line.map_err(Attempt::LineMerge)?;
+        let (line, parsed) = line.map_err(Attempt::LineMerge)?;
         if !line.conflicted {
             let text = std::str::from_utf8(&line.bytes).unwrap_or_default();
-            let verdict = match &versions {
-                Ok(v) => verify::check_text(v, text, opts.policy),
-                Err(_) => Verdict::Unsure,
+            let verdict = match (&versions, parsed) {
+                (Ok(v), Some(parsed)) => verify::check_parsed(v, text, parsed, opts.policy),
+                (Ok(v), None) => verify::check_text(v, text, opts.policy),
+                (Err(_), _) => Verdict::Unsure,
             };
             match verdict {
                 Verdict::Holds => return Ok(clean(line.bytes, messages, 0)),

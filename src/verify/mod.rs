@@ -69,7 +69,28 @@ pub(crate) enum Verdict {
 
 /// Checks `result` (a text that parses) against the three versions.
 pub(crate) fn check_text(versions: &Versions, result: &str, policy: Policy) -> Verdict {
-    match parse::parse(result) {
+    check_parsed(
+        versions,
+        result,
+        parse::parse(result).map(Tree::detach),
+        policy,
+    )
+}
+
+/// [`check_text`], the result already parsed (`parsed` is what parsing `result` gave).
+pub(crate) fn check_parsed(
+    versions: &Versions,
+    result: &str,
+    parsed: Result<Parsed, parse::Error>,
+    policy: Policy,
+) -> Verdict {
+    let parsed = match parsed.map(|p| p.attach(result)) {
+        Ok(Some(tree)) => Ok(tree),
+        // Not the text it was parsed from: parsed again.
+        Ok(None) => parse::parse(result),
+        Err(e) => Err(e),
+    };
+    match parsed {
         Ok(tree) if tree.duplicate_keys.is_empty() => check(versions, &tree, policy),
         Ok(tree) => Verdict::Broken(vec![Violation {
             resource: "the result".into(),
