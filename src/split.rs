@@ -90,13 +90,10 @@ pub(crate) fn identities(text: &str) -> Option<Vec<Identity>> {
 /// `---` with content after it, or where a document is empty.
 pub(crate) fn cut(text: &str) -> Option<Vec<&str>> {
     let mut starts = vec![0];
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if !line.starts_with(['%', '.', '-']) {
-            at += line.len();
+    for (at, bare) in lines_at(text) {
+        if !bare.starts_with(['%', '.', '-']) {
             continue;
         }
-        let bare = line.trim_end_matches('\n');
         if bare.starts_with('%') || is_marker(bare, "...") {
             return None;
         }
@@ -109,7 +106,6 @@ pub(crate) fn cut(text: &str) -> Option<Vec<&str>> {
                 starts.push(at);
             }
         }
-        at += line.len();
     }
     starts.push(text.len());
     let mut pieces: Vec<&str> = Vec::with_capacity(starts.len());
@@ -125,6 +121,23 @@ pub(crate) fn cut(text: &str) -> Option<Vec<&str>> {
         }
     }
     Some(pieces)
+}
+
+/// The lines of a text without their line breaks, each with where it starts (as `lines()`
+/// gives them, where no CR stands in the text): found with memchr, since most lines of a
+/// manifest are short and the scan of a large one visits them all.
+fn lines_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let b = text.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= b.len() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', &b[start..]).map_or(b.len(), |p| start + p);
+        let line = (start, &text[start..end]);
+        start = end + 1;
+        Some(line)
+    })
 }
 
 /// Whether a piece holds no content: `---` lines, comments and blank lines only.
@@ -192,7 +205,7 @@ fn head(doc: &str, strict: bool) -> Option<Option<Head>> {
     // Without a tab, an indented line outside `metadata` matters only as the first content
     // or under a value that may go on: the rest of a large document is skipped unread.
     let skim = !strict && memchr::memchr(b'\t', doc.as_bytes()).is_none();
-    for line in doc.lines() {
+    for (_, line) in lines_at(doc) {
         if skim && content && !in_metadata && watch_indent.is_none() && line.starts_with(' ') {
             continue;
         }
