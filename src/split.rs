@@ -193,7 +193,8 @@ fn head(doc: &str, strict: bool) -> Option<Option<Head>> {
         namespace: None,
         null: false,
     };
-    let mut keys = HashSet::new();
+    // A document's top-level keys are few: compared one by one, without a set.
+    let mut keys: Vec<&str> = Vec::new();
     let mut in_metadata = false;
     let mut child_indent = None;
     // A value that may continue on the next lines (a multi-line plain scalar): the next
@@ -242,9 +243,10 @@ fn head(doc: &str, strict: bool) -> Option<Option<Head>> {
             }
         } else if indent == 0 {
             let (key, value) = entry(line)?;
-            if !keys.insert(key) {
+            if keys.contains(&key) {
                 return None;
             }
+            keys.push(key);
             in_metadata = false;
             match key {
                 "apiVersion" => head.api = Some(scalar(value)?),
