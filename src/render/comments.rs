@@ -1092,6 +1092,33 @@ mod tests {
         carry(&v, merged, policy)
     }
 
+    /// The line lookup that starts from the line found last gives the binary search's
+    /// answer wherever the next offset is, near or far, forward or back.
+    #[test]
+    fn a_line_is_found_from_anywhere() {
+        let text: String = (0..300)
+            .map(|i| format!("k{i}: {}\n", "x".repeat(i % 7)))
+            .collect();
+        let text = format!("\u{feff}{text}");
+        let tree = parse::parse(&text).unwrap();
+        let layout = Layout::new(&tree);
+        let by_search = |at: usize| {
+            layout
+                .starts
+                .partition_point(|&s| s <= at)
+                .saturating_sub(1)
+        };
+        let mut at = 0usize;
+        for step in 0..5000usize {
+            // Offsets that walk forward, jump back and far, and land on line starts.
+            at = (at * 7 + step * 13 + 1) % (text.len() + 1);
+            assert_eq!(layout.line(at), by_search(at), "offset {at}");
+            assert_eq!(layout.line(at / 2), by_search(at / 2), "offset {}", at / 2);
+            let start = layout.starts[by_search(at)];
+            assert_eq!(layout.line(start), by_search(start), "offset {start}");
+        }
+    }
+
     #[test]
     fn a_comment_theirs_added_comes_with_it() {
         let base = "a: 1\nb: 2\n";
