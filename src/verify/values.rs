@@ -353,7 +353,20 @@ impl<'t> Checker<'t> {
         keys.retain(|k| seen.insert(*k));
         for key in keys {
             let at = |i: &HashMap<&str, NodeId>| i.get(key).copied();
-            self.value(&path.key(key), common, [at(&bi), at(&oi), at(&ti), at(&ri)]);
+            let found = [at(&bi), at(&oi), at(&ti), at(&ri)];
+            // The same text in all four holds under any rule: no path is built for it (most
+            // fields of a large map).
+            if let [Some(b), Some(o), Some(t), Some(r)] = found {
+                let text = ot.src(o);
+                if ot.node(o).kind != Kind::Alias
+                    && bt.src(b) == text
+                    && tt.src(t) == text
+                    && rt.src(r) == text
+                {
+                    continue;
+                }
+            }
+            self.value(&path.key(key), common, found);
         }
     }
 
