@@ -689,7 +689,7 @@ impl<'t> Layout<'t> {
                 let end = tree.node(k).end;
                 let rest = &text[end..line_end(text, end)];
                 if let Some(p) = rest.find(':') {
-                    if rest[..p].trim().is_empty() {
+                    if rest.as_bytes()[..p].iter().all(u8::is_ascii_whitespace) {
                         let line = self.line(end);
                         self.token_end[line] = self.token_end[line].max(end + p + 1);
                     }
@@ -722,7 +722,13 @@ impl<'t> Layout<'t> {
     fn own(&mut self, node: NodeId, start: usize) {
         let tree = self.tree;
         let line = self.line(start);
-        if self.owner[line] == NO_NODE && tree.text[self.starts[line]..start].trim().is_empty() {
+        // Only YAML's blanks can stand before a node on its line, if anything does.
+        let alone = || {
+            tree.text.as_bytes()[self.starts[line]..start]
+                .iter()
+                .all(u8::is_ascii_whitespace)
+        };
+        if self.owner[line] == NO_NODE && alone() {
             self.owner[line] = node;
         }
         self.innermost[line] = node;
