@@ -332,6 +332,29 @@ impl<'t> Checker<'t> {
     /// A map both sides changed: field by field.
     fn map(&mut self, path: &Path, common: Option<&str>, b: At, o: NodeId, t: NodeId, r: At) {
         let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
+        // Maps whose keys stand in one order in all four versions (the common case) pair
+        // their entries by position, with no index built.
+        let entries = |tree: &'t Tree<'t>, m: At| -> Option<Vec<(&'t str, NodeId)>> {
+            m.filter(|&m| tree.node(m).kind == Kind::Map)
+                .map(|m| tree.entries(m).map(|(k, v)| (tree.value(k), v)).collect())
+        };
+        if let (Some(be), Some(oe), Some(te), Some(re)) = (
+            entries(bt, b),
+            entries(ot, Some(o)),
+            entries(tt, Some(t)),
+            entries(rt, r),
+        ) {
+            let same_keys = |x: &[(&str, NodeId)]| {
+                x.len() == oe.len() && x.iter().zip(&oe).all(|(a, b)| a.0 == b.0)
+            };
+            if same_keys(&be) && same_keys(&te) && same_keys(&re) {
+                for i in 0..oe.len() {
+                    let found = [Some(be[i].1), Some(oe[i].1), Some(te[i].1), Some(re[i].1)];
+                    self.entry(path, common, oe[i].0, found);
+                }
+                return;
+            }
+        }
         let index = |tree: &'t Tree<'t>, m: At| -> HashMap<&'t str, NodeId> {
             m.filter(|&m| tree.node(m).kind == Kind::Map)
                 .map(|m| tree.entries(m).map(|(k, v)| (tree.value(k), v)).collect())
@@ -353,21 +376,25 @@ impl<'t> Checker<'t> {
         keys.retain(|k| seen.insert(*k));
         for key in keys {
             let at = |i: &HashMap<&str, NodeId>| i.get(key).copied();
-            let found = [at(&bi), at(&oi), at(&ti), at(&ri)];
-            // The same text in all four holds under any rule: no path is built for it (most
-            // fields of a large map).
-            if let [Some(b), Some(o), Some(t), Some(r)] = found {
-                let text = ot.src(o);
-                if ot.node(o).kind != Kind::Alias
-                    && bt.src(b) == text
-                    && tt.src(t) == text
-                    && rt.src(r) == text
-                {
-                    continue;
-                }
-            }
-            self.value(&path.key(key), common, found);
+            self.entry(path, common, key, [at(&bi), at(&oi), at(&ti), at(&ri)]);
         }
+    }
+
+    /// Checks one key of a map, found (or not) in base, ours, theirs and the result.
+    fn entry(&mut self, path: &Path, common: Option<&str>, key: &str, found: [At; 4]) {
+        // The same text in all four holds under any rule: no path is built for it (most
+        // fields of a large map).
+        if let [Some(b), Some(o), Some(t), Some(r)] = found {
+            let text = self.o.src(o);
+            if self.o.node(o).kind != Kind::Alias
+                && self.b.src(b) == text
+                && self.t.src(t) == text
+                && self.r.src(r) == text
+            {
+                return;
+            }
+        }
+        self.value(&path.key(key), common, found);
     }
 
     /// A multi-line string both sides changed: its lines merged 3-way (by git's own line
