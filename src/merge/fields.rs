@@ -248,8 +248,6 @@ impl Merger<'_> {
         }
     }
 
-    /// The pairing rules shared by map fields and associative list elements, for the children
-    /// of ours' collection `parent`.
     /// Whether a field is the same text in all three versions, where the merge keeps ours'
     /// as it is ([`Merger::merge_value`] would find nothing to do): most of a large map. Not
     /// where kyaml's rules clear nulls they walk, a patch is laid on, or a conflict is forced.
@@ -263,6 +261,8 @@ impl Merger<'_> {
             && b.is_some_and(|b| self.base.src(b.node) == ours)
     }
 
+    /// The pairing rules shared by map fields and associative list elements, for the children
+    /// of ours' collection `parent`.
     pub fn merge_children(
         &mut self,
         path: &Path,
