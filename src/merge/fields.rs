@@ -2,6 +2,7 @@
 //! multi-line strings. Names of the three versions follow git: base (original), ours (dest),
 //! theirs (updated).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::parse::{same_data, Kind, NodeId, Tree};
@@ -15,10 +16,12 @@ use crate::resource::Path;
 
 /// A child of a map or associative list, by the name that pairs it across versions.
 #[derive(Clone, Debug)]
-pub struct Child {
-    pub name: String,
+pub struct Child<'a> {
+    /// Borrowed from the tree where it is a key's text (most children): a large map's
+    /// children cost no allocation.
+    pub name: Cow<'a, str>,
     /// How paths show it: `image` for a field, `name=web` for an element.
-    pub shown: String,
+    pub shown: Cow<'a, str>,
     pub field: Field,
 }
 
@@ -31,7 +34,7 @@ pub enum Children {
     Resources,
 }
 
-impl Merger<'_> {
+impl<'t> Merger<'t> {
     /// Merges a value that ours and theirs both have, given base's (if any).
     ///
     /// Seed rules: unchanged in theirs → ours stays; changed only in theirs → theirs' value.
@@ -226,14 +229,14 @@ impl Merger<'_> {
     /// deleted; both present → merged recursively. A map theirs deleted (`t` is `None`) is
     /// merged as an empty one: what ours added survives, what ours changed is disputed.
     fn merge_map(&mut self, path: &Path, b: Option<NodeId>, o: Field, t: Option<NodeId>) {
-        let fields = |tree: &Tree, map: NodeId| -> Vec<Child> {
+        let fields = |tree: &'t Tree<'t>, map: NodeId| -> Vec<Child<'t>> {
             if tree.node(map).kind != Kind::Map {
                 return Vec::new();
             }
             tree.entries(map)
                 .map(|(k, v)| Child {
-                    name: tree.value(k).to_string(),
-                    shown: tree.value(k).to_string(),
+                    name: Cow::Borrowed(tree.value(k)),
+                    shown: Cow::Borrowed(tree.value(k)),
                     field: Field::entry(k, v),
                 })
                 .collect()
@@ -272,12 +275,12 @@ impl Merger<'_> {
         ours: &[Child],
         theirs: &[Child],
     ) {
-        let index = |c: &[Child]| -> HashMap<String, usize> {
+        fn index<'c>(c: &'c [Child]) -> HashMap<&'c str, usize> {
             c.iter()
                 .enumerate()
-                .map(|(i, c)| (c.name.clone(), i))
+                .map(|(i, c)| (c.name.as_ref(), i))
                 .collect()
-        };
+        }
         // An element one side renamed (its key changed) is that side's version of the base
         // element, when nothing else can be: it goes by the base name from here on.
         let (renamed_ours, renamed_theirs);
@@ -301,8 +304,8 @@ impl Merger<'_> {
         let like = Some(first.field);
         let mut inserted = false;
         for c in ours {
-            let b = bi.get(&c.name).map(|&i| base[i].field);
-            match ti.get(&c.name) {
+            let b = bi.get(c.name.as_ref()).map(|&i| base[i].field);
+            match ti.get(c.name.as_ref()) {
                 Some(&i) if self.untouched(b, c.field, theirs[i].field) => {}
                 Some(&i) => {
                     let outer = self.enter(kind, c.field);
@@ -350,7 +353,7 @@ impl Merger<'_> {
             }
         }
         for (n, c) in theirs.iter().enumerate() {
-            if oi.contains_key(&c.name) {
+            if oi.contains_key(c.name.as_ref()) {
                 continue;
             }
             // A patch's directives are instructions, never content.
@@ -368,7 +371,7 @@ impl Merger<'_> {
                 &ti,
                 first.field,
             );
-            match bi.get(&c.name) {
+            match bi.get(c.name.as_ref()) {
                 None => {
                     let mut omit = Vec::new();
                     if self.opts.policy.kyaml() {
@@ -429,15 +432,15 @@ impl Merger<'_> {
 
     /// `side`'s elements with the one it renamed (`resource::renamed_element`) named like
     /// its base element, or `None` when it renamed none.
-    fn pair_rename(
+    fn pair_rename<'c>(
         &self,
-        base: &[Child],
-        side: &[Child],
+        base: &[Child<'c>],
+        side: &[Child<'c>],
         other: &[Child],
         tree: &Tree,
-    ) -> Option<Vec<Child>> {
-        fn names(v: &[Child]) -> Vec<&str> {
-            v.iter().map(|c| c.name.as_str()).collect()
+    ) -> Option<Vec<Child<'c>>> {
+        fn names<'a>(v: &'a [Child]) -> Vec<&'a str> {
+            v.iter().map(|c| c.name.as_ref()).collect()
         }
         let (bi, si) =
             crate::resource::renamed_element(&names(base), &names(side), &names(other), |b, s| {
@@ -483,9 +486,9 @@ impl Merger<'_> {
         before: &[Child],
         after: &[Child],
         ours: &[Child],
-        oi: &HashMap<String, usize>,
-        bi: &HashMap<String, usize>,
-        ti: &HashMap<String, usize>,
+        oi: &HashMap<&str, usize>,
+        bi: &HashMap<&str, usize>,
+        ti: &HashMap<&str, usize>,
         first: Field,
     ) -> Anchor {
         if let (Some(prepend), Slot::Item) = (self.prepend(), first.slot) {
@@ -495,17 +498,16 @@ impl Merger<'_> {
                 _ => Anchor::Before(first),
             };
         }
-        if let Some(&i) = before.iter().rev().find_map(|p| oi.get(&p.name)) {
+        if let Some(&i) = before.iter().rev().find_map(|p| oi.get(p.name.as_ref())) {
             let mut i = i;
-            while ours
-                .get(i + 1)
-                .is_some_and(|x| !bi.contains_key(&x.name) && !ti.contains_key(&x.name))
-            {
+            while ours.get(i + 1).is_some_and(|x| {
+                !bi.contains_key(x.name.as_ref()) && !ti.contains_key(x.name.as_ref())
+            }) {
                 i += 1;
             }
             return Anchor::After(ours[i].field);
         }
-        match after.iter().find_map(|p| oi.get(&p.name)) {
+        match after.iter().find_map(|p| oi.get(p.name.as_ref())) {
             Some(&i) => Anchor::Before(ours[i].field),
             None => ours
                 .last()

@@ -121,7 +121,7 @@ impl Merger<'_> {
 }
 
 /// The items of a `kind: List` named by identity; `None` if one has none or two share one.
-fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Child>> {
+fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Child<'static>>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for &e in &tree.node(list).children {
@@ -134,8 +134,8 @@ fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Child>> {
             return None;
         }
         out.push(Child {
-            name,
-            shown: id.to_string(),
+            name: name.into(),
+            shown: id.to_string().into(),
             field: Field::item(e),
         });
     }
@@ -146,7 +146,12 @@ fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Child>> {
 /// when an element cannot be named or two share a name: such a list is merged as plain.
 /// merge2 passes `patch`: its directive elements (`- $patch: merge`) are instructions, not
 /// elements.
-fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>, patch: bool) -> Option<Vec<Child>> {
+fn elements(
+    tree: &Tree,
+    list: NodeId,
+    keys: Option<&[String]>,
+    patch: bool,
+) -> Option<Vec<Child<'static>>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for &e in &tree.node(list).children {
@@ -181,8 +186,8 @@ fn elements(tree: &Tree, list: NodeId, keys: Option<&[String]>, patch: bool) -> 
             return None;
         }
         out.push(Child {
-            name,
-            shown,
+            name: name.into(),
+            shown: shown.into(),
             field: Field::item(e),
         });
     }
@@ -230,7 +235,7 @@ fn reordered(x: &[Child], y: &[Child], all: &[&[Child]; 3]) -> bool {
     let in_all = |name: &str| all.iter().all(|v| v.iter().any(|c| c.name == name));
     let order = |v: &[Child]| {
         v.iter()
-            .map(|c| c.name.as_str())
+            .map(|c| c.name.as_ref())
             .filter(|n| in_all(n))
             .map(str::to_string)
             .collect::<Vec<String>>()
