@@ -49,39 +49,63 @@ pub(crate) struct Carried {
 /// of base's, ours' and theirs' decides for it. Returns `merged` unchanged where the pass
 /// cannot pair the versions.
 pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carried {
-    let Ok(result) = parse::parse(merged) else {
-        return Carried {
-            text: merged.to_string(),
-            notes: Vec::new(),
-            tree: None,
-        };
-    };
-    let unchanged = |result: Tree, notes| Carried {
-        text: merged.to_string(),
-        notes,
-        tree: Some(result.detach()),
-    };
     let trees = [&versions.base, &versions.ours, &versions.theirs];
-    let Some(edits) = plan_edits(trees, &result, policy, versions.file_name.as_deref()) else {
-        return unchanged(result, Vec::new());
-    };
-    let (mut edits, notes) = edits;
-    if edits.is_empty() {
-        return unchanged(result, notes);
-    }
-    let text = match splice(merged, &mut edits) {
-        Ok(text) => text,
-        Err(_) => return unchanged(result, bug()),
-    };
-    let Some(after) = same_documents(&result, &text) else {
-        return unchanged(result, bug());
-    };
-    Carried {
-        tree: Some(after),
-        text,
-        notes,
-    }
+    std::thread::scope(|scope| {
+        // On a large file the versions' layouts are built on a second core while the result
+        // is parsed and laid out here.
+        let second =
+            (merged.len() >= PARALLEL_FROM).then(|| scope.spawn(|| trees.map(Layout::new)));
+        let Ok(result) = parse::parse(merged) else {
+            return Carried {
+                text: merged.to_string(),
+                notes: Vec::new(),
+                tree: None,
+            };
+        };
+        let r = Layout::new(&result);
+        let layouts = match second {
+            Some(second) => second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => trees.map(Layout::new),
+        };
+        let planned = plan_edits(
+            trees,
+            layouts,
+            &result,
+            r,
+            policy,
+            versions.file_name.as_deref(),
+        );
+        let unchanged = |result: Tree, notes| Carried {
+            text: merged.to_string(),
+            notes,
+            tree: Some(result.detach()),
+        };
+        let Some((mut edits, notes)) = planned else {
+            return unchanged(result, Vec::new());
+        };
+        if edits.is_empty() {
+            return unchanged(result, notes);
+        }
+        let text = match splice(merged, &mut edits) {
+            Ok(text) => text,
+            Err(_) => return unchanged(result, bug()),
+        };
+        let Some(after) = same_documents(&result, &text) else {
+            return unchanged(result, bug());
+        };
+        Carried {
+            tree: Some(after),
+            text,
+            notes,
+        }
+    })
 }
+
+/// The result's size (bytes) from which the versions' layouts are built on a second thread:
+/// below it a thread's start costs more than it saves.
+const PARALLEL_FROM: usize = 256 << 10;
 
 /// The note for a pass that would have changed the data: a bug, and tests fail on it.
 fn bug() -> Vec<String> {
@@ -152,14 +176,14 @@ enum Spot {
 }
 
 /// The pass's edits of the result, and its notes; `None` when the versions cannot be paired.
-fn plan_edits(
+fn plan_edits<'t>(
     trees: [&Tree; 3],
+    mut layouts: [Layout<'t>; 3],
     result: &Tree,
+    mut r: Layout<'t>,
     policy: Policy,
     file_name: Option<&str>,
 ) -> Option<(Vec<Edit>, Vec<String>)> {
-    let mut layouts = trees.map(Layout::new);
-    let mut r = Layout::new(result);
     // The result's documents and their partners in each version.
     let mut partner_docs: Vec<[Option<resource::DocRef>; 3]> = vec![[None; 3]; result.docs.len()];
     for (i, tree) in trees.iter().enumerate() {
@@ -1131,6 +1155,22 @@ mod tests {
         let theirs = "a: 1\n# about b\nb: 2 # two\n";
         let c = carried(base, "a: 3\nb: 2\n", theirs, "a: 3\nb: 2\n", Policy::Mark);
         assert_eq!(c.text, "a: 3\n# about b\nb: 2 # two\n");
+        assert!(c.notes.is_empty());
+    }
+
+    /// A result large enough for the versions' layouts to be built on a second thread gets
+    /// the same comments.
+    #[test]
+    fn a_large_file_carries_comments_too() {
+        let fields: String = (0..15_000)
+            .map(|i| format!("f{i:05}: value {i}\n"))
+            .collect();
+        let base = format!("a: 1\nb: 2\n{fields}");
+        let theirs = format!("a: 1\n# about b\nb: 2 # two\n{fields}");
+        let ours = format!("a: 3\nb: 2\n{fields}");
+        assert!(ours.len() >= PARALLEL_FROM);
+        let c = carried(&base, &ours, &theirs, &ours, Policy::Mark);
+        assert_eq!(c.text, format!("a: 3\n# about b\nb: 2 # two\n{fields}"));
         assert!(c.notes.is_empty());
     }
 
