@@ -29,7 +29,7 @@ pub fn span_tree_errors(text: &str) -> Option<Vec<String>> {
         for &child in &node.children {
             if child >= tree.nodes.len() {
                 errors.push(format!("node {id} has a dangling child"));
-            } else if tree.nodes[child].parent != Some(id) {
+            } else if tree.nodes[child].parent() != Some(id) {
                 errors.push(format!(
                     "node {child}'s parent is not node {id}, which lists it as a child"
                 ));

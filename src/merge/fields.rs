@@ -719,8 +719,8 @@ impl Merger<'_> {
             }
         }
         let direct = |f: &Field| match f.slot {
-            Slot::Entry(k) => theirs.node(k).parent == Some(t.node),
-            _ => theirs.node(f.node).parent == Some(t.node),
+            Slot::Entry(k) => theirs.node(k).parent() == Some(t.node),
+            _ => theirs.node(f.node).parent() == Some(t.node),
         };
         let children = tn.children.len() / if tn.kind == Kind::Map { 2 } else { 1 };
         if omit.iter().filter(|f| direct(f)).count() == children {

@@ -63,9 +63,14 @@ pub struct Node {
     /// Its tag, anchor or alias target, which few nodes have: boxed, so that every node
     /// does not carry their room (a large manifest is hundreds of thousands of nodes).
     pub props: Option<Box<Props>>,
-    /// The collection holding this node.
-    pub parent: Option<NodeId>,
+    /// The collection holding this node ([`NO_PARENT`] for none): read through
+    /// [`Node::parent`]. Four bytes, not an `Option<usize>`'s sixteen: a large manifest is
+    /// hundreds of thousands of nodes (no tree holds more than [`MAX_NODES`]).
+    parent: u32,
 }
+
+/// [`Node`]'s parent where it has none.
+const NO_PARENT: u32 = u32::MAX;
 
 /// The rarely present properties of a [`Node`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -91,8 +96,18 @@ impl Node {
             children: Vec::new(),
             decoded: None,
             props: None,
-            parent: None,
+            parent: NO_PARENT,
         }
+    }
+
+    /// The collection holding this node.
+    pub fn parent(&self) -> Option<NodeId> {
+        (self.parent != NO_PARENT).then_some(self.parent as NodeId)
+    }
+
+    /// Makes `parent` the collection holding this node.
+    pub(crate) fn set_parent(&mut self, parent: NodeId) {
+        self.parent = u32::try_from(parent).unwrap_or(NO_PARENT);
     }
 
     /// The tag as written (`!!str`), if any.
@@ -289,7 +304,7 @@ fn first_difference(a: &Tree, b: &Tree) -> Option<String> {
             y.end,
             &y.children,
             &y.decoded,
-        ) && (&x.props, x.parent) == (&y.props, y.parent);
+        ) && (&x.props, x.parent()) == (&y.props, y.parent());
         if !same {
             let line = a.text[..x.start.min(y.start)].matches('\n').count() + 1;
             return Some(format!(

@@ -230,3 +230,19 @@ fn duplicate_keys_in_small_and_large_maps() {
     let items = format!("- {}\n- {}\n", "x: 1\n  y: 2", "x: 1\n  y: 2");
     assert_eq!(dups(&items), 0);
 }
+
+/// A node's room is most of a large tree's memory: what it holds stays within 72 bytes.
+#[test]
+fn a_node_stays_small() {
+    assert!(
+        std::mem::size_of::<Node>() <= 72,
+        "{}",
+        std::mem::size_of::<Node>()
+    );
+    let t = parse("a:\n  b: 1\n").unwrap();
+    let root = t.docs[0].root.unwrap();
+    let inner = t.get(root, "a").unwrap();
+    assert_eq!(t.node(root).parent(), None);
+    assert_eq!(t.node(inner).parent(), Some(root));
+    assert_eq!(t.node(t.get(inner, "b").unwrap()).parent(), Some(inner));
+}

@@ -206,7 +206,7 @@ impl<'a> Builder<'a> {
             self.doc_root = Some(id);
             return Ok(());
         };
-        self.nodes[id].parent = Some(frame.id);
+        self.nodes[id].set_parent(frame.id);
         let parent = &mut self.nodes[frame.id];
         let is_key = parent.kind == Kind::Map && parent.children.len() % 2 == 0;
         parent.children.push(id);

@@ -236,7 +236,7 @@ impl Renderer<'_> {
         };
         let parents: std::collections::HashSet<NodeId> = omit
             .iter()
-            .filter_map(|f| theirs.node(f.node).parent)
+            .filter_map(|f| theirs.node(f.node).parent())
             .collect();
         let emptied = parents.into_iter().filter_map(|p| {
             let n = theirs.node(p);
@@ -246,7 +246,7 @@ impl Renderer<'_> {
                 1
             };
             let all_gone = n.children.iter().step_by(step).all(|&c| gone(c));
-            let parent = theirs.node(n.parent?);
+            let parent = theirs.node(n.parent()?);
             // Only a map value gets its `{}` after its key.
             let i = parent.children.iter().position(|&c| c == p)?;
             let key = (parent.kind == crate::parse::Kind::Map && i % 2 == 1)
@@ -511,7 +511,7 @@ impl Renderer<'_> {
 
 /// Where the key after `key` in its map starts, if there is one.
 fn next_key_start(tree: &Tree, key: NodeId) -> Option<usize> {
-    let map = tree.node(tree.node(key).parent?);
+    let map = tree.node(tree.node(key).parent()?);
     let i = map.children.iter().position(|&c| c == key)?;
     map.children.get(i + 2).map(|&k| tree.node(k).start)
 }

@@ -87,7 +87,7 @@ pub(crate) fn list_key(tree: &Tree, seq: NodeId) -> Option<NodeId> {
     if n.kind != Kind::Seq || n.flow || n.children.is_empty() {
         return None;
     }
-    let parent = tree.node(n.parent?);
+    let parent = tree.node(n.parent()?);
     if parent.kind != Kind::Map {
         return None;
     }

@@ -174,7 +174,7 @@ pub(crate) fn element_key(
 /// it: `items: # {"type": "array", "x-kubernetes-patch-strategy": "merge",
 /// "x-kubernetes-patch-merge-key": "name"}`. It overrides the built-in schema for that field.
 fn schema_comment(tree: &Tree, list: NodeId) -> Option<ListKind> {
-    let parent = tree.node(tree.node(list).parent?);
+    let parent = tree.node(tree.node(list).parent()?);
     let i = parent.children.iter().position(|&c| c == list)?;
     if parent.kind != Kind::Map || i % 2 == 0 {
         return None;
