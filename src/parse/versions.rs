@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::fallback::{Reason, Side};
+use crate::text::at_line_starts;
 
 use super::{Error, Kind, Style, Tree};
 
@@ -29,9 +30,8 @@ impl<'a> Versions<'a> {
     /// [`Versions::parse`], with `also` (git's line merge) run at the same time: on a large
     /// file, base and ours are parsed on this thread while `also` runs on a second one, and
     /// theirs on the one free first, since parsing is most of a merge's time and machines
-    /// have two cores or more. A
-    /// small file is not worth a thread's start, a huge one not worth the memory (see
-    /// [`PARALLEL_UP_TO`]). The result and its errors are those of the
+    /// have two cores or more. A small file is not worth a thread's start, a huge one not
+    /// worth the memory (see [`PARALLEL_UP_TO`]). The result and its errors are those of the
     /// sequential parse (base's error first); a panic on either thread reaches the caller.
     pub fn parse_alongside<R: Send>(
         base: &'a str,
@@ -149,8 +149,7 @@ fn parse(side: Side, text: &str) -> Result<Tree<'_>, Reason> {
         )));
     }
     // Tabs cannot indent YAML: text moved between columns could turn one into structure.
-    let tab_indent = memchr::memchr_iter(b'\t', bytes).find(|&i| i == 0 || bytes[i - 1] == b'\n');
-    if let Some(at) = tab_indent {
+    if let Some(at) = at_line_starts(bytes, memchr::memchr_iter(b'\t', bytes)).next() {
         let line = memchr::memchr_iter(b'\n', &bytes[..at]).count();
         return Err(Reason::Unsupported(format!(
             "{side} indents line {} with a tab",

@@ -35,3 +35,12 @@ pub fn indent_of_line(text: &str, at: usize) -> usize {
     let start = line_start(text, at);
     text[start..].bytes().take_while(|&b| b == b' ').count()
 }
+
+/// Of the offsets `found` in `text` (where a byte memchr looked for stands), those that open a
+/// line: a scan for what only counts at a line's start jumps between the few such bytes.
+pub(crate) fn at_line_starts<'t>(
+    text: &'t [u8],
+    found: impl Iterator<Item = usize> + 't,
+) -> impl Iterator<Item = usize> + 't {
+    found.filter(move |&at| at == 0 || text[at - 1] == b'\n')
+}

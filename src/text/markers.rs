@@ -5,6 +5,8 @@
 //! style), `=======`, theirs' lines, `>>>>>>> theirs`, each marker `size` characters long at the
 //! start of its line, labelled like git's own.
 
+use super::at_line_starts;
+
 /// How conflicts are written: git's marker size, labels and style, and the file's line ending.
 pub(crate) struct Markers<'a> {
     pub size: usize,
@@ -52,14 +54,11 @@ impl Markers<'_> {
 /// Git merges criss-cross ancestors with the same driver, so a base can carry markers; they
 /// can even parse as YAML inside a scalar, so they are looked for explicitly.
 pub(crate) fn has_marker_lines(text: &[u8]) -> bool {
-    // Only a line starting with one of the three characters can be one: those are few.
     let marker = |at: usize| {
         let l = &text[at..];
         l.starts_with(b"<<<<<<<") || l.starts_with(b">>>>>>>") || l.starts_with(b"|||||||")
     };
-    marker(0)
-        || memchr::memchr3_iter(b'<', b'>', b'|', text)
-            .any(|at| at > 0 && text[at - 1] == b'\n' && marker(at))
+    at_line_starts(text, memchr::memchr3_iter(b'<', b'>', b'|', text)).any(marker)
 }
 
 /// How many lines conflict markers of `size` enclose in `text`, the marker lines included.
@@ -69,7 +68,7 @@ pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
     let lines_from = |from: usize, to: usize| memchr::memchr_iter(b'\n', &text[from..to]).count();
     let mut count = 0;
     let mut opened: Option<usize> = None;
-    for at in line_starts_with(text, b'<', b'>') {
+    for at in at_line_starts(text, memchr::memchr2_iter(b'<', b'>', text)) {
         let line = &text[at..];
         if opened.is_none() && line.starts_with(open.as_bytes()) {
             opened = Some(at);
@@ -86,19 +85,13 @@ pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
 /// How many conflicts markers of `size` open in `text`: its `<<<<<<<` lines.
 pub(crate) fn conflict_hunks(text: &[u8], size: usize) -> usize {
     let open = "<".repeat(size);
-    line_starts_with(text, b'<', b'<')
+    at_line_starts(text, memchr::memchr_iter(b'<', text))
         .filter(|&at| {
             text[at..]
                 .strip_prefix(open.as_bytes())
                 .is_some_and(|rest| matches!(rest.first(), None | Some(b'\n' | b' ' | b'\r')))
         })
         .count()
-}
-
-/// Where the lines of `text` starting with `a` or `b` start: few lines of YAML do, so the
-/// scan jumps from one such byte to the next.
-fn line_starts_with(text: &[u8], a: u8, b: u8) -> impl Iterator<Item = usize> + '_ {
-    memchr::memchr2_iter(a, b, text).filter(move |&at| at == 0 || text[at - 1] == b'\n')
 }
 
 /// The two files a conflicted text gives when every conflict of markers of `size` is resolved

@@ -5,5 +5,5 @@ mod lines;
 pub(crate) mod markers;
 mod reindent;
 
-pub(crate) use lines::{indent_of_line, line_end, line_start, next_line_start};
+pub(crate) use lines::{at_line_starts, indent_of_line, line_end, line_start, next_line_start};
 pub(crate) use reindent::reindent;
