@@ -115,20 +115,41 @@ struct Staged {
     files: Vec<PathBuf>,
 }
 
-/// Writes every new file in full into a staging folder under `root`.
+/// Writes every new file in full into a staging folder under `root`, each flushed to disk
+/// before any of them replaces a file, so a crash never leaves a renamed file without its
+/// bytes. Creating a file and flushing it wait on the file system, not the processor: many
+/// run at once, which lets the file system commit them together.
 fn stage(root: &Path, changes: &Changes) -> anyhow::Result<Staged> {
+    const AT_ONCE: usize = 16;
     let dir = tempfile::Builder::new()
         .prefix(".kmerge-stage-")
         .tempdir_in(root)
         .with_context(|| format!("creating a staging folder in {}", root.display()))?;
-    let mut files = Vec::with_capacity(changes.write.len());
-    for (i, (path, entry)) in changes.write.iter().enumerate() {
-        let staged = dir.path().join(i.to_string());
-        write_staged(&staged, entry, &root.join(path))
-            .with_context(|| format!("writing {path} (staged in {})", dir.path().display()))?;
-        files.push(staged);
-    }
-    flush(&files)?;
+    let files: Vec<PathBuf> = (0..changes.write.len())
+        .map(|i| dir.path().join(i.to_string()))
+        .collect();
+    let chunk = files.len().div_ceil(AT_ONCE).max(1);
+    let work: Vec<(&(&str, &Entry), &PathBuf)> = changes.write.iter().zip(&files).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = work
+            .chunks(chunk)
+            .map(|part| {
+                let dir = dir.path();
+                scope.spawn(move || -> anyhow::Result<()> {
+                    for &(&(path, entry), staged) in part {
+                        write_staged(staged, entry, &root.join(path)).with_context(|| {
+                            format!("writing {path} (staged in {})", dir.display())
+                        })?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        workers.into_iter().try_for_each(|w| {
+            w.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    })?;
     Ok(Staged { _dir: dir, files })
 }
 
@@ -168,36 +189,8 @@ fn write_staged(staged: &Path, entry: &Entry, current: &Path) -> anyhow::Result<
     }
     #[cfg(not(unix))]
     let _ = current;
+    file.sync_all().context("flushing it to disk")?;
     Ok(())
-}
-
-/// Flushes the staged files to disk before any of them replaces a file, so a crash never
-/// leaves a renamed file without its bytes. One flush waits on the disk, not the processor:
-/// many run at once, which lets the file system commit them together.
-fn flush(files: &[PathBuf]) -> anyhow::Result<()> {
-    const AT_ONCE: usize = 16;
-    let chunk = files.len().div_ceil(AT_ONCE).max(1);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || -> anyhow::Result<()> {
-                    for path in part {
-                        if fs::symlink_metadata(path)?.is_file() {
-                            fs::File::open(path)
-                                .and_then(|f| f.sync_all())
-                                .with_context(|| format!("flushing {}", path.display()))?;
-                        }
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        workers.into_iter().try_for_each(|w| {
-            w.join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    })
 }
 
 #[cfg(unix)]
