@@ -20,9 +20,19 @@ pub(super) fn merge3(
         Source::Dir(p) => Some(p.clone()),
         _ => None,
     };
-    let base = snapshot(base, "base")?;
-    let ours = snapshot(ours, "ours")?;
-    let theirs = snapshot(theirs, "theirs")?;
+    // Reading a folder waits on the file system more than the processor: the three are read
+    // at once.
+    let (base, ours, theirs) = std::thread::scope(|s| {
+        let base = s.spawn(|| snapshot(base, "base"));
+        let theirs = s.spawn(|| snapshot(theirs, "theirs"));
+        let ours = snapshot(ours, "ours");
+        let join = |side: std::thread::ScopedJoinHandle<'_, anyhow::Result<Snapshot>>| {
+            side.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        };
+        (join(base), ours, join(theirs))
+    });
+    let (base, ours, theirs) = (base?, ours?, theirs?);
     let destination = match (&a.output, &ours_dir) {
         (Some(out), _) => out.clone(),
         (None, Some(dir)) => dir.clone(),
