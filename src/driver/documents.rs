@@ -184,8 +184,16 @@ fn parts<'a>(
                     if pb.name != *name || pt.name != *name || !names.insert(name.clone()) {
                         return None;
                     }
-                    parts.push(Part::Merged(both.len()));
-                    both.push([pb.text, po.text, pt.text]);
+                    // The chunk is where both sides changed something, not each document: one
+                    // side may have left this one alone.
+                    if pb.text == pt.text || po.text == pt.text {
+                        parts.push(Part::Text(po.text));
+                    } else if pb.text == po.text {
+                        parts.push(Part::Text(pt.text));
+                    } else {
+                        parts.push(Part::Merged(both.len()));
+                        both.push([pb.text, po.text, pt.text]);
+                    }
                 }
             }
         }
