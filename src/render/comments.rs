@@ -50,6 +50,15 @@ pub(crate) struct Carried {
 /// cannot pair the versions.
 pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carried {
     let trees = [&versions.base, &versions.ours, &versions.theirs];
+    if trees.iter().all(|t| bare(t.text)) && bare(merged) {
+        // Every field's comments are nothing in every version: nothing to carry, and no
+        // layout to build (a third of a large generated CRD's merge).
+        return Carried {
+            text: merged.to_string(),
+            notes: Vec::new(),
+            tree: parse::parse(merged).ok().map(Tree::detach),
+        };
+    }
     std::thread::scope(|scope| {
         // On a large file the versions' layouts are built on a second core while the result
         // is parsed and laid out here.
@@ -101,6 +110,34 @@ pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carrie
             notes,
         }
     })
+}
+
+/// Whether a text holds no comment and no blank line, the two things this pass carries: no
+/// `#` that could open a comment (one not after a printable character) and no line of
+/// blanks only. Generated manifests often hold neither.
+fn bare(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let comment =
+        memchr::memchr_iter(b'#', bytes).any(|i| i == 0 || !bytes[i - 1].is_ascii_graphic());
+    if comment {
+        return false;
+    }
+    let mut start = 0;
+    loop {
+        let rest = &bytes[start..];
+        let blanks = rest
+            .iter()
+            .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r'))
+            .count();
+        match rest.get(blanks) {
+            Some(b'\n') => return false,
+            Some(_) => match memchr::memchr(b'\n', &rest[blanks..]) {
+                Some(end) => start += blanks + end + 1,
+                None => return true,
+            },
+            None => return rest.is_empty(),
+        }
+    }
 }
 
 /// The result's size (bytes) from which the versions' layouts are built on a second thread:
@@ -1120,6 +1157,36 @@ mod tests {
     fn carried(base: &str, ours: &str, theirs: &str, merged: &str, policy: Policy) -> Carried {
         let v = Versions::parse(base, ours, theirs).unwrap();
         carry(&v, merged, policy)
+    }
+
+    /// Only a text that can hold neither a comment nor a blank line skips the pass.
+    #[test]
+    fn a_bare_text_holds_no_comment_and_no_blank_line() {
+        for text in ["", "a: 1", "a: 1\n", "a: x#y\nb: '#'\n", "a:\r\n  - b\r\n"] {
+            assert!(bare(text), "{text:?}");
+        }
+        for text in [
+            "# c\na: 1\n",
+            "a: 1 # c\n",
+            "a: 1\t# c\n",
+            "a: 'x #y'\n",
+            "\u{feff}# c\na: 1\n",
+            "a: 1\n\nb: 2\n",
+            "a: 1\n  \r\nb: 2\n",
+            "\na: 1\n",
+            "a: 1\n  ",
+        ] {
+            assert!(!bare(text), "{text:?}");
+        }
+    }
+
+    /// A result whose versions hold comments still gets them where only one is bare.
+    #[test]
+    fn one_bare_version_does_not_skip_the_pass() {
+        let base = "a: 1\nb: 2\n";
+        let theirs = "a: 1\n# theirs\nb: 2\n";
+        let c = carried(base, base, theirs, base, Policy::Mark);
+        assert_eq!(c.text, theirs);
     }
 
     /// The line lookup that starts from the line found last gives the binary search's
