@@ -122,22 +122,15 @@ fn bare(text: &str) -> bool {
     if comment {
         return false;
     }
+    let blank = |line: &[u8]| line.iter().rev().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
     let mut start = 0;
-    loop {
-        let rest = &bytes[start..];
-        let blanks = rest
-            .iter()
-            .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r'))
-            .count();
-        match rest.get(blanks) {
-            Some(b'\n') => return false,
-            Some(_) => match memchr::memchr(b'\n', &rest[blanks..]) {
-                Some(end) => start += blanks + end + 1,
-                None => return true,
-            },
-            None => return rest.is_empty(),
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        if blank(&bytes[start..end]) {
+            return false;
         }
+        start = end + 1;
     }
+    start == bytes.len() || !blank(&bytes[start..])
 }
 
 /// The result's size (bytes) from which the versions' layouts are built on a second thread:
