@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
-use crate::parse::{canonical, digest, Kind, NodeId, Tree};
+use crate::parse::{canonical, data_names, Kind, NodeId, Tree};
 use crate::resource::Path;
 
 use super::diff3::{diff3, Chunk};
@@ -24,15 +24,19 @@ use super::policy::Resolution;
 /// One version's list: its items and their data.
 struct Items {
     nodes: Vec<NodeId>,
-    /// Each item's data as a [`digest`]: only equality matters here.
+    /// Each item's data named by [`data_names`]: only equality matters here.
     data: Vec<u128>,
 }
 
 impl Items {
-    fn of(tree: &Tree, list: NodeId) -> Items {
-        let nodes = tree.node(list).children.clone();
-        let data = nodes.iter().map(|&c| digest(tree, c)).collect();
-        Items { nodes, data }
+    /// The items of three versions' lists, their data named alike across the three.
+    fn of([(bt, b), (ot, o), (tt, t)]: [(&Tree, NodeId); 3]) -> [Items; 3] {
+        let nodes = [bt.node(b), ot.node(o), tt.node(t)].map(|n| n.children.clone());
+        let mut data = data_names(&[(bt, &nodes[0]), (ot, &nodes[1]), (tt, &nodes[2])]).into_iter();
+        nodes.map(|nodes| Items {
+            nodes,
+            data: data.next().unwrap_or_default(),
+        })
     }
 
     fn count(&self) -> HashMap<u128, usize> {
@@ -60,11 +64,11 @@ impl Merger<'_> {
         let Some(b) = b.filter(|b| self.base.node(b.node).kind == Kind::Seq) else {
             return self.both_changed(path, b, o, t);
         };
-        let (base, ours, theirs) = (
-            Items::of(self.base, b.node),
-            Items::of(self.ours, o.node),
-            Items::of(self.theirs, t.node),
-        );
+        let [base, ours, theirs] = Items::of([
+            (self.base, b.node),
+            (self.ours, o.node),
+            (self.theirs, t.node),
+        ]);
         let Some(&first) = ours.nodes.first() else {
             return self.both_changed(path, Some(b), o, t);
         };
@@ -248,8 +252,9 @@ impl Merger<'_> {
                     let twice = |steps: &Vec<Step>| {
                         steps.iter().any(|step| match step {
                             Step::Insert(tn, _) => {
-                                let d = digest(self.theirs, *tn);
-                                co.get(&d) > cb.get(&d)
+                                let at = theirs.nodes.iter().position(|n| n == tn);
+                                let d = at.map(|at| theirs.data[at]);
+                                d.is_some_and(|d| co.get(&d) > cb.get(&d))
                             }
                             _ => false,
                         })

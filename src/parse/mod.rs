@@ -509,6 +509,45 @@ pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     }
 }
 
+/// Names for the data of several lists' elements, one per element in order, equal exactly
+/// when the data is ([`same_data`]): for diffing and counting list elements, where only
+/// equality matters. A few elements are compared with each other, which stops at the first
+/// difference and never hashes; more are named by their [`digest`], one pass each. (A CRD's
+/// one `versions` element, edited on both sides, holds a whole schema: three digests of it
+/// cost the merge more than parsing it.)
+pub fn data_names(lists: &[(&Tree, &[NodeId])]) -> Vec<Vec<u128>> {
+    let total: usize = lists.iter().map(|(_, items)| items.len()).sum();
+    if total > COMPARED_UP_TO {
+        return lists
+            .iter()
+            .map(|(tree, items)| items.iter().map(|&e| digest(tree, e)).collect())
+            .collect();
+    }
+    let mut seen: Vec<(&Tree, NodeId)> = Vec::with_capacity(total);
+    lists
+        .iter()
+        .map(|&(tree, items)| {
+            items
+                .iter()
+                .map(|&e| {
+                    let name = match seen.iter().position(|&(t, n)| same_data(t, n, tree, e)) {
+                        Some(i) => i,
+                        None => {
+                            seen.push((tree, e));
+                            seen.len() - 1
+                        }
+                    };
+                    name as u128
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// How many elements, all lists together, [`data_names`] compares with each other rather
+/// than digests: at most 28 comparisons, most ending at the first difference.
+const COMPARED_UP_TO: usize = 8;
+
 /// A node's data as a string, equal exactly when the data is (map keys sorted).
 pub fn canonical(tree: &Tree, id: NodeId) -> String {
     let mut out = String::with_capacity(tree.src(id).len());

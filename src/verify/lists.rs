@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::options::Policy;
-use crate::parse::{canonical, digest, Kind, NodeId, Tree};
+use crate::parse::{canonical, data_names, Kind, NodeId, Tree};
 use crate::resource::{element_key, list_kind, renamed_element, similar, Identity, ListKind, Path};
 
 use super::values::{cleared_same, At, Checker};
@@ -219,11 +219,11 @@ impl Checker<'_> {
             x.map(|x| tree.node(x).children.clone()).unwrap_or_default()
         };
         let (bi, oi, ti, ri) = (items(bt, Some(b)), items(ot, o), items(tt, t), items(rt, r));
-        // Elements compared by a digest of their data: only equality and counts matter.
-        let data = |tree: &Tree, items: &[NodeId]| -> Vec<u128> {
-            items.iter().map(|&e| digest(tree, e)).collect()
-        };
-        let (bd, od, td, rd) = (data(bt, &bi), data(ot, &oi), data(tt, &ti), data(rt, &ri));
+        // Elements compared by their data: only equality and counts matter.
+        let [bd, od, td, rd]: [Vec<u128>; 4] =
+            data_names(&[(bt, &bi), (ot, &oi), (tt, &ti), (rt, &ri)])
+                .try_into()
+                .unwrap_or_default();
         fn count(d: &[u128]) -> HashMap<u128, i64> {
             let mut c = HashMap::new();
             for &x in d {
