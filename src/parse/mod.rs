@@ -488,15 +488,15 @@ pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
             if x.children.len() != y.children.len() {
                 return false;
             }
-            // Keys in the same order, the usual case: entry by entry, with no index.
-            if a.entries(an)
-                .zip(b.entries(bn))
-                .all(|((k, _), (l, _))| a.value(k) == b.value(l))
+            // Keys in the same order, the usual case: entry by entry, with no index, ending
+            // at the first value that differs (a key holds one value: the maps differ there
+            // whatever order the keys further on stand in).
+            let mut pairs = a.entries(an).zip(b.entries(bn));
+            match pairs.find(|&((k, v), (l, w))| a.value(k) != b.value(l) || !same_data(a, v, b, w))
             {
-                return a
-                    .entries(an)
-                    .zip(b.entries(bn))
-                    .all(|((_, v), (_, w))| same_data(a, v, b, w));
+                None => return true,
+                Some(((k, _), (l, _))) if a.value(k) == b.value(l) => return false,
+                Some(_) => {}
             }
             let index: std::collections::HashMap<&str, NodeId> =
                 b.entries(bn).map(|(k, v)| (b.value(k), v)).collect();

@@ -272,3 +272,21 @@ fn list_elements_are_named_by_their_data() {
         }
     }
 }
+
+/// Maps are equal as data whatever order their keys stand in, and differ at the first value
+/// that does, in whichever order the keys after it stand.
+#[test]
+fn maps_compare_as_data() {
+    let same = |x: &str, y: &str| {
+        let (a, b) = (parse(x).unwrap(), parse(y).unwrap());
+        same_data(&a, a.docs[0].root.unwrap(), &b, b.docs[0].root.unwrap())
+    };
+    assert!(same("a: 1\nb: {c: 2}\n", "a: 1\nb:\n  c: 2\n"));
+    assert!(same("a: 1\nb: 2\nc: 3\n", "c: 3\na: 1\nb: 2\n"));
+    assert!(same("a: 1\nb: 2\nc: 3\n", "a: 1\nc: 3\nb: 2\n"));
+    assert!(!same("a: 1\nb: 2\nc: 3\n", "a: 1\nb: 9\nc: 3\n"));
+    assert!(!same("a: 1\nb: 2\nc: 3\n", "a: 1\nb: 9\nd: 3\n"));
+    assert!(!same("a: 1\nb: 2\nc: 3\n", "a: 1\nb: 2\nc: 3\nd: 4\n"));
+    assert!(!same("a: 1\nb: 2\nc: 3\n", "a: 1\nb: 2\nd: 3\n"));
+    assert!(!same("a: 1\nb: 2\n", "b: 1\na: 2\n"));
+}
