@@ -164,7 +164,6 @@ impl Tokens {
         if open {
             return None;
         }
-        self.mark_branches(&mut out);
         // The value rule: a key whose value is one action, with a more-indented block below.
         for (i, line) in value_lines {
             let own = indent_of(&out[i]);
@@ -181,6 +180,9 @@ impl Tokens {
                 out[i] = format!("{key}{token}{eol}");
             }
         }
+        // After the value rule, which writes its lines anew: a key of an `else` branch keeps
+        // its branch token whatever its value is.
+        self.mark_branches(&mut out);
         Some(out.concat())
     }
 }
@@ -390,6 +392,18 @@ spec:
         let skeleton = tokens.mask(text).expect("masks");
         let tree = crate::parse::parse(&skeleton).expect("parses");
         assert!(tree.duplicate_keys.is_empty(), "{skeleton}");
+        assert_eq!(tokens.unmask(&skeleton).as_deref(), Some(text));
+    }
+
+    /// A key whose value is an action with a block below is the same key in each branch.
+    #[test]
+    fn value_keys_of_else_branches_are_their_own() {
+        let text = "spec:\n  {{- if .Values.custom }}\n  probe: {{- toYaml .Values.custom | nindent 4 }}\n  {{- else }}\n  probe: {{- toYaml .Values.probe | nindent 4 }}\n    exec: x\n  {{- end }}\n";
+        let mut tokens = Tokens::default();
+        let skeleton = tokens.mask(text).expect("masks");
+        let tree = crate::parse::parse(&skeleton).expect("parses");
+        assert!(tree.duplicate_keys.is_empty(), "{skeleton}");
+        assert_eq!(controls(&skeleton).len(), 4, "{skeleton}");
         assert_eq!(tokens.unmask(&skeleton).as_deref(), Some(text));
     }
 
