@@ -26,7 +26,7 @@ pub fn span_tree_errors(text: &str) -> Option<Vec<String>> {
                 node.start, node.end
             ));
         }
-        for &child in &node.children {
+        for &child in tree.children(id) {
             if child >= tree.nodes.len() {
                 errors.push(format!("node {id} has a dangling child"));
             } else if tree.nodes[child].parent() != Some(id) {
@@ -35,7 +35,7 @@ pub fn span_tree_errors(text: &str) -> Option<Vec<String>> {
                 ));
             }
         }
-        if node.kind == Kind::Map && node.children.len() % 2 != 0 {
+        if node.kind == Kind::Map && node.child_count() % 2 != 0 {
             errors.push(format!("map node {id} has an odd number of children"));
         }
     }

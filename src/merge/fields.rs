@@ -99,7 +99,7 @@ impl<'t> Merger<'t> {
         };
         // Ours' text is what gets edited, so ours must be a block collection; theirs may be
         // an empty `{}`/`[]`, whose "children" are all deletions.
-        let theirs_mergeable = !tn.flow || tn.children.is_empty();
+        let theirs_mergeable = !tn.flow || (tn.child_count() == 0);
         if on.kind == tn.kind
             && ours.is_block_collection(o.node)
             && theirs_mergeable
@@ -116,7 +116,7 @@ impl<'t> Merger<'t> {
             && matches!(o.slot, Slot::Entry(_))
             && on.kind == tn.kind
             && on.flow
-            && on.children.is_empty()
+            && (on.child_count() == 0)
             && theirs.is_block_collection(t.node)
             && base_map_or_none(on.kind)
             && self.fill_emptied(path, b, o, t)
@@ -208,11 +208,11 @@ impl<'t> Merger<'t> {
                 if let ListKind::Keyed(keys) = self.list_kind(path, &[(ours, o.node)]) {
                     let in_base: HashMap<String, NodeId> = b
                         .filter(|&b| base.node(b).kind == Kind::Seq)
-                        .map_or(&[][..], |b| &base.node(b).children[..])
+                        .map_or(&[][..], |b| base.children(b))
                         .iter()
                         .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
                         .collect();
-                    for &e in &ours.node(o.node).children {
+                    for &e in ours.children(o.node) {
                         let key = element_key(ours, e, &keys);
                         let be = key.as_ref().and_then(|k| in_base.get(&k.0)).copied();
                         let shown = key.map_or(String::new(), |k| k.1);
@@ -331,7 +331,7 @@ impl<'t> Merger<'t> {
                     } else if self.opts.policy.kyaml()
                         && kind == Children::Fields
                         && (self.ours.is_block_collection(c.field.node)
-                            || self.ours.node(c.field.node).children.is_empty())
+                            || self.ours.children(c.field.node).is_empty())
                         && self.ours.node(c.field.node).kind == Kind::Map
                         && self.base.node(b.node).kind == Kind::Map
                     {
@@ -459,7 +459,7 @@ impl<'t> Merger<'t> {
         let kyaml = self.opts.policy.kyaml();
         let empty = |tree: &Tree, n: NodeId| {
             tree.is_null(n)
-                || !kyaml && tree.node(n).kind != Kind::Scalar && tree.node(n).children.is_empty()
+                || !kyaml && tree.node(n).kind != Kind::Scalar && tree.children(n).is_empty()
         };
         empty(tree, x) && !empty(self.base, b)
     }
@@ -547,12 +547,11 @@ impl<'t> Merger<'t> {
                 return; // a plain list is taken whole
             };
             let in_base: HashMap<String, NodeId> = base
-                .node(b)
-                .children
+                .children(b)
                 .iter()
                 .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
                 .collect();
-            for &e in &theirs.node(t).children {
+            for &e in theirs.children(t) {
                 let Some((name, _)) = element_key(theirs, e, &keys) else {
                     continue;
                 };
@@ -608,11 +607,7 @@ impl<'t> Merger<'t> {
                     }
                 }
             }
-            Kind::Seq => theirs
-                .node(n)
-                .children
-                .iter()
-                .for_each(|&e| self.nulls(e, out)),
+            Kind::Seq => theirs.children(n).iter().for_each(|&e| self.nulls(e, out)),
             _ => {}
         }
     }
@@ -676,12 +671,11 @@ impl Merger<'_> {
         ) {
             // Elements by key: those base had, ours removed.
             let in_base: HashMap<String, NodeId> = base
-                .node(bl)
-                .children
+                .children(bl)
                 .iter()
                 .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
                 .collect();
-            for &e in &tn.children {
+            for &e in theirs.children(t.node) {
                 let Some(&be) = element_key(theirs, e, &keys).and_then(|(k, _)| in_base.get(&k))
                 else {
                     continue; // added by theirs
@@ -707,10 +701,10 @@ impl Merger<'_> {
         } else {
             // Elements by content: those base already held, ours removed.
             let mut held: HashMap<String, usize> = HashMap::new();
-            for &e in b.map_or(&[][..], |b| &base.node(b).children[..]) {
+            for &e in b.map_or(&[][..], |b| base.children(b)) {
                 *held.entry(crate::parse::canonical(base, e)).or_default() += 1;
             }
-            for &e in &tn.children {
+            for &e in theirs.children(t.node) {
                 let data = crate::parse::canonical(theirs, e);
                 if let Some(n) = held.get_mut(&data).filter(|n| **n > 0) {
                     *n -= 1;
@@ -722,7 +716,7 @@ impl Merger<'_> {
             Slot::Entry(k) => theirs.node(k).parent() == Some(t.node),
             _ => theirs.node(f.node).parent() == Some(t.node),
         };
-        let children = tn.children.len() / if tn.kind == Kind::Map { 2 } else { 1 };
+        let children = tn.child_count() / if tn.kind == Kind::Map { 2 } else { 1 };
         if omit.iter().filter(|f| direct(f)).count() == children {
             return true; // nothing of theirs is left to add: ours' emptied collection stands
         }

@@ -37,7 +37,7 @@ impl Merger<'_> {
                 }
             }
             Kind::Seq => {
-                let items = |tree: &Tree, n: NodeId| tree.node(n).children.clone();
+                let items = |tree: &Tree, n: NodeId| tree.children(n).to_vec();
                 let (bi, oi, ti) = (items(base, b), items(ours, o.node), items(theirs, t));
                 if bi.len() == oi.len() && oi.len() == ti.len() && !ours.node(o.node).flow {
                     for ((bn, on), tn) in bi.into_iter().zip(oi).zip(ti) {

@@ -27,8 +27,7 @@ impl Merger<'_> {
             // merge2: an element that is only `$patch: X` directs the whole list.
             let directive = self
                 .theirs
-                .node(t.node)
-                .children
+                .children(t.node)
                 .iter()
                 .find_map(|&e| list_directive(self.theirs, e));
             match directive {
@@ -124,7 +123,7 @@ impl Merger<'_> {
 fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Child<'static>>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for &e in &tree.node(list).children {
+    for &e in tree.children(list) {
         let id = crate::resource::Identity::of(tree, e)?;
         let name = format!(
             "{}\u{0}{}\u{0}{}\u{0}{}",
@@ -154,7 +153,7 @@ fn elements(
 ) -> Option<Vec<Child<'static>>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for &e in &tree.node(list).children {
+    for &e in tree.children(list) {
         if patch && list_directive(tree, e).is_some() {
             continue;
         }
@@ -196,8 +195,7 @@ fn elements(
 
 /// A list's elements as data, for the element-wise 3-way merge.
 fn element_data(tree: &Tree, list: NodeId) -> Vec<String> {
-    tree.node(list)
-        .children
+    tree.children(list)
         .iter()
         .map(|&c| crate::parse::canonical(tree, c))
         .collect()

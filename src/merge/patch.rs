@@ -15,7 +15,7 @@ pub fn directive<'t>(tree: &'t Tree, node: NodeId) -> Option<&'t str> {
 /// A list element that is nothing but a directive for its whole list (`- $patch: replace`).
 pub fn list_directive<'t>(tree: &'t Tree, element: NodeId) -> Option<&'t str> {
     let n = tree.node(element);
-    (n.kind == Kind::Map && n.children.len() == 2)
+    (n.kind == Kind::Map && n.child_count() == 2)
         .then(|| directive(tree, element))
         .flatten()
 }
@@ -71,8 +71,7 @@ impl Merger<'_> {
                 .collect()
         } else {
             theirs_tree
-                .node(t.node)
-                .children
+                .children(t.node)
                 .iter()
                 .filter(|&&e| list_directive(theirs_tree, e).is_none())
                 .map(|&e| Field::item(e))

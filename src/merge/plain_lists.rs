@@ -31,7 +31,7 @@ struct Items {
 impl Items {
     /// The items of three versions' lists, their data named alike across the three.
     fn of([(bt, b), (ot, o), (tt, t)]: [(&Tree, NodeId); 3]) -> [Items; 3] {
-        let nodes = [bt.node(b), ot.node(o), tt.node(t)].map(|n| n.children.clone());
+        let nodes = [bt.children(b), ot.children(o), tt.children(t)].map(<[NodeId]>::to_vec);
         let mut data = data_names(&[(bt, &nodes[0]), (ot, &nodes[1]), (tt, &nodes[2])]).into_iter();
         nodes.map(|nodes| Items {
             nodes,

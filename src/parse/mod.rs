@@ -54,8 +54,9 @@ pub struct Node {
     /// Where its content ends (after the closing quote or bracket, the last content character
     /// of a block scalar, the end of the last child of a block collection).
     pub end: usize,
-    /// Map: keys and values interleaved (`k0, v0, k1, v1, …`); sequence: the items.
-    pub children: Vec<NodeId>,
+    /// Where its children stand in the tree's one list of them, read through
+    /// [`Tree::children`]: not an allocation per collection.
+    kids: Kids,
     /// Decoded text of a scalar, or the anchor name of an alias, when it differs from the
     /// node's source text (most plain scalars are their own text: no allocation for them).
     /// Read it through [`Tree::value`].
@@ -67,6 +68,13 @@ pub struct Node {
     /// [`Node::parent`]. Four bytes, not an `Option<usize>`'s sixteen: a large manifest is
     /// hundreds of thousands of nodes (no tree holds more than [`MAX_NODES`]).
     parent: u32,
+}
+
+/// A collection's children: a stretch of its tree's one children list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Kids {
+    from: u32,
+    len: u32,
 }
 
 /// [`Node`]'s parent where it has none.
@@ -93,7 +101,7 @@ impl Node {
             style: Style::Plain,
             start,
             end,
-            children: Vec::new(),
+            kids: Kids::default(),
             decoded: None,
             props: None,
             parent: NO_PARENT,
@@ -120,6 +128,19 @@ impl Node {
         self.props.as_ref()?.target
     }
 
+    /// Places its children at `from..from + len` of the tree's children list.
+    pub(crate) fn set_children(&mut self, from: usize, len: usize) {
+        self.kids = Kids {
+            from: u32::try_from(from).unwrap_or(u32::MAX),
+            len: u32::try_from(len).unwrap_or(0),
+        };
+    }
+
+    /// How many children it has.
+    pub fn child_count(&self) -> usize {
+        self.kids.len as usize
+    }
+
     /// The properties, made present to be set.
     pub(crate) fn props_mut(&mut self) -> &mut Props {
         self.props.get_or_insert_with(Box::default)
@@ -144,6 +165,10 @@ pub struct Tree<'a> {
     pub text: &'a str,
     pub docs: Vec<Doc>,
     pub nodes: Vec<Node>,
+    /// Every collection's children, each collection's in one stretch: a map's keys and
+    /// values interleaved (`k0, v0, k1, v1, …`), a sequence's items. Read through
+    /// [`Tree::children`].
+    kids: Vec<NodeId>,
     /// The file's line ending (`"\r\n"` if any line ends so, else `"\n"`).
     pub eol: &'static str,
     /// Mapping keys repeated within one mapping, as `line N: key` (YAML forbids them, every
@@ -160,6 +185,7 @@ pub struct Tree<'a> {
 pub(crate) struct Parsed {
     docs: Vec<Doc>,
     nodes: Vec<Node>,
+    kids: Vec<NodeId>,
     eol: &'static str,
     duplicate_keys: Vec<String>,
     /// The length of the text it was parsed from, checked when it is joined to a text again.
@@ -173,6 +199,7 @@ impl<'a> Tree<'a> {
             len: self.text.len(),
             docs: self.docs,
             nodes: self.nodes,
+            kids: self.kids,
             eol: self.eol,
             duplicate_keys: self.duplicate_keys,
         }
@@ -187,6 +214,7 @@ impl Parsed {
             text,
             docs: self.docs,
             nodes: self.nodes,
+            kids: self.kids,
             eol: self.eol,
             duplicate_keys: self.duplicate_keys,
             digests: KeptDigests::default(),
@@ -294,7 +322,7 @@ fn first_difference(a: &Tree, b: &Tree) -> Option<String> {
             x.style,
             x.start,
             x.end,
-            &x.children,
+            a.children(i),
             &x.decoded,
         ) == (
             y.kind,
@@ -302,7 +330,7 @@ fn first_difference(a: &Tree, b: &Tree) -> Option<String> {
             y.style,
             y.start,
             y.end,
-            &y.children,
+            b.children(i),
             &y.decoded,
         ) && (&x.props, x.parent()) == (&y.props, y.parent());
         if !same {
@@ -357,9 +385,17 @@ impl<'a> Tree<'a> {
         ScalarKey::of(self.value(id), n.style, n.tag())
     }
 
+    /// The children of a collection: a map's keys and values interleaved (`k0, v0, k1, v1,
+    /// …`), a sequence's items; none for a scalar or an alias.
+    pub fn children(&self, id: NodeId) -> &[NodeId] {
+        let Kids { from, len } = self.nodes[id].kids;
+        let from = from as usize;
+        self.kids.get(from..from + len as usize).unwrap_or_default()
+    }
+
     /// The entries of a map as (key, value) pairs.
     pub fn entries(&self, id: NodeId) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
-        self.nodes[id].children.chunks(2).map(|kv| (kv[0], kv[1]))
+        self.children(id).chunks(2).map(|kv| (kv[0], kv[1]))
     }
 
     /// The value under `key` in a map (keys compared by decoded text).
@@ -376,7 +412,7 @@ impl<'a> Tree<'a> {
     /// below its key.
     pub fn is_block_collection(&self, id: NodeId) -> bool {
         let n = &self.nodes[id];
-        matches!(n.kind, Kind::Map | Kind::Seq) && !n.flow && !n.children.is_empty()
+        matches!(n.kind, Kind::Map | Kind::Seq) && !n.flow && n.child_count() > 0
     }
 
     /// The scalar text under `key`, if it is a non-null scalar.
@@ -478,14 +514,14 @@ pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
                 }
         }
         (Kind::Seq, Kind::Seq) => {
-            x.children.len() == y.children.len()
-                && x.children
+            x.child_count() == y.child_count()
+                && a.children(an)
                     .iter()
-                    .zip(&y.children)
+                    .zip(b.children(bn))
                     .all(|(&c, &d)| same_data(a, c, b, d))
         }
         (Kind::Map, Kind::Map) => {
-            if x.children.len() != y.children.len() {
+            if x.child_count() != y.child_count() {
                 return false;
             }
             // Keys in the same order, the usual case: entry by entry, with no index, ending
@@ -715,7 +751,7 @@ fn write_canonical<W: Sink>(tree: &Tree, id: NodeId, out: &mut W) {
         }
         Kind::Seq => {
             out.raw("[");
-            for (i, &c) in n.children.iter().enumerate() {
+            for (i, &c) in tree.children(id).iter().enumerate() {
                 if i > 0 {
                     out.raw(",");
                 }

@@ -10,7 +10,7 @@ use super::Error;
 type Result<T> = std::result::Result<T, Error>;
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
-use super::{Doc, Kind, Node, NodeId, Props, Style, Tree};
+use super::{Doc, Kids, Kind, Node, NodeId, Props, Style, Tree};
 use crate::text as lines;
 
 /// An open collection and where the keys seen in it so far are kept (to find duplicates).
@@ -18,6 +18,8 @@ use crate::text as lines;
 /// to the line merge, never a wrong merge.
 struct Frame {
     id: NodeId,
+    /// Where this collection's children so far start in the builder's `pending`.
+    children_from: usize,
     /// Where this collection's key hashes start in the builder's `key_hashes`: most maps
     /// hold a few keys, compared one by one without a set of their own.
     keys_from: usize,
@@ -31,6 +33,11 @@ const KEYS_IN_A_ROW: usize = 32;
 pub(super) struct Builder<'a> {
     text: &'a str,
     nodes: Vec<Node>,
+    /// The children of the closed collections, each one's in a stretch (the tree's list).
+    kids: Vec<NodeId>,
+    /// The children of the open collections so far, innermost last: a collection's move to
+    /// `kids` when it closes.
+    pending: Vec<NodeId>,
     docs: Vec<Doc>,
     stack: Vec<Frame>,
     /// The key hashes of the open maps with few keys, innermost last (see [`Frame`]).
@@ -87,6 +94,8 @@ impl<'a> Builder<'a> {
         Builder {
             text,
             nodes: Vec::with_capacity(lines.saturating_mul(3).min(MAX_NODES + 1)),
+            kids: Vec::with_capacity(lines.saturating_mul(2).min(MAX_NODES + 1)),
+            pending: Vec::new(),
             docs: Vec::new(),
             stack: Vec::new(),
             key_hashes: Vec::new(),
@@ -107,6 +116,7 @@ impl<'a> Builder<'a> {
             text,
             docs: self.docs,
             nodes: self.nodes,
+            kids: self.kids,
             eol,
             duplicate_keys: self.duplicate_keys,
             digests: super::KeptDigests::default(),
@@ -167,6 +177,7 @@ impl<'a> Builder<'a> {
         self.attach(id)?;
         self.stack.push(Frame {
             id,
+            children_from: self.pending.len(),
             keys_from: self.key_hashes.len(),
             many: None,
         });
@@ -180,6 +191,9 @@ impl<'a> Builder<'a> {
             .pop()
             .ok_or_else(|| Error::Internal("an unbalanced collection end".into()))?;
         self.key_hashes.truncate(frame.keys_from);
+        let from = self.kids.len();
+        self.kids.extend(self.pending.drain(frame.children_from..));
+        self.nodes[frame.id].set_children(from, self.kids.len() - from);
         self.fix_extent(frame.id, end);
         Ok(())
     }
@@ -187,8 +201,7 @@ impl<'a> Builder<'a> {
     /// Whether the next node attached is a mapping key.
     pub(super) fn next_is_key(&self) -> bool {
         self.stack.last().is_some_and(|f| {
-            let parent = &self.nodes[f.id];
-            parent.kind == Kind::Map && parent.children.len() % 2 == 0
+            self.nodes[f.id].kind == Kind::Map && (self.pending.len() - f.children_from) % 2 == 0
         })
     }
 
@@ -207,9 +220,9 @@ impl<'a> Builder<'a> {
             return Ok(());
         };
         self.nodes[id].set_parent(frame.id);
-        let parent = &mut self.nodes[frame.id];
-        let is_key = parent.kind == Kind::Map && parent.children.len() % 2 == 0;
-        parent.children.push(id);
+        let is_key = self.nodes[frame.id].kind == Kind::Map
+            && (self.pending.len() - frame.children_from) % 2 == 0;
+        self.pending.push(id);
         if is_key {
             let key = &self.nodes[id];
             if key.kind != Kind::Scalar {
@@ -250,8 +263,9 @@ impl<'a> Builder<'a> {
     /// block ones at their last child (granit's end event sits at the next token).
     fn fix_extent(&mut self, id: NodeId, end: usize) {
         let text = self.text;
-        let first = self.nodes[id].children.first().copied();
-        let last = self.nodes[id].children.last().copied();
+        let Kids { from, len } = self.nodes[id].kids;
+        let children = &self.kids[from as usize..(from + len) as usize];
+        let (first, last) = (children.first().copied(), children.last().copied());
         let (first_start, last_end) = match (first, last) {
             (Some(f), Some(l)) => (Some(self.nodes[f].start), Some(self.nodes[l].end)),
             _ => (None, None),

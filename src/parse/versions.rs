@@ -168,10 +168,9 @@ fn parse(side: Side, text: &str) -> Result<Tree<'_>, Reason> {
 
 /// Where the first empty mapping key starts, if a map has one.
 fn empty_key(tree: &Tree) -> Option<usize> {
-    tree.nodes
-        .iter()
-        .filter(|n| n.kind == Kind::Map)
-        .flat_map(|n| n.children.iter().step_by(2))
+    (0..tree.nodes.len())
+        .filter(|&n| tree.node(n).kind == Kind::Map)
+        .flat_map(|n| tree.children(n).iter().step_by(2))
         .map(|&k| tree.node(k))
         .find(|k| {
             k.kind == Kind::Scalar

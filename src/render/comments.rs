@@ -751,7 +751,7 @@ impl<'t> Layout<'t> {
             }
         }
         if n.kind == Kind::Seq && !n.flow {
-            for &item in &n.children {
+            for &item in tree.children(id) {
                 let dash = dash_of(text, tree.node(item).start);
                 let line = self.line(dash);
                 self.content[line] = true;
@@ -797,7 +797,7 @@ impl<'t> Layout<'t> {
                 }
             }
             Kind::Seq => {
-                for &item in &n.children {
+                for &item in tree.children(node) {
                     self.own(item, dash_of(tree.text, tree.node(item).start));
                 }
             }
@@ -1025,10 +1025,10 @@ impl Walk<'_, '_> {
                     Some((xn, _)) if self.x[i].tree.node(xn).kind == Kind::Seq => {
                         pair_items(tree, node, self.x[i].tree, xn, &kind)
                     }
-                    _ => vec![None; n.children.len()],
+                    _ => vec![None; n.child_count()],
                 });
                 self.schema.push_str("[]");
-                for (j, &item) in n.children.iter().enumerate() {
+                for (j, &item) in tree.children(node).iter().enumerate() {
                     let partners = std::array::from_fn(|i| {
                         let xi = pairs[i][j]?;
                         Some((
@@ -1049,7 +1049,7 @@ impl Walk<'_, '_> {
     /// with it however many entries each side added.
     fn opening(&mut self, key: NodeId, value: NodeId, xs: [Option<(NodeId, usize)>; 3]) {
         let empty = |t: &Tree, v: NodeId| {
-            (t.node(v).children.is_empty() && t.node(v).kind != Kind::Scalar) || t.is_null(v)
+            (t.children(v).is_empty() && t.node(v).kind != Kind::Scalar) || t.is_null(v)
         };
         if xs[0].is_some_and(|(b, _)| !empty(self.x[0].tree, b)) {
             return;
@@ -1090,7 +1090,7 @@ fn pair_items(
     xlist: NodeId,
     kind: &ListKind,
 ) -> Vec<Option<NodeId>> {
-    let (ri, xi) = (&r.node(list).children, &x.node(xlist).children);
+    let (ri, xi) = (r.children(list), x.children(xlist));
     let named = |name: &dyn Fn(&Tree, NodeId) -> Option<String>| -> Option<Vec<Option<NodeId>>> {
         let mut index: HashMap<String, Option<NodeId>> = HashMap::new();
         for &e in xi {

@@ -127,8 +127,7 @@ impl Renderer<'_> {
                 .collect()
         } else {
             theirs
-                .node(t.node)
-                .children
+                .children(t.node)
                 .iter()
                 .map(|&e| Field::item(e))
                 .collect()
@@ -245,12 +244,14 @@ impl Renderer<'_> {
             } else {
                 1
             };
-            let all_gone = n.children.iter().step_by(step).all(|&c| gone(c));
-            let parent = theirs.node(n.parent()?);
+            let all_gone = theirs.children(p).iter().step_by(step).all(|&c| gone(c));
+            let parent_id = n.parent()?;
+            let parent = theirs.node(parent_id);
             // Only a map value gets its `{}` after its key.
-            let i = parent.children.iter().position(|&c| c == p)?;
-            let key = (parent.kind == crate::parse::Kind::Map && i % 2 == 1)
-                .then(|| parent.children[i - 1])?;
+            let siblings = theirs.children(parent_id);
+            let i = siblings.iter().position(|&c| c == p)?;
+            let key =
+                (parent.kind == crate::parse::Kind::Map && i % 2 == 1).then(|| siblings[i - 1])?;
             (all_gone && !gone(key)).then(|| {
                 let at = line_end(theirs.text, theirs.node(key).end);
                 Edit {
@@ -366,8 +367,7 @@ impl Renderer<'_> {
                 .map(|(k, v)| Field::entry(k, v))
                 .collect()
         } else {
-            ours.node(o.node)
-                .children
+            ours.children(o.node)
                 .iter()
                 .map(|&e| Field::item(e))
                 .collect()
@@ -461,7 +461,7 @@ impl Renderer<'_> {
         let mut shifts: HashMap<usize, isize> = HashMap::new();
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
-            stack.extend(tree.node(n).children.iter().rev());
+            stack.extend(tree.children(n).iter().rev());
             if inner_only && n == node {
                 continue;
             }
@@ -511,9 +511,9 @@ impl Renderer<'_> {
 
 /// Where the key after `key` in its map starts, if there is one.
 fn next_key_start(tree: &Tree, key: NodeId) -> Option<usize> {
-    let map = tree.node(tree.node(key).parent()?);
-    let i = map.children.iter().position(|&c| c == key)?;
-    map.children.get(i + 2).map(|&k| tree.node(k).start)
+    let entries = tree.children(tree.node(key).parent()?);
+    let i = entries.iter().position(|&c| c == key)?;
+    entries.get(i + 2).map(|&k| tree.node(k).start)
 }
 
 impl Renderer<'_> {

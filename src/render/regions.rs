@@ -84,15 +84,16 @@ pub(crate) fn lines(tree: &Tree, f: Field) -> Range<usize> {
 /// The key of a block sequence that is a map value (with content); `None` for anything else.
 pub(crate) fn list_key(tree: &Tree, seq: NodeId) -> Option<NodeId> {
     let n = tree.node(seq);
-    if n.kind != Kind::Seq || n.flow || n.children.is_empty() {
+    if n.kind != Kind::Seq || n.flow || (n.child_count() == 0) {
         return None;
     }
-    let parent = tree.node(n.parent()?);
-    if parent.kind != Kind::Map {
+    let parent = n.parent()?;
+    if tree.node(parent).kind != Kind::Map {
         return None;
     }
-    let i = parent.children.iter().position(|&c| c == seq)?;
-    parent.children.get(i.checked_sub(1)?).copied()
+    let entries = tree.children(parent);
+    let i = entries.iter().position(|&c| c == seq)?;
+    entries.get(i.checked_sub(1)?).copied()
 }
 
 /// How far a block sequence that is a map value sits right of its key; `None` for anything
@@ -100,7 +101,7 @@ pub(crate) fn list_key(tree: &Tree, seq: NodeId) -> Option<NodeId> {
 pub(crate) fn sequence_offset(tree: &Tree, seq: NodeId) -> Option<usize> {
     let key = tree.node(list_key(tree, seq)?);
     let key_col = key.start - line_start(tree.text, key.start);
-    let dash = dash_of(tree.text, tree.node(tree.node(seq).children[0]).start);
+    let dash = dash_of(tree.text, tree.node(tree.children(seq)[0]).start);
     (dash - line_start(tree.text, dash)).checked_sub(key_col)
 }
 
@@ -167,7 +168,10 @@ impl ListStyles {
 /// The start of the line holding a block collection's first child (its dash for a sequence).
 pub(crate) fn first_child_line(tree: &Tree, id: NodeId) -> usize {
     let n = tree.node(id);
-    let first = n.children.first().map_or(n.start, |&c| tree.node(c).start);
+    let first = tree
+        .children(id)
+        .first()
+        .map_or(n.start, |&c| tree.node(c).start);
     let at = if n.kind == Kind::Seq {
         dash_of(tree.text, first)
     } else {

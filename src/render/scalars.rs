@@ -100,8 +100,8 @@ impl Renderer<'_> {
     /// A flow list (`args: [a, b]`) with theirs' stretches written inside ours' brackets.
     pub(super) fn flow_list(&self, o: Field, t: Field, chunks: &[Chunk]) -> Vec<Edit> {
         let (ours, theirs) = (self.ours, self.theirs);
-        let oi = &ours.node(o.node).children;
-        let ti = &theirs.node(t.node).children;
+        let oi = ours.children(o.node);
+        let ti = theirs.children(t.node);
         let mut out = Vec::new();
         for chunk in chunks {
             let Chunk::Theirs {

@@ -174,12 +174,13 @@ pub(crate) fn element_key(
 /// it: `items: # {"type": "array", "x-kubernetes-patch-strategy": "merge",
 /// "x-kubernetes-patch-merge-key": "name"}`. It overrides the built-in schema for that field.
 fn schema_comment(tree: &Tree, list: NodeId) -> Option<ListKind> {
-    let parent = tree.node(tree.node(list).parent()?);
-    let i = parent.children.iter().position(|&c| c == list)?;
-    if parent.kind != Kind::Map || i % 2 == 0 {
+    let parent = tree.node(list).parent()?;
+    let entries = tree.children(parent);
+    let i = entries.iter().position(|&c| c == list)?;
+    if tree.node(parent).kind != Kind::Map || i % 2 == 0 {
         return None;
     }
-    let key = tree.node(parent.children[i - 1]);
+    let key = tree.node(entries[i - 1]);
     let line = &tree.text[key.end..line_end(tree.text, key.end)];
     let json = &line[line.find("# {")? + 2..];
     let schema: serde_json::Value = serde_json::from_str(json).ok()?;
@@ -211,8 +212,7 @@ fn schema_comment(tree: &Tree, list: NodeId) -> Option<ListKind> {
 /// Whether every element of a list is a map carrying `field` as a scalar, with no value twice.
 fn unique_field(tree: &Tree, list: NodeId, field: &str) -> bool {
     let mut seen = HashSet::new();
-    tree.node(list)
-        .children
+    tree.children(list)
         .iter()
         .all(|&e| match tree.get(e, field) {
             Some(v) if tree.node(v).kind == Kind::Scalar => seen.insert(tree.value(v)),
@@ -259,7 +259,7 @@ mod tests {
                 .unwrap();
         let root = tree.docs[0].root.unwrap();
         let keys = ["containerPort".to_string(), "protocol".to_string()];
-        let items = &tree.node(root).children;
+        let items = tree.children(root);
         let a = element_key(&tree, items[0], &keys).unwrap();
         let b = element_key(&tree, items[1], &keys).unwrap();
         assert_eq!(a, b);

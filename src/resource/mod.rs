@@ -436,7 +436,7 @@ fn leaves(tree: &Tree, root: NodeId) -> Vec<(String, String)> {
                     }
                 }
             }
-            Kind::Seq => stack.extend(node.children.iter().map(|&c| (c, format!("{path}[]")))),
+            Kind::Seq => stack.extend(tree.children(n).iter().map(|&c| (c, format!("{path}[]")))),
             Kind::Scalar | Kind::Alias => out.push((path, crate::parse::canonical(tree, n))),
         }
     }

@@ -69,8 +69,7 @@ impl Checker<'_> {
                 // Ours wins each stretch both changed: every element comes from one side.
                 let elements = |tree: &Tree, x: At| -> HashSet<String> {
                     x.map(|x| {
-                        tree.node(x)
-                            .children
+                        tree.children(x)
                             .iter()
                             .map(|&e| canonical(tree, e))
                             .collect()
@@ -216,7 +215,7 @@ impl Checker<'_> {
             );
         };
         let items = |tree: &Tree, x: At| -> Vec<NodeId> {
-            x.map(|x| tree.node(x).children.clone()).unwrap_or_default()
+            x.map(|x| tree.children(x).to_vec()).unwrap_or_default()
         };
         let (bi, oi, ti, ri) = (items(bt, Some(b)), items(ot, o), items(tt, t), items(rt, r));
         // Elements compared by their data: only equality and counts matter.
@@ -375,7 +374,7 @@ impl Checker<'_> {
 fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Named> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for &e in &tree.node(list).children {
+    for &e in tree.children(list) {
         let (name, shown) = match kind {
             None => {
                 let id = Identity::of(tree, e)?;

@@ -208,9 +208,9 @@ fn duplicates(tree: &Tree) -> HashSet<String> {
 /// two containers or env vars with one name are what git leaves when both sides add one.
 fn duplicate_element_names(tree: &Tree) -> Vec<String> {
     let mut out = Vec::new();
-    for node in tree.nodes.iter().filter(|n| n.kind == parse::Kind::Seq) {
+    for list in (0..tree.nodes.len()).filter(|&n| tree.node(n).kind == parse::Kind::Seq) {
         let mut seen = HashSet::new();
-        for &e in &node.children {
+        for &e in tree.children(list) {
             if let Some(name) = tree.get_str(e, "name") {
                 if !seen.insert(name) {
                     out.push(format!("name={name}"));

@@ -130,7 +130,7 @@ impl<'t> Checker<'t> {
         // A null or an emptied collection removes the value as much as a deletion does.
         let empty = |tree: &Tree, x: NodeId| {
             tree.is_null(x)
-                || !kyaml && tree.node(x).kind != Kind::Scalar && tree.node(x).children.is_empty()
+                || !kyaml && tree.node(x).kind != Kind::Scalar && tree.children(x).is_empty()
         };
         let gone = |tree: &Tree, x: At| x.is_none_or(|x| empty(tree, x));
         let had = b.is_some_and(|b| !empty(bt, b));
@@ -184,7 +184,7 @@ impl<'t> Checker<'t> {
                 // kyaml deletes what theirs deleted (keeping what ours added under it), and
                 // brings back what ours deleted as theirs' change from base.
                 // An empty delta may come out as an empty or null value.
-                let empty = r.is_some_and(|r| rt.is_null(r) || rt.node(r).children.is_empty());
+                let empty = r.is_some_and(|r| rt.is_null(r) || rt.children(r).is_empty());
                 let ok = empty
                     || match (o, t) {
                         (Some(_), None) => r.is_none() || within(rt, r, ot, o),
@@ -290,7 +290,7 @@ impl<'t> Checker<'t> {
         let (xn, rn) = (xt.node(x), rt.node(r));
         match (xn.kind, rn.kind) {
             (Kind::Map, Kind::Map) => {
-                if xn.children.len() != rn.children.len() {
+                if xn.child_count() != rn.child_count() {
                     return false;
                 }
                 let index: HashMap<&str, NodeId> =
@@ -302,12 +302,12 @@ impl<'t> Checker<'t> {
                         .is_some_and(|&w| self.equal(&path.key(key), xt, Some(v), Some(w)))
                 })
             }
-            (Kind::Seq, Kind::Seq) if xn.children.len() == rn.children.len() => {
+            (Kind::Seq, Kind::Seq) if xn.child_count() == rn.child_count() => {
                 match self.keyed_pairs(path, xt, x, r) {
                     Some((set, pairs)) => {
                         // Elements by key; their order too, but in a set list and under
                         // kyaml's rules (which keep ours' order whatever theirs did).
-                        let position = |n: NodeId| rn.children.iter().position(|&c| c == n);
+                        let position = |n: NodeId| rt.children(r).iter().position(|&c| c == n);
                         let in_order = set
                             || self.policy == Policy::Theirs
                             || pairs
@@ -318,10 +318,10 @@ impl<'t> Checker<'t> {
                                 self.equal(&path.element(&shown), xt, Some(a), Some(b))
                             })
                     }
-                    None => xn
-                        .children
+                    None => xt
+                        .children(x)
                         .iter()
-                        .zip(&rn.children)
+                        .zip(rt.children(r))
                         .all(|(&a, &b)| self.equal(&path.element(""), xt, Some(a), Some(b))),
                 }
             }
@@ -516,9 +516,9 @@ pub(super) fn cleared_same(rt: &Tree, r: At, tt: &Tree, t: At) -> bool {
         }
         (Kind::Seq, Kind::Seq) => {
             let pairwise = |(&x, &y): (&NodeId, &NodeId)| cleared_same(rt, Some(x), tt, Some(y));
-            rn.children.len() == tn.children.len()
-                && (rn.children.iter().zip(&tn.children).all(pairwise)
-                    || elements_in_any_order(rt, &rn.children, tt, &tn.children))
+            rn.child_count() == tn.child_count()
+                && (rt.children(r).iter().zip(tt.children(t)).all(pairwise)
+                    || elements_in_any_order(rt, rt.children(r), tt, tt.children(t)))
         }
         _ => same_data(rt, r, tt, t),
     }
@@ -561,7 +561,7 @@ pub(super) fn within(rt: &Tree, r: At, xt: &Tree, x: At) -> bool {
     let (Some(r), Some(x)) = (r, x) else {
         return r.is_none();
     };
-    if rt.is_null(r) || (rt.node(r).kind != Kind::Scalar && rt.node(r).children.is_empty()) {
+    if rt.is_null(r) || (rt.node(r).kind != Kind::Scalar && rt.children(r).is_empty()) {
         return true;
     }
     if rt.node(r).kind == Kind::Map && xt.node(x).kind == Kind::Map {
@@ -573,9 +573,8 @@ pub(super) fn within(rt: &Tree, r: At, xt: &Tree, x: At) -> bool {
         });
     }
     if rt.node(r).kind == Kind::Seq && xt.node(x).kind == Kind::Seq {
-        return rt.node(r).children.iter().all(|&e| {
-            xt.node(x)
-                .children
+        return rt.children(r).iter().all(|&e| {
+            xt.children(x)
                 .iter()
                 .any(|&w| within(rt, Some(e), xt, Some(w)))
         });
@@ -617,9 +616,9 @@ fn leaves(bt: &Tree, b: At, xt: &Tree, x: NodeId, key: &str, out: &mut Vec<(Stri
             }
         }
         Kind::Seq => {
-            for &e in &xt.node(x).children {
+            for &e in xt.children(x) {
                 let kept =
-                    b.is_some_and(|b| bt.node(b).children.iter().any(|&c| same_data(bt, c, xt, e)));
+                    b.is_some_and(|b| bt.children(b).iter().any(|&c| same_data(bt, c, xt, e)));
                 if !kept {
                     leaves(bt, None, xt, e, key, out);
                 }
