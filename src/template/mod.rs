@@ -47,13 +47,87 @@ pub(crate) fn merged_controls(base: &str, ours: &str, theirs: &str) -> Option<Ve
                 out.extend_from_slice(&o[ours])
             }
             Chunk::Theirs { theirs, .. } => out.extend_from_slice(&t[theirs]),
-            Chunk::Conflict { .. } => return None,
+            Chunk::Conflict { base, ours, theirs } => {
+                let (bs, os, ts) = (&b[base], &o[ours], &t[theirs]);
+                if only_added(bs, ts) && holds_run(os, ts) {
+                    out.extend_from_slice(os);
+                } else if only_added(bs, os) && holds_run(ts, os) {
+                    out.extend_from_slice(ts);
+                } else {
+                    return None;
+                }
+            }
         }
     }
     Some(out)
 }
 
+/// Whether `after` is `before` with lines added (before's lines in order, none changed).
+fn only_added(before: &[String], after: &[String]) -> bool {
+    let mut rest = after.iter();
+    before.iter().all(|line| rest.any(|l| l == line))
+}
+
+/// Whether `run` stands whole, in order and unbroken, inside `lines`: one side's change that
+/// the other side's change of the same stretch holds entirely (it made it too, and more).
+fn holds_run(lines: &[String], run: &[String]) -> bool {
+    run.is_empty() || lines.windows(run.len()).any(|w| w == run)
+}
+
 /// The control lines of a skeleton, in order.
 pub(crate) fn controls(skeleton: &str) -> Vec<String> {
     mask::controls(skeleton)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(s: &[&str]) -> Vec<String> {
+        s.iter().map(|l| l.to_string()).collect()
+    }
+
+    /// One side's change of a stretch of control lines that the other side's change holds
+    /// whole merges to the larger change; changes that part ways do not merge.
+    #[test]
+    fn a_change_the_other_side_made_too_merges_to_the_larger() {
+        let b = lines(&["if a", "end"]);
+        let t = lines(&["if a", "end", "with s", "end"]);
+        let o = lines(&["if a", "end", "with s", "end", "with v", "end"]);
+        assert!(only_added(&b, &t) && holds_run(&o, &t));
+        assert!(only_added(&b, &o) && !holds_run(&t, &o));
+        // Theirs' lines in another order inside ours': not theirs' change.
+        let shuffled = lines(&["if a", "end", "with v", "with s", "end", "end"]);
+        assert!(!holds_run(&shuffled, &t));
+        // A base line changed, not only lines added.
+        assert!(!only_added(&b, &lines(&["if b", "end", "with s", "end"])));
+    }
+
+    #[test]
+    fn control_lines_of_skeletons_merge_or_refuse() {
+        let skeleton = |tokens: &mut mask::Tokens, t: &str| tokens.mask(t).expect("masks");
+        let mut tokens = mask::Tokens::default();
+        let base = skeleton(&mut tokens, "a:\n  {{- if .x }}\n  b: 1\n  {{- end }}\n");
+        let theirs = skeleton(
+            &mut tokens,
+            "a:\n  {{- if .x }}\n  b: 1\n  {{- end }}\n  {{- with .s }}\n  s: 1\n  {{- end }}\n",
+        );
+        let ours = skeleton(
+            &mut tokens,
+            "a:\n  {{- if .x }}\n  b: 1\n  {{- end }}\n  {{- with .s }}\n  s: 1\n  {{- end }}\n  {{- with .v }}\n  v: 1\n  {{- end }}\n",
+        );
+        assert_eq!(
+            merged_controls(&base, &ours, &theirs),
+            Some(controls(&ours))
+        );
+        assert_eq!(
+            merged_controls(&base, &theirs, &ours),
+            Some(controls(&ours))
+        );
+        let other = skeleton(
+            &mut tokens,
+            "a:\n  {{- if .x }}\n  b: 1\n  {{- end }}\n  {{- with .w }}\n  w: 1\n  {{- end }}\n",
+        );
+        assert_eq!(merged_controls(&base, &other, &theirs), None);
+    }
 }
