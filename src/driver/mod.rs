@@ -297,7 +297,7 @@ fn by_template(
         Ok(versions) => versions,
         Err(why) => return Err(unsettled(&format!("cannot start: as a skeleton, {why}"))),
     };
-    let expected = template::merged_controls(&sb, &so, &st);
+    let expected = template::merged_controls(&skeletons.tokens, &sb, &so, &st);
     let tokens = &mut skeletons.tokens;
     let mut messages = Vec::new();
     let mut git_conflicts = None;

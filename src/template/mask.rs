@@ -236,6 +236,30 @@ impl Tokens {
         }
     }
 
+    /// Whether control tokens (as [`controls`] lists them) make whole blocks: every `if`,
+    /// `with`, `range`, `define` or `block` they open closed by an `end` of theirs, no `end`
+    /// or `else` outside one they opened.
+    pub(crate) fn whole_blocks(&self, controls: &[String]) -> bool {
+        let mut depth = 0usize;
+        for control in controls {
+            let Some(text) = self.control_text(control) else {
+                continue; // a value's action, not structure
+            };
+            for action in text.split("{{").skip(1) {
+                let action = action.trim_start_matches('-').trim_start();
+                let word = action.split_whitespace().next().unwrap_or("");
+                match word.trim_end_matches(['}', '-']) {
+                    "if" | "with" | "range" | "define" | "block" => depth += 1,
+                    "end" if depth > 0 => depth -= 1,
+                    "end" => return false,
+                    "else" if depth == 0 => return false,
+                    _ => {}
+                }
+            }
+        }
+        depth == 0
+    }
+
     /// The template text of a control line of a skeleton.
     fn control_text(&self, line: &str) -> Option<&str> {
         let start = line.find(CONTROL)? + CONTROL.len_utf8();

@@ -37,8 +37,16 @@ impl Skeletons {
 }
 
 /// The control lines a merge of the three skeletons must hold: the 3-way merge of their
-/// control lines, or `None` where both sides changed one stretch of them differently.
-pub(crate) fn merged_controls(base: &str, ours: &str, theirs: &str) -> Option<Vec<String>> {
+/// control lines, or `None` where both sides changed one stretch of them differently. Two
+/// changes of one stretch merge only where they cannot part: one side's change holds the
+/// other's whole, or both sides only added whole guarded blocks at one place (ours' first,
+/// as git orders the two sides of a conflict; the skeletons' merge must then place them so).
+pub(crate) fn merged_controls(
+    tokens: &Tokens,
+    base: &str,
+    ours: &str,
+    theirs: &str,
+) -> Option<Vec<String>> {
     let [b, o, t] = [base, ours, theirs].map(mask::controls);
     let mut out = Vec::new();
     for chunk in diff3(&b, &o, &t) {
@@ -52,6 +60,9 @@ pub(crate) fn merged_controls(base: &str, ours: &str, theirs: &str) -> Option<Ve
                 if only_added(bs, ts) && holds_run(os, ts) {
                     out.extend_from_slice(os);
                 } else if only_added(bs, os) && holds_run(ts, os) {
+                    out.extend_from_slice(ts);
+                } else if bs.is_empty() && tokens.whole_blocks(os) && tokens.whole_blocks(ts) {
+                    out.extend_from_slice(os);
                     out.extend_from_slice(ts);
                 } else {
                     return None;
@@ -117,17 +128,30 @@ mod tests {
             "a:\n  {{- if .x }}\n  b: 1\n  {{- end }}\n  {{- with .s }}\n  s: 1\n  {{- end }}\n  {{- with .v }}\n  v: 1\n  {{- end }}\n",
         );
         assert_eq!(
-            merged_controls(&base, &ours, &theirs),
+            merged_controls(&tokens, &base, &ours, &theirs),
             Some(controls(&ours))
         );
         assert_eq!(
-            merged_controls(&base, &theirs, &ours),
+            merged_controls(&tokens, &base, &theirs, &ours),
             Some(controls(&ours))
         );
         let other = skeleton(
             &mut tokens,
             "a:\n  {{- if .x }}\n  b: 1\n  {{- end }}\n  {{- with .w }}\n  w: 1\n  {{- end }}\n",
         );
-        assert_eq!(merged_controls(&base, &other, &theirs), None);
+        // Whole guarded blocks both added at one place: ours' first.
+        let both = [&controls(&other)[..], &controls(&theirs)[2..]].concat();
+        assert_eq!(merged_controls(&tokens, &base, &other, &theirs), Some(both));
+        // An opening line each side added at one place: not whole blocks, no merge.
+        let half = |t: &mut mask::Tokens, w: &str| {
+            skeleton(
+                t,
+                &format!(
+                    "a:\n  {{{{- if .x }}}}\n  b: 1\n  {{{{- end }}}}\n  {{{{- {w} }}}}\n  s: 1\n"
+                ),
+            )
+        };
+        let (o, t) = (half(&mut tokens, "with .o"), half(&mut tokens, "with .t"));
+        assert_eq!(merged_controls(&tokens, &base, &o, &t), None);
     }
 }
