@@ -274,8 +274,16 @@ impl Renderer<'_> {
             };
             if let Slot::Entry(key) = f.slot {
                 if line_start(theirs.text, range.start) < range.start {
-                    // The first key on a `- ` line: pull the next key up.
-                    range.end = next_key_start(theirs, key).unwrap_or(range.end);
+                    // The first key on a `- ` line: pull the first key left up, past the
+                    // ones omitted after it.
+                    let mut next = next_key(theirs, key);
+                    while let Some(k) = next.filter(|&k| gone(k)) {
+                        next = next_key(theirs, k);
+                    }
+                    range.end = match next {
+                        Some(k) => theirs.node(k).start,
+                        None => range.end,
+                    };
                 }
             }
             Edit {
@@ -284,6 +292,13 @@ impl Renderer<'_> {
                 text: String::new(),
             }
         }));
+        // A deletion the pull-up above already covers is no edit of its own.
+        let covering: Vec<(usize, usize)> = edits.iter().map(|e| (e.start, e.end)).collect();
+        edits.retain(|e| {
+            !covering.iter().any(|&(start, end)| {
+                start <= e.start && e.end <= end && (start, end) != (e.start, e.end)
+            })
+        });
         edits
     }
 
@@ -509,11 +524,11 @@ impl Renderer<'_> {
     }
 }
 
-/// Where the key after `key` in its map starts, if there is one.
-fn next_key_start(tree: &Tree, key: NodeId) -> Option<usize> {
+/// The key after `key` in its map, if there is one.
+fn next_key(tree: &Tree, key: NodeId) -> Option<NodeId> {
     let entries = tree.children(tree.node(key).parent()?);
     let i = entries.iter().position(|&c| c == key)?;
-    entries.get(i + 2).map(|&k| tree.node(k).start)
+    entries.get(i + 2).copied()
 }
 
 impl Renderer<'_> {
