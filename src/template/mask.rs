@@ -201,12 +201,9 @@ impl Tokens {
                 let Some(text) = self.control_text(line) else {
                     continue;
                 };
-                for action in text.split("{{").skip(1) {
-                    let action = action.trim_start_matches('-').trim_start();
-                    let word = action.split_whitespace().next().unwrap_or("");
-                    let word = word.trim_end_matches(['}', '-']);
+                for (word, action) in words(text) {
                     match word {
-                        "if" | "with" | "range" | "define" | "block" => {
+                        _ if OPENERS.contains(&word) => {
                             let n = opened.entry(action.to_string()).or_insert(0);
                             *n += 1;
                             stack.push((format!("{action}#{n}"), 0));
@@ -245,11 +242,9 @@ impl Tokens {
             let Some(text) = self.control_text(control) else {
                 continue; // a value's action, not structure
             };
-            for action in text.split("{{").skip(1) {
-                let action = action.trim_start_matches('-').trim_start();
-                let word = action.split_whitespace().next().unwrap_or("");
-                match word.trim_end_matches(['}', '-']) {
-                    "if" | "with" | "range" | "define" | "block" => depth += 1,
+            for (word, _) in words(text) {
+                match word {
+                    _ if OPENERS.contains(&word) => depth += 1,
                     "end" if depth > 0 => depth -= 1,
                     "end" => return false,
                     "else" if depth == 0 => return false,
@@ -272,6 +267,19 @@ impl Tokens {
         }
         None
     }
+}
+
+/// The actions that open a block, closed by an `end`.
+const OPENERS: [&str; 5] = ["if", "with", "range", "define", "block"];
+
+/// Each action of a control line's template text: its first word (`if`, `end`, `else`, …)
+/// and its text after `{{` and any `-`.
+fn words(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.split("{{").skip(1).map(|action| {
+        let action = action.trim_start_matches('-').trim_start();
+        let word = action.split_whitespace().next().unwrap_or("");
+        (word.trim_end_matches(['}', '-']), action)
+    })
 }
 
 /// Where the key of a `key: value` (or `- key: value`) line ends, for a plain key.
