@@ -31,11 +31,14 @@ struct Items {
 impl Items {
     /// The items of three versions' lists, their data named alike across the three.
     fn of([(bt, b), (ot, o), (tt, t)]: [(&Tree, NodeId); 3]) -> [Items; 3] {
-        let nodes = [bt.children(b), ot.children(o), tt.children(t)].map(<[NodeId]>::to_vec);
-        let mut data = data_names(&[(bt, &nodes[0]), (ot, &nodes[1]), (tt, &nodes[2])]).into_iter();
-        nodes.map(|nodes| Items {
-            nodes,
-            data: data.next().unwrap_or_default(),
+        let [bd, od, td] = data_names([
+            (bt, bt.children(b)),
+            (ot, ot.children(o)),
+            (tt, tt.children(t)),
+        ]);
+        [(bt, b, bd), (ot, o, od), (tt, t, td)].map(|(tree, list, data)| Items {
+            nodes: tree.children(list).to_vec(),
+            data,
         })
     }
 

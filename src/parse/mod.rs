@@ -551,33 +551,27 @@ pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
 /// difference and never hashes; more are named by their [`digest`], one pass each. (A CRD's
 /// one `versions` element, edited on both sides, holds a whole schema: three digests of it
 /// cost the merge more than parsing it.)
-pub fn data_names(lists: &[(&Tree, &[NodeId])]) -> Vec<Vec<u128>> {
+pub fn data_names<const N: usize>(lists: [(&Tree, &[NodeId]); N]) -> [Vec<u128>; N] {
     let total: usize = lists.iter().map(|(_, items)| items.len()).sum();
     if total > COMPARED_UP_TO {
-        return lists
-            .iter()
-            .map(|(tree, items)| items.iter().map(|&e| digest(tree, e)).collect())
-            .collect();
+        return lists.map(|(tree, items)| items.iter().map(|&e| digest(tree, e)).collect());
     }
     let mut seen: Vec<(&Tree, NodeId)> = Vec::with_capacity(total);
-    lists
-        .iter()
-        .map(|&(tree, items)| {
-            items
-                .iter()
-                .map(|&e| {
-                    let name = match seen.iter().position(|&(t, n)| same_data(t, n, tree, e)) {
-                        Some(i) => i,
-                        None => {
-                            seen.push((tree, e));
-                            seen.len() - 1
-                        }
-                    };
-                    name as u128
-                })
-                .collect()
-        })
-        .collect()
+    lists.map(|(tree, items)| {
+        items
+            .iter()
+            .map(|&e| {
+                let name = match seen.iter().position(|&(t, n)| same_data(t, n, tree, e)) {
+                    Some(i) => i,
+                    None => {
+                        seen.push((tree, e));
+                        seen.len() - 1
+                    }
+                };
+                name as u128
+            })
+            .collect()
+    })
 }
 
 /// How many elements, all lists together, [`data_names`] compares with each other rather

@@ -252,16 +252,14 @@ fn list_elements_are_named_by_their_data() {
     let b = parse("- [1, 2]\n- b: 1\n  c: 'x'\n- {b: 2, c: x}\n").unwrap();
     let items = |t: &Tree| t.children(t.docs[0].root.unwrap()).to_vec();
     let (ai, bi) = (items(&a), items(&b));
-    let names = data_names(&[(&a, &ai), (&b, &bi)]);
+    let names = data_names([(&a, &ai), (&b, &bi)]);
     let [x, y] = [&names[0], &names[1]];
     assert_eq!((x[0], x[1], x[2]), (y[1], y[0], y[1]));
     assert!(!x.contains(&y[2]));
     // Past the few compared one with another, the digests must tell the same.
-    let many: Vec<(&Tree, &[NodeId])> = vec![(&a, &ai), (&b, &bi), (&a, &ai)];
-    let digested = data_names(&many);
+    let digested = data_names([(&a, &ai[..]), (&b, &bi[..]), (&a, &ai[..])]);
     assert!(ai.len() * 2 + bi.len() > COMPARED_UP_TO);
-    let same =
-        |n: &Vec<Vec<u128>>, i: (usize, usize), j: (usize, usize)| n[i.0][i.1] == n[j.0][j.1];
+    let same = |n: &[Vec<u128>], i: (usize, usize), j: (usize, usize)| n[i.0][i.1] == n[j.0][j.1];
     let all: Vec<(usize, usize)> = (0..2).flat_map(|l| (0..3).map(move |e| (l, e))).collect();
     for &i in &all {
         for &j in &all {

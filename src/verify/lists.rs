@@ -219,10 +219,7 @@ impl Checker<'_> {
         };
         let (bi, oi, ti, ri) = (items(bt, Some(b)), items(ot, o), items(tt, t), items(rt, r));
         // Elements compared by their data: only equality and counts matter.
-        let [bd, od, td, rd]: [Vec<u128>; 4] =
-            data_names(&[(bt, &bi), (ot, &oi), (tt, &ti), (rt, &ri)])
-                .try_into()
-                .unwrap_or_default();
+        let [bd, od, td, rd] = data_names([(bt, &bi), (ot, &oi), (tt, &ti), (rt, &ri)]);
         fn count(d: &[u128]) -> HashMap<u128, i64> {
             let mut c = HashMap::new();
             for &x in d {
