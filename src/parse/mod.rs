@@ -77,6 +77,14 @@ pub(crate) struct Kids {
     len: u32,
 }
 
+impl Kids {
+    /// Where the children stand in the tree's list.
+    pub(crate) fn range(self) -> std::ops::Range<usize> {
+        let from = self.from as usize;
+        from..from + self.len as usize
+    }
+}
+
 /// [`Node`]'s parent where it has none.
 const NO_PARENT: u32 = u32::MAX;
 
@@ -388,9 +396,9 @@ impl<'a> Tree<'a> {
     /// The children of a collection: a map's keys and values interleaved (`k0, v0, k1, v1,
     /// …`), a sequence's items; none for a scalar or an alias.
     pub fn children(&self, id: NodeId) -> &[NodeId] {
-        let Kids { from, len } = self.nodes[id].kids;
-        let from = from as usize;
-        self.kids.get(from..from + len as usize).unwrap_or_default()
+        self.kids
+            .get(self.nodes[id].kids.range())
+            .unwrap_or_default()
     }
 
     /// The entries of a map as (key, value) pairs.

@@ -10,7 +10,7 @@ use super::Error;
 type Result<T> = std::result::Result<T, Error>;
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
-use super::{Doc, Kids, Kind, Node, NodeId, Props, Style, Tree};
+use super::{Doc, Kind, Node, NodeId, Props, Style, Tree};
 use crate::text as lines;
 
 /// An open collection and where the keys seen in it so far are kept (to find duplicates).
@@ -263,8 +263,7 @@ impl<'a> Builder<'a> {
     /// block ones at their last child (granit's end event sits at the next token).
     fn fix_extent(&mut self, id: NodeId, end: usize) {
         let text = self.text;
-        let Kids { from, len } = self.nodes[id].kids;
-        let children = &self.kids[from as usize..(from + len) as usize];
+        let children = &self.kids[self.nodes[id].kids.range()];
         let (first, last) = (children.first().copied(), children.last().copied());
         let (first_start, last_end) = match (first, last) {
             (Some(f), Some(l)) => (Some(self.nodes[f].start), Some(self.nodes[l].end)),
