@@ -11,7 +11,8 @@ use crate::resource::Path;
 impl Merger<'_> {
     /// Merges a block scalar both sides changed, line by line, into ours. Where both changed
     /// the same lines, the conflict markers wrap just those lines, less the ones both wrote
-    /// alike at either end (in `ours` mode ours' lines stay). Returns false (planning nothing) unless all three are block scalars.
+    /// alike at either end (in `ours` mode ours' lines stay). Returns false (planning nothing)
+    /// unless all three are block scalars, and where the headers or the styles conflict.
     pub fn merge_lines(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) -> bool {
         let Some(b) = b else { return false };
         let (Some(bb), Some(ob), Some(tb)) = (
@@ -29,6 +30,15 @@ impl Merger<'_> {
             self.theirs.block_header(t.node).map(|h| h.1),
         );
         if hb != ho && hb != ht && ho != ht {
+            return false;
+        }
+        // Literal and folded styles read the same lines as different text: a style only one
+        // side changed does not carry over to lines the other side changed. A conflict too.
+        let style = |h: Option<&str>| h.and_then(|h| h.chars().next());
+        let restyled_alone = |h, other| style(h) != style(hb) && style(other) == style(hb);
+        if (restyled_alone(ho, ht) && tb.lines != bb.lines)
+            || (restyled_alone(ht, ho) && ob.lines != bb.lines)
+        {
             return false;
         }
         let theirs_header = hb == ho && hb != ht;

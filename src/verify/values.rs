@@ -411,6 +411,25 @@ impl<'t> Checker<'t> {
     ) {
         let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
         let (hb, ho, ht, hr) = (header(bt, b), header(ot, o), header(tt, t), header(rt, r));
+        let text = |tree: &Tree, n: NodeId| -> String {
+            tree.block_lines(n)
+                .map(|l| l.lines.iter().map(|l| format!("{l}\n")).collect())
+                .unwrap_or_default()
+        };
+        // `|` and `>` give the same lines other text: a style one side alone changed is not a
+        // change the other side's lines can be merged under.
+        let style = |h: &str| h.chars().next();
+        let restyled_alone =
+            |h: &str, other: &str| style(h) != style(&hb) && style(other) == style(&hb);
+        if (restyled_alone(&ho, &ht) && text(tt, t) != text(bt, b))
+            || (restyled_alone(&ht, &ho) && text(ot, o) != text(bt, b))
+        {
+            return self.at(
+                path,
+                common,
+                "one side changed the text's style (literal or folded), the other its lines: a conflict",
+            );
+        }
         let want = if ho == ht || hb == ht {
             ho
         } else if hb == ho {
@@ -429,11 +448,6 @@ impl<'t> Checker<'t> {
                 format!("the block scalar's header should be {want}, the result has {hr}"),
             );
         }
-        let text = |tree: &Tree, n: NodeId| -> String {
-            tree.block_lines(n)
-                .map(|l| l.lines.iter().map(|l| format!("{l}\n")).collect())
-                .unwrap_or_default()
-        };
         let opts = MergeOptions::default();
         let merged = line_merge(
             text(bt, b).as_bytes(),
