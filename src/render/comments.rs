@@ -31,6 +31,7 @@ use crate::merge::{diff3, Chunk};
 use crate::options::Policy;
 use crate::parse::{self, digest, same_data, Kind, NodeId, Parsed, Style, Tree, Versions};
 use crate::resource::{self, element_key, list_kind, ListKind};
+use crate::template;
 use crate::text::line_end;
 
 use super::regions::dash_of;
@@ -203,6 +204,11 @@ enum Spot {
     Opening { line: usize, col: usize },
     /// Below the key on this line, whose value stands on the line: nothing opens there.
     Shut(usize),
+    /// Below a field whose lines end on line `after` (past the comment lines indented into
+    /// it): a template's closing control lines (`{{- end }}`) at the field's column `col`,
+    /// which close the block the field stands in. They are that field's, not the head of
+    /// the field below: two blocks both sides added at one place each keep their `end`.
+    Foot { after: usize, col: usize },
 }
 
 /// The pass's edits of the result, and its notes; `None` when the versions cannot be paired.
@@ -229,6 +235,7 @@ fn plan_edits<'t>(
         x: [&layouts[0], &layouts[1], &layouts[2]],
         pairs: Vec::new(),
         openings: Vec::new(),
+        feet: Vec::new(),
         seen: HashSet::new(),
         ends: Vec::new(),
         group_kind: None,
@@ -268,10 +275,12 @@ fn plan_edits<'t>(
         pairs,
         ends,
         openings,
+        feet,
         ..
     } = walk;
-    // The lines opening a collection are no head of the fields below or after them.
-    for (spot, partners) in &openings {
+    // The lines opening a collection, or closing a field's block, are no head of the fields
+    // below or after them.
+    for (spot, partners) in openings.iter().chain(&feet) {
         r.claim(*spot);
         for (layout, p) in layouts.iter_mut().zip(partners) {
             if let Some(spot) = p {
@@ -297,6 +306,19 @@ fn plan_edits<'t>(
             &layouts,
             spot,
             partners,
+            policy,
+            &mut edits,
+            &mut not_taken,
+        );
+    }
+    // Then feet, inner ones first: an insertion there comes after the field's opening and
+    // before the next field's head.
+    for (spot, partners) in feet {
+        decide_head(
+            &r,
+            &layouts,
+            spot,
+            partners.map(Some),
             policy,
             &mut edits,
             &mut not_taken,
@@ -600,8 +622,11 @@ struct Layout<'t> {
     innermost: Vec<NodeId>,
     /// The line of each document's explicit `---`.
     separators: Vec<Option<usize>>,
-    /// Comment lines opening a collection: no field's head.
+    /// Comment lines opening a collection, or a field's foot: no field's head.
     claimed: HashSet<usize>,
+    /// Whether the text may hold closing control lines (a template's skeleton): only then
+    /// are feet looked for.
+    feet: bool,
     /// The line [`Layout::line`] found last: most lookups walk the text forward, so the next
     /// one is usually on it or just below (a binary search per lookup was a quarter of a
     /// large merge's time).
@@ -633,6 +658,7 @@ impl<'t> Layout<'t> {
             innermost: vec![NO_NODE; n],
             separators: vec![None; tree.docs.len()],
             claimed: HashSet::new(),
+            feet: template::may_hold_closing_lines(text),
             last: Cell::new(0),
         };
         for id in 0..tree.nodes.len() {
@@ -829,6 +855,35 @@ impl<'t> Layout<'t> {
         l.is_empty() || l.starts_with('#')
     }
 
+    /// Whether a line is a closing control line of a template's skeleton.
+    fn is_closing(&self, line: usize) -> bool {
+        let s = self.starts[line];
+        !self.content[line]
+            && template::is_closing_line(
+                self.tree.text[s..line_end(self.tree.text, s)].trim_start(),
+            )
+    }
+
+    /// The foot of the field starting at byte `start` whose value is `value`: below its last
+    /// line and the comment lines indented into it (an opening, its fields' own feet).
+    fn foot(&self, value: NodeId, start: usize) -> Spot {
+        let line = self.line(start);
+        let col = start - self.starts[line];
+        let end = self.tree.node(value).end.max(start + 1) - 1;
+        let mut after = self.line(end).max(line);
+        while after + 1 < self.starts.len()
+            && self.is_comment_or_blank(after + 1)
+            && self.indent(after + 1) > col
+            && !self.tree.text
+                [self.starts[after + 1]..line_end(self.tree.text, self.starts[after + 1])]
+                .trim()
+                .is_empty()
+        {
+            after += 1;
+        }
+        Spot::Foot { after, col }
+    }
+
     /// The first line of the comment and blank lines directly above `line` (`line` itself
     /// when there are none; past the last line: those at the end of the text).
     fn head_start(&self, line: usize) -> usize {
@@ -860,6 +915,13 @@ impl<'t> Layout<'t> {
                 line + 1..end
             }
             Spot::Shut(line) => line + 1..line + 1,
+            Spot::Foot { after, col } => {
+                let mut end = after + 1;
+                while end < self.starts.len() && self.is_closing(end) && self.indent(end) == col {
+                    end += 1;
+                }
+                after + 1..end
+            }
         }
     }
 
@@ -869,10 +931,11 @@ impl<'t> Layout<'t> {
             Spot::Head(line) => self.indent(line),
             Spot::Opening { col, .. } => col,
             Spot::Shut(line) => self.indent(line),
+            Spot::Foot { col, .. } => col,
         }
     }
 
-    /// Marks the lines of an opening as its own.
+    /// Marks the lines of an opening or a foot as its own.
     fn claim(&mut self, spot: Spot) {
         self.claimed.extend(self.run(spot));
     }
@@ -927,6 +990,9 @@ struct Walk<'a, 't> {
     /// The openings of collections base does not fill, with the versions' same spots
     /// (`None` where a version has no such field).
     openings: Vec<(Spot, [Option<Spot>; 3])>,
+    /// The fields' feet where a version may have any, innermost fields first, with the
+    /// versions' same spots.
+    feet: Vec<(Spot, [Option<Spot>; 3])>,
     seen: HashSet<usize>,
     /// The same for the field starting last on a line: for the comment at its end.
     ends: Vec<(usize, [Partner; 3])>,
@@ -987,6 +1053,19 @@ impl Walk<'_, '_> {
         if let Some((line, partners)) = self.partners(Starts::Innermost, node, start, xs) {
             self.ends.push((line, partners));
         }
+        // The field's foot, recorded after its fields' (which stand above it).
+        let foot = (r.feet || self.x.iter().any(|x| x.feet)).then(|| {
+            let partners: [Option<Spot>; 3] =
+                std::array::from_fn(|i| xs[i].map(|(v, s)| self.x[i].foot(v, s)));
+            (r.foot(node, start), partners)
+        });
+        self.children(node, start, xs);
+        self.feet.extend(foot);
+    }
+
+    /// [`Walk::field`] for everything below the field.
+    fn children(&mut self, node: NodeId, start: usize, xs: [Option<(NodeId, usize)>; 3]) {
+        let r = self.r;
         let tree = r.tree;
         let n = tree.node(node);
         if n.flow || self.untouched(node, start, xs) {

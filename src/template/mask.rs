@@ -28,6 +28,9 @@ const CONTROL: char = '\u{E002}';
 const VALUE: char = '\u{E003}';
 /// Opens the token that marks a key as one of an `else` branch: it stands for no text.
 const BRANCH: char = '\u{E004}';
+/// Opens a closing control line's token (after `#`): a line of nothing but `end` actions,
+/// which the comment pass keeps below the field it closes ([`is_closing_line`]).
+const CLOSING: char = '\u{E005}';
 /// The sixteen digits of a token's number.
 const DIGIT: u32 = 0xE010;
 
@@ -47,7 +50,7 @@ impl Tokens {
             self.texts.push(text.to_string());
         }
         let mut out = String::new();
-        if kind == CONTROL || kind == VALUE {
+        if kind == CONTROL || kind == VALUE || kind == CLOSING {
             out.push('#');
         }
         out.push(kind);
@@ -66,8 +69,13 @@ impl Tokens {
         let mut out = String::with_capacity(skeleton.len());
         let mut chars = skeleton.chars().peekable();
         while let Some(c) = chars.next() {
-            let opens = |c: char| c == INLINE || c == CONTROL || c == VALUE || c == BRANCH;
-            if c == '#' && chars.peek().is_some_and(|&k| k == CONTROL || k == VALUE) {
+            let opens =
+                |c: char| c == INLINE || c == CONTROL || c == VALUE || c == BRANCH || c == CLOSING;
+            if c == '#'
+                && chars
+                    .peek()
+                    .is_some_and(|&k| k == CONTROL || k == VALUE || k == CLOSING)
+            {
                 continue; // the comment mark of a control or value token
             }
             if !opens(c) {
@@ -142,7 +150,12 @@ impl Tokens {
                 matches!(p, Part::Text(t) if t.trim().is_empty()) || matches!(p, Part::Action(_))
             });
             if only_actions {
-                let token = self.token(CONTROL, trimmed);
+                let closing = parts.iter().all(|p| match p {
+                    Part::Action(a) => words(a).all(|(word, _)| word == "end"),
+                    Part::Text(_) => true,
+                });
+                let kind = if closing { CLOSING } else { CONTROL };
+                let token = self.token(kind, trimmed);
                 out.push(format!("{indent}{token}{eol}"));
                 continue;
             }
@@ -257,7 +270,7 @@ impl Tokens {
 
     /// The template text of a control line of a skeleton.
     fn control_text(&self, line: &str) -> Option<&str> {
-        let start = line.find(CONTROL)? + CONTROL.len_utf8();
+        let start = line.find([CONTROL, CLOSING])? + CONTROL.len_utf8();
         let mut id = 0usize;
         for d in line[start..].chars() {
             if d == CLOSE {
@@ -306,7 +319,7 @@ fn plain_key_end(line: &str) -> Option<usize> {
 pub(crate) fn controls(skeleton: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = skeleton;
-    while let Some(at) = rest.find(['\u{E002}', '\u{E003}']) {
+    while let Some(at) = rest.find([CONTROL, VALUE, CLOSING]) {
         let end = rest[at..]
             .find(CLOSE)
             .map_or(rest.len(), |e| at + e + CLOSE.len_utf8());
@@ -318,7 +331,20 @@ pub(crate) fn controls(skeleton: &str) -> Vec<String> {
 
 /// Whether a skeleton line is a control line.
 fn is_control(line: &str) -> bool {
-    line.trim_start().starts_with(&format!("#{CONTROL}"))
+    let body = line.trim_start();
+    body.starts_with(&format!("#{CONTROL}")) || is_closing_line(body)
+}
+
+/// Whether a text may hold closing control lines: a skeleton's, with such a token.
+pub(crate) fn may_hold_closing_lines(text: &str) -> bool {
+    text.contains(CLOSING)
+}
+
+/// Whether a line of a skeleton (without its indentation) is a closing control line: only
+/// `{{- end }}` actions. It closes the block of the field above it, so it is that field's,
+/// not the head of the field below.
+pub(crate) fn is_closing_line(body: &str) -> bool {
+    body.starts_with(&format!("#{CLOSING}"))
 }
 
 fn indent_of(line: &str) -> usize {

@@ -10,7 +10,7 @@ mod mask;
 
 use crate::merge::diff3::{diff3, Chunk};
 
-pub(crate) use mask::Tokens;
+pub(crate) use mask::{is_closing_line, may_hold_closing_lines, Tokens};
 
 /// The three versions of a template as skeletons, with the texts behind their tokens.
 pub(crate) struct Skeletons {
