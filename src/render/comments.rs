@@ -204,10 +204,11 @@ enum Spot {
     Opening { line: usize, col: usize },
     /// Below the key on this line, whose value stands on the line: nothing opens there.
     Shut(usize),
-    /// Below a field whose lines end on line `after` (past the comment lines indented into
-    /// it): a template's closing control lines (`{{- end }}`) at the field's column `col`,
-    /// which close the block the field stands in. They are that field's, not the head of
-    /// the field below: two blocks both sides added at one place each keep their `end`.
+    /// Below a field whose lines end on line `after` (past the lines its opening and its
+    /// fields' feet hold): the comment lines indented into it, then a template's closing
+    /// control lines (`{{- end }}`) at the field's column `col`, which close the block the
+    /// field stands in. They are that field's, not the head of the field below: two blocks
+    /// both sides added at one place each keep their `end`.
     Foot { after: usize, col: usize },
 }
 
@@ -279,8 +280,9 @@ fn plan_edits<'t>(
         ..
     } = walk;
     // The lines opening a collection, or closing a field's block, are no head of the fields
-    // below or after them.
-    for (spot, partners) in openings.iter().chain(&feet) {
+    // below or after them. A foot starts below its field's opening and its fields' feet, so
+    // those are claimed first.
+    for (spot, partners) in &openings {
         r.claim(*spot);
         for (layout, p) in layouts.iter_mut().zip(partners) {
             if let Some(spot) = p {
@@ -288,6 +290,17 @@ fn plan_edits<'t>(
             }
         }
     }
+    let feet: Vec<(Spot, [Option<Spot>; 3])> = feet
+        .into_iter()
+        .map(|(spot, partners)| {
+            let spot = r.claim_foot(spot);
+            let mut settled = [None; 3];
+            for ((layout, p), s) in layouts.iter_mut().zip(partners).zip(&mut settled) {
+                *s = p.map(|p| layout.claim_foot(p));
+            }
+            (spot, settled)
+        })
+        .collect();
 
     let mut edits = Vec::new();
     let mut not_taken: Vec<usize> = Vec::new();
@@ -864,24 +877,39 @@ impl<'t> Layout<'t> {
             )
     }
 
-    /// The foot of the field starting at byte `start` whose value is `value`: below its last
-    /// line and the comment lines indented into it (an opening, its fields' own feet).
+    /// Whether a line is a comment line: not blank.
+    fn is_comment(&self, line: usize) -> bool {
+        let s = self.starts[line];
+        !self.content[line]
+            && self.tree.text[s..line_end(self.tree.text, s)]
+                .trim_start()
+                .starts_with('#')
+    }
+
+    /// The foot of the field starting at byte `start` whose value is `value`, below its last
+    /// line (see [`Layout::claim_foot`] for the lines its opening and fields' feet hold).
     fn foot(&self, value: NodeId, start: usize) -> Spot {
         let line = self.line(start);
         let col = start - self.starts[line];
         let end = self.tree.node(value).end.max(start + 1) - 1;
-        let mut after = self.line(end).max(line);
-        while after + 1 < self.starts.len()
-            && self.is_comment_or_blank(after + 1)
-            && self.indent(after + 1) > col
-            && !self.tree.text
-                [self.starts[after + 1]..line_end(self.tree.text, self.starts[after + 1])]
-                .trim()
-                .is_empty()
-        {
+        Spot::Foot {
+            after: self.line(end).max(line),
+            col,
+        }
+    }
+
+    /// A foot moved below the lines already claimed right under its field (its opening, its
+    /// fields' feet), then claimed.
+    fn claim_foot(&mut self, spot: Spot) -> Spot {
+        let Spot::Foot { mut after, col } = spot else {
+            return spot;
+        };
+        while self.claimed.contains(&(after + 1)) {
             after += 1;
         }
-        Spot::Foot { after, col }
+        let spot = Spot::Foot { after, col };
+        self.claim(spot);
+        spot
     }
 
     /// The first line of the comment and blank lines directly above `line` (`line` itself
@@ -916,8 +944,12 @@ impl<'t> Layout<'t> {
             }
             Spot::Shut(line) => line + 1..line + 1,
             Spot::Foot { after, col } => {
+                let n = self.starts.len();
                 let mut end = after + 1;
-                while end < self.starts.len() && self.is_closing(end) && self.indent(end) == col {
+                while end < n && self.is_comment(end) && self.indent(end) > col {
+                    end += 1;
+                }
+                while end < n && self.is_closing(end) && self.indent(end) == col {
                     end += 1;
                 }
                 after + 1..end
