@@ -471,7 +471,7 @@ impl<'t> Merger<'t> {
         if kind == Children::Resources {
             if let Some(id) = crate::resource::Identity::of(self.ours, child.node) {
                 self.resource = id.to_string();
-                self.group_kind = Some(id.group_kind());
+                self.group_kind = crate::resource::group_kind_of(Some(&id), None);
             }
         }
         outer

@@ -1204,14 +1204,34 @@ fn pair_items(
     let (ri, xi) = (r.children(list), x.children(xlist));
     let named = |name: &dyn Fn(&Tree, NodeId) -> Option<String>| -> Option<Vec<Option<NodeId>>> {
         let mut index: HashMap<String, Option<NodeId>> = HashMap::new();
+        // The elements without a name (a template's item whose key is an action or stands
+        // in an `else` branch): each pairs with an unnamed one of the same content, so the
+        // named ones around them still pair by name.
+        let mut unnamed: Vec<(u128, NodeId)> = Vec::new();
         for &e in xi {
-            let n = name(x, e)?;
-            // A name given twice pairs nothing.
-            index.entry(n).and_modify(|v| *v = None).or_insert(Some(e));
+            match name(x, e) {
+                // A name given twice pairs nothing.
+                Some(n) => {
+                    index.entry(n).and_modify(|v| *v = None).or_insert(Some(e));
+                }
+                None => unnamed.push((digest(x, e), e)),
+            }
         }
-        ri.iter()
-            .map(|&e| Some(name(r, e)?).map(|n| index.get(&n).copied().flatten()))
-            .collect()
+        if index.is_empty() {
+            return None;
+        }
+        let pairs = ri
+            .iter()
+            .map(|&e| match name(r, e) {
+                Some(n) => index.get(&n).copied().flatten(),
+                None => {
+                    let d = digest(r, e);
+                    let at = unnamed.iter().position(|&(u, _)| u == d)?;
+                    Some(unnamed.remove(at).1)
+                }
+            })
+            .collect();
+        Some(pairs)
     };
     let by_name = match kind {
         ListKind::Keyed(keys) => named(&|t: &Tree, e| element_key(t, e, keys).map(|k| k.0)),

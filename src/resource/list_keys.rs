@@ -67,7 +67,10 @@ const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml
 
 /// The `group/Kind` the list rules of a document go by: its identity's, or, for a document
 /// that names no kind in a file named like a kustomization (`kustomization.yaml`,
-/// `kustomization.yml`, `Kustomization`), `Kustomization`.
+/// `kustomization.yml`, `Kustomization`), `Kustomization`. A kind without a group that the
+/// schema table knows only in one group is taken as that group's: a Helm template's
+/// `apiVersion: {{ include "x.statefulset.apiVersion" . }}` names no group, yet its
+/// `StatefulSet` is `apps/StatefulSet`, whose lists the table keys.
 pub(crate) fn group_kind_of(
     identity: Option<&super::Identity>,
     file_name: Option<&str>,
@@ -76,7 +79,35 @@ pub(crate) fn group_kind_of(
     if kindless && file_name.is_some_and(|f| KUSTOMIZATION_FILES.contains(&f)) {
         return Some("Kustomization".into());
     }
-    identity.map(|id| id.group_kind())
+    identity.map(|id| {
+        let named = id.group_kind();
+        if !id.group.is_empty() || kindless || in_table(&named) {
+            return named;
+        }
+        only_group_of(&id.kind).unwrap_or(named)
+    })
+}
+
+/// Whether the schema table has lists of `group_kind`.
+fn in_table(group_kind: &str) -> bool {
+    let i = table::TABLE.partition_point(|&(kind, _, _)| kind < group_kind);
+    table::TABLE
+        .get(i)
+        .is_some_and(|&(kind, _, _)| kind == group_kind)
+}
+
+/// The table's `group/Kind` for a bare `Kind`, where exactly one group has it.
+fn only_group_of(kind: &str) -> Option<String> {
+    let mut found: Option<&str> = None;
+    for &(group_kind, _, _) in table::TABLE {
+        if group_kind.rsplit_once('/').is_some_and(|(_, k)| k == kind) {
+            match found {
+                Some(f) if f != group_kind => return None,
+                _ => found = Some(group_kind),
+            }
+        }
+    }
+    found.map(str::to_string)
 }
 
 /// The schema table's answer for the list at `path` (`spec.template.spec.containers[].ports`)
