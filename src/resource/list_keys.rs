@@ -277,6 +277,33 @@ mod tests {
     }
 
     #[test]
+    fn a_kind_without_its_group_takes_the_one_group_the_table_has_it_in() {
+        let of = |group: &str, kind: &str| {
+            let id = crate::resource::Identity {
+                group: group.into(),
+                kind: kind.into(),
+                namespace: String::new(),
+                name: "x".into(),
+            };
+            group_kind_of(Some(&id), None)
+        };
+        // A template's `apiVersion: {{ include … }}` names no group.
+        assert_eq!(of("", "StatefulSet").as_deref(), Some("apps/StatefulSet"));
+        assert_eq!(of("", "Deployment").as_deref(), Some("apps/Deployment"));
+        // Core kinds are in the table as they are; a named group is kept; a kind the table
+        // does not know stays bare.
+        assert_eq!(of("", "ConfigMap").as_deref(), Some("ConfigMap"));
+        assert_eq!(
+            of("example.com", "Deployment").as_deref(),
+            Some("example.com/Deployment")
+        );
+        assert_eq!(of("", "Widget").as_deref(), Some("Widget"));
+        // Two groups have it: no guess.
+        assert_eq!(of("", "Eviction").as_deref(), Some("Eviction"));
+        assert_eq!(of("", "").as_deref(), Some(""));
+    }
+
+    #[test]
     fn the_table_is_sorted_for_binary_search() {
         assert!(table::TABLE
             .windows(2)
