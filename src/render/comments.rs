@@ -860,30 +860,28 @@ impl<'t> Layout<'t> {
 
     /// Whether a line is only a comment or blank.
     fn is_comment_or_blank(&self, line: usize) -> bool {
-        if self.content[line] {
-            return false;
-        }
-        let s = self.starts[line];
-        let l = self.tree.text[s..line_end(self.tree.text, s)].trim_start();
-        l.is_empty() || l.starts_with('#')
-    }
-
-    /// Whether a line is a closing control line of a template's skeleton.
-    fn is_closing(&self, line: usize) -> bool {
-        let s = self.starts[line];
-        !self.content[line]
-            && template::is_closing_line(
-                self.tree.text[s..line_end(self.tree.text, s)].trim_start(),
-            )
+        self.non_content(line)
+            .is_some_and(|l| l.is_empty() || l.starts_with('#'))
     }
 
     /// Whether a line is a comment line: not blank.
     fn is_comment(&self, line: usize) -> bool {
+        self.non_content(line).is_some_and(|l| l.starts_with('#'))
+    }
+
+    /// Whether a line is a closing control line of a template's skeleton.
+    fn is_closing(&self, line: usize) -> bool {
+        self.non_content(line)
+            .is_some_and(template::is_closing_line)
+    }
+
+    /// A line without its indentation, unless it holds YAML content.
+    fn non_content(&self, line: usize) -> Option<&'t str> {
+        if self.content[line] {
+            return None;
+        }
         let s = self.starts[line];
-        !self.content[line]
-            && self.tree.text[s..line_end(self.tree.text, s)]
-                .trim_start()
-                .starts_with('#')
+        Some(self.tree.text[s..line_end(self.tree.text, s)].trim_start())
     }
 
     /// The foot of the field starting at byte `start` whose value is `value`, below its last
