@@ -339,6 +339,18 @@ impl Checker<'_> {
             };
             return self.at(path, common, what);
         }
+        if let Some(x) = replaced_by_both(&bd, &od, &td, &rd) {
+            let shown = node(&bd, &bi, x)
+                .map(|n| canonical(bt, n).chars().take(30).collect::<String>())
+                .unwrap_or_default();
+            return self.at(
+                path,
+                common,
+                format!(
+                    "both sides replaced element {shown} differently and the result keeps both: a conflict"
+                ),
+            );
+        }
         if let Some((x, y)) = misordered(&bd, &od, &td, &rd) {
             // Named by their data, as they read in the result.
             let short = |d: u128| {
@@ -393,6 +405,60 @@ fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Named> {
         out.push((name, shown, e));
     }
     Some(out)
+}
+
+/// A base element both sides replaced in its place by new elements of their own, different
+/// ones, where the result holds a replacement of each side: one element edited two ways
+/// is one element (their merge) or a conflict, never both copies. Its place is between its
+/// base neighbours, found once in each side; the first such element.
+fn replaced_by_both<T: std::hash::Hash + Eq + Clone>(
+    b: &[T],
+    o: &[T],
+    t: &[T],
+    r: &[T],
+) -> Option<T> {
+    let count = |v: &[T]| -> HashMap<T, usize> {
+        let mut c = HashMap::new();
+        for x in v {
+            *c.entry(x.clone()).or_default() += 1;
+        }
+        c
+    };
+    let (cb, co, ct, cr) = (count(b), count(o), count(t), count(r));
+    // Where each element a side holds once stands.
+    let places = |v: &[T], c: &HashMap<T, usize>| -> HashMap<T, usize> {
+        v.iter()
+            .enumerate()
+            .filter(|(_, x)| c[*x] == 1)
+            .map(|(i, x)| (x.clone(), i))
+            .collect()
+    };
+    let (po, pt) = (places(o, &co), places(t, &ct));
+    // The elements of `side` between the places of base's `i - 1` and `i + 1` (the ends of
+    // the list where there is none), if those are there once and all between is new.
+    let replacement = |side: &[T], places: &HashMap<T, usize>, i: usize| -> Option<Vec<T>> {
+        let at = |x: &T| places.get(x).copied();
+        let from = match i.checked_sub(1) {
+            Some(p) => at(&b[p])? + 1,
+            None => 0,
+        };
+        let to = match b.get(i + 1) {
+            Some(n) => at(n)?,
+            None => side.len(),
+        };
+        let between = side.get(from..to)?;
+        (!between.is_empty() && between.iter().all(|x| !cb.contains_key(x)))
+            .then(|| between.to_vec())
+    };
+    b.iter().enumerate().find_map(|(i, x)| {
+        if co.contains_key(x) || ct.contains_key(x) {
+            return None;
+        }
+        let (ours, theirs) = (replacement(o, &po, i)?, replacement(t, &pt, i)?);
+        let kept =
+            |new: &[T], other: &[T]| new.iter().any(|y| cr.contains_key(y) && !other.contains(y));
+        (ours != theirs && kept(&ours, &theirs) && kept(&theirs, &ours)).then(|| x.clone())
+    })
 }
 
 /// The first pair of elements (present once in every version) whose order in the result is
