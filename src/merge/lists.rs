@@ -53,11 +53,23 @@ impl Merger<'_> {
                 }
                 _ => Vec::new(),
             };
-            Some([
-                base,
-                elements(self.ours, o.node, Some(keys), patch)?,
-                elements(self.theirs, t.node, Some(keys), patch)?,
-            ])
+            let [ours, theirs] = [(self.ours, o), (self.theirs, t)]
+                .map(|(tree, x)| elements(tree, x.node, Some(keys), patch));
+            let (ours, theirs) = (ours?, theirs?);
+            // An element without a key pairs only with itself: edited by both sides, it
+            // would be two elements, each side's copy. Where both sides changed such
+            // elements, the list merges element by element, so that is a conflict.
+            let unnamed = |x: &[Child]| -> HashSet<String> {
+                x.iter()
+                    .filter(|c| c.name.starts_with(UNNAMED))
+                    .map(|c| c.name.to_string())
+                    .collect()
+            };
+            let before = unnamed(&base);
+            if unnamed(&ours) != before && unnamed(&theirs) != before {
+                return None;
+            }
+            Some([base, ours, theirs])
         };
         let set = || -> Option<[Vec<Child>; 3]> {
             let base = match b {
@@ -141,6 +153,9 @@ fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Child<'static>>> {
     Some(out)
 }
 
+/// Opens the name of an element whose key has no value: its content's digest follows.
+const UNNAMED: char = '\u{1}';
+
 /// A list's elements named by their merge key (`keys`), or by their value for a set. `None`
 /// when an element cannot be named or two share a name: such a list is merged as plain.
 /// merge2 passes `patch`: its directive elements (`- $patch: merge`) are instructions, not
@@ -169,7 +184,10 @@ fn elements(
                     && !patch =>
                 {
                     let shown = format!("{}=?", keys[0]);
-                    (format!("\u{1}{:x}", crate::parse::digest(tree, e)), shown)
+                    (
+                        format!("{UNNAMED}{:x}", crate::parse::digest(tree, e)),
+                        shown,
+                    )
                 }
                 None => return None,
             },
