@@ -107,8 +107,9 @@ impl Tokens {
         }
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         let mut out: Vec<String> = Vec::with_capacity(lines.len());
-        // Lines whose value is one inline action: candidates for the value rule.
-        let mut value_lines: Vec<(usize, String)> = Vec::new();
+        // Lines whose value is one inline action: candidates for the value rule, and whether
+        // the action is a list item's whole value (`- {{ x }}`) rather than a key's.
+        let mut value_lines: Vec<(usize, String, bool)> = Vec::new();
         let mut open = false; // inside a multi-line action
         for line in &lines {
             let (body, eol) = split_eol(line);
@@ -166,10 +167,11 @@ impl Tokens {
                     Part::Action(a) => masked.push_str(&self.token(INLINE, a)),
                 }
             }
-            // `key: {{ action }}` with nothing after the action.
+            // `key: {{ action }}` or `- {{ action }}` with nothing after the action.
             if let [.., Part::Text(key), Part::Action(a)] = &parts[..] {
-                if key.trim_end().ends_with(':') && key.ends_with(' ') {
-                    value_lines.push((out.len(), format!("{key}{a}")));
+                let item = parts.len() == 2 && key.trim() == "-";
+                if (item || key.trim_end().ends_with(':')) && key.ends_with(' ') {
+                    value_lines.push((out.len(), format!("{key}{a}"), item));
                 }
             }
             out.push(format!("{masked}{eol}"));
@@ -178,8 +180,14 @@ impl Tokens {
             return None;
         }
         // The value rule: a key whose value is one action, with a more-indented block below.
-        for (i, line) in value_lines {
-            let own = indent_of(&out[i]);
+        // More indented than the key itself: in `- name: {{ x }}` the lines below at the
+        // column of `name` are its siblings, not its value.
+        for (i, line, item) in value_lines {
+            let own = if item {
+                indent_of(&out[i])
+            } else {
+                key_column(&out[i])
+            };
             let below = out[i + 1..]
                 .iter()
                 .find(|l| !l.trim().is_empty() && !is_control(l))
@@ -345,6 +353,16 @@ pub(crate) fn may_hold_closing_lines(text: &str) -> bool {
 /// not the head of the field below.
 pub(crate) fn is_closing_line(body: &str) -> bool {
     body.starts_with(&format!("#{CLOSING}"))
+}
+
+/// The column of a `key:` line's key, after any list item dashes (`- - key:`).
+fn key_column(line: &str) -> usize {
+    let mut at = indent_of(line);
+    while line[at..].starts_with("- ") {
+        at += 2;
+        at += indent_of(&line[at..]);
+    }
+    at
 }
 
 fn indent_of(line: &str) -> usize {
