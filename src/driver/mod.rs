@@ -271,8 +271,9 @@ fn by_structure(
 /// check accepts it on the skeleton (or where the skeleton cannot be read, as before), else
 /// the skeletons merged by structure and checked — data by the verifier, control lines by
 /// their own 3-way merge — with the tokens put back. Whatever cannot be settled that way is
-/// git's line merge, with `reason`. `line` is git's line merge, run alongside the parse
-/// (`None` outside `mark` mode).
+/// git's line merge, with `reason`; except where git's line merge was clean and the check
+/// found it wrong: git's result would pass as clean, so the whole file is a conflict instead.
+/// `line` is git's line merge, run alongside the parse (`None` outside `mark` mode).
 fn by_template(
     [base, ours, theirs]: [&str; 3],
     opts: &MergeOptions,
@@ -301,6 +302,8 @@ fn by_template(
     let tokens = &mut skeletons.tokens;
     let mut messages = Vec::new();
     let mut git_conflicts = None;
+    // Whether git's clean line merge repeats what no input repeats.
+    let mut unsound = false;
     if let Some(line) = line {
         let line = line.map_err(Attempt::LineMerge)?;
         if !line.conflicted {
@@ -310,43 +313,91 @@ fn by_template(
                 return Ok(clean(line.bytes, messages, 0));
             };
             let controls_hold = expected.as_ref() == Some(&template::controls(&masked));
-            match verify::check_text(&versions, &masked, opts.policy) {
+            let doubt = match verify::check_text(&versions, &masked, opts.policy) {
                 Verdict::Holds if controls_hold => return Ok(clean(line.bytes, messages, 0)),
                 Verdict::Unsure => return Ok(clean(line.bytes, messages, 0)),
                 Verdict::Broken(v) if v[0].what.starts_with("it does not parse") => {
                     return Ok(clean(line.bytes, messages, 0))
                 }
-                Verdict::Holds => messages.push(
-                    "git's clean line merge of the template misplaces its control lines: merged by structure"
-                        .into(),
-                ),
-                Verdict::Broken(violations) => messages.push(format!(
-                    "git's clean line merge is wrong as data ({}): merged by structure",
-                    violations[0]
-                )),
-            }
+                Verdict::Holds => "of the template misplaces its control lines".to_string(),
+                Verdict::Broken(violations) => format!("is wrong as data ({})", violations[0]),
+            };
+            messages.push(format!(
+                "git's clean line merge {doubt}: merged by structure"
+            ));
+            // One that repeats a key no input repeats (two insertions git placed apart) must
+            // not pass as clean where the structural merge cannot settle the file either. The
+            // finer checks of data and control lines only send it there: a template's
+            // skeleton reads its branches and guards too roughly for them to overrule git.
+            unsound = !verify::line_result_is_sound(&sb, &so, &st, &masked);
         } else {
             git_conflicts = Some(line);
         }
     }
+    let settled = merge_skeletons(&versions, tokens, expected, git_conflicts, messages, opts)
+        .map_err(|what| match what {
+            Settle::Refused(what) => unsettled(&what),
+            Settle::Failed(attempt) => attempt,
+        });
+    match settled {
+        Err(Attempt::Refused(why)) if unsound => {
+            let messages = vec![
+                format!("line merge used: {why}"),
+                "git's clean line merge breaks the skeleton or repeats a key: marked as a conflict"
+                    .into(),
+            ];
+            let mut outcome = last_resort(base, ours, theirs, opts, None, messages);
+            outcome.fallback = Some(why);
+            Ok(outcome)
+        }
+        settled => settled,
+    }
+}
+
+/// Why the skeletons' merge was not settled: what it would do wrong (for the reason the line
+/// merge is used), or another failure.
+enum Settle {
+    Refused(String),
+    Failed(Attempt),
+}
+
+impl From<Reason> for Settle {
+    fn from(reason: Reason) -> Settle {
+        Settle::Failed(reason.into())
+    }
+}
+
+/// The three skeletons merged by structure and checked, the tokens put back: clean where the
+/// data and the control lines (`expected`, `None` where both sides changed them at one
+/// place) hold, else the conflicts marked, or git's markers (`git_conflicts`) where they
+/// enclose no more.
+fn merge_skeletons(
+    versions: &Versions,
+    tokens: &mut template::Tokens,
+    expected: Option<Vec<String>>,
+    git_conflicts: Option<LineMerge>,
+    mut messages: Vec<String>,
+    opts: &MergeOptions,
+) -> Result<Outcome, Settle> {
+    let refused = |what: &str| Settle::Refused(what.to_string());
     let Some(expected) = expected else {
-        return Err(unsettled(
+        return Err(refused(
             "would guess: both sides changed its control lines at one place",
         ));
     };
-    let merged = structural(&versions, opts)?;
+    let merged = structural(versions, opts)?;
     let text = tokens
         .unmask(&merged.text)
         .ok_or_else(|| Reason::Internal("a template token without its text".into()))?;
     if merged.conflicts.is_empty() {
         if !matches!(
-            verify::check_text(&versions, &merged.text, opts.policy),
+            verify::check_text(versions, &merged.text, opts.policy),
             Verdict::Holds
         ) {
-            return Err(unsettled("fails the check of its data"));
+            return Err(refused("fails the check of its data"));
         }
         if template::controls(&merged.text) != expected {
-            return Err(unsettled("would misplace its control lines"));
+            return Err(refused("would misplace its control lines"));
         }
         let resolved = git_conflicts
             .as_ref()
@@ -371,7 +422,7 @@ fn by_template(
             None => false,
         });
     if !all_there || verify::sides_parse(merged.text.as_bytes(), opts.marker_size).is_err() {
-        return Err(unsettled("would lose control lines or leave invalid YAML"));
+        return Err(refused("would lose control lines or leave invalid YAML"));
     }
     // Conflicts are named in the template's own text, not its tokens.
     let shown = |s: &str| tokens.unmask(s).unwrap_or_else(|| s.to_string());
