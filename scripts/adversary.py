@@ -45,6 +45,12 @@ definition, so renames are only made on copies. Line edits of folded (>) block s
 made either (their value is one line: a line-wise merge cannot be judged as data).
 Inputs: base/ours/theirs.yaml of ../shared/realworld/*/ that load as YAML without duplicate keys
 (--inputs DIR changes the root); --perf adds ../shared/perf/ files cut to a few documents.
+--templates merges Helm chart templates instead (../shared/templates/*/ files holding `{{`): each is
+read as the harness's own skeleton (class Skeleton: control lines and block-valued actions as
+comments, other actions as plain scalars, each the width of its action), edited as YAML, put back
+into template text, merged, and the result (each side of a conflict) read as a skeleton again and
+judged as above; an action in the result that no input has is a violation. Control lines are
+comments to the oracle: where they land is not judged. --shrink and --check take plain YAML only.
 Output: one line per category, breakdowns of wrong clean results by violated rule and by edit
 kind, and a final summary line. Exit status 0 unless the harness itself fails.
 """
@@ -1387,7 +1393,146 @@ def usable(text):
     return bool(docs)
 
 
-def collect_inputs(shared, roots, perf, seed):
+# ---------------------------------------------------------------------------------------------
+# Helm templates (--templates): the harness's own skeleton, sharing nothing with the tool's
+
+class Skeleton:
+    """A Helm/Go template read as YAML with every `{{ … }}` action replaced by a placeholder of
+    the same width, so that line and column positions stay and equal actions read equal:
+
+      - a line of nothing but actions (or a line of a multi-line action) is a comment line,
+        `#Zc<id>~~~`, so it carries no data;
+      - an action that is a key's or list item's whole value with a more-indented block below
+        (`labels: {{- include "x" . | nindent 4 }}`) is a comment, `#Zv<id>~~`, so the block is
+        the value;
+      - any other action is a plain scalar's text, `Zi<id>~~~`.
+
+    The same object masks the three inputs and the result, so a result's action that no input
+    has is seen (`new`). Edits are made on the skeleton and put back into template text by
+    `unmask`."""
+
+    ACTION = re.compile(r"\{\{.*?\}\}")
+
+    def __init__(self):
+        self.token_of = {}
+        self.text_of = {}
+        self.texts = set()
+        self.new = []
+
+    def token(self, kind, text, frozen):
+        if frozen and text not in self.texts:
+            self.new.append(text)
+        key = (kind, text)
+        if key not in self.token_of:
+            n = len(self.token_of)
+            digits = ""
+            for _ in range(3):
+                n, d = divmod(n, 36)
+                digits = "0123456789abcdefghijklmnopqrstuvwxyz"[d] + digits
+            head = ("#Z" if kind in "cv" else "Z") + kind + digits
+            if len(head) > len(text):
+                return None
+            tok = head + "~" * (len(text) - len(head))
+            self.token_of[key] = tok
+            self.text_of[head] = (tok, text)
+        if not frozen:
+            self.texts.add(text)
+        return self.token_of[key]
+
+    def mask(self, text, frozen=False):
+        """The skeleton of `text`, or None where it is not one this harness reads."""
+        if re.search(r"Z[icv][0-9a-z]{3}", text):
+            return None
+        lines = text.splitlines(keepends=True)
+        out, values, open_action = [], [], False
+        for line in lines:
+            body = line.rstrip("\r\n")
+            eol = line[len(body):]
+            indent = body[:len(body) - len(body.lstrip())]
+            content = body.strip()
+            trail = body[len(indent) + len(content):]
+            if open_action:
+                end = body.find("}}")
+                if end >= 0:
+                    open_action = False
+                    if body[end + 2:].strip():
+                        return None
+                tok = self.token("c", content, frozen) if content else ""
+                if tok is None:
+                    return None
+                out.append(indent + tok + trail + eol)
+                continue
+            if "{{" not in body or content.startswith("#"):
+                out.append(line)
+                continue
+            actions = list(self.ACTION.finditer(body))
+            last = actions[-1].end() if actions else 0
+            if body.find("{{", last) >= 0:
+                # An action left open: a control line only where nothing comes before it.
+                if body[:body.find("{{", last)].strip() and not all(
+                        not t.strip() for t in self.ACTION.split(body[:body.find("{{", last)])):
+                    return None
+                open_action = True
+                tok = self.token("c", content, frozen)
+                if tok is None:
+                    return None
+                out.append(indent + tok + trail + eol)
+                continue
+            if not "".join(self.ACTION.split(body)).strip():
+                tok = self.token("c", content, frozen)
+                if tok is None:
+                    return None
+                out.append(indent + tok + trail + eol)
+                continue
+            masked, at = "", 0
+            for m in actions:
+                tok = self.token("i", m.group(), frozen)
+                if tok is None:
+                    return None
+                masked += body[at:m.start()] + tok
+                at = m.end()
+            masked += body[at:]
+            before = body[:actions[-1].start()]
+            if len(actions) == 1 and not body[actions[-1].end():].strip():
+                item = re.fullmatch(r"(\s*)- ", before)
+                key = re.fullmatch(r"(\s*(?:- +)*)[^\s#-].*:\s+", before)
+                if item or key:
+                    column = len(item.group(1)) if item else len(key.group(1))
+                    values.append((len(out), column, actions[-1]))
+            out.append(masked + eol)
+        if open_action:
+            return None
+        for i, column, m in values:
+            below = next((l for l in out[i + 1:] if l.strip() and not l.lstrip().startswith("#")), None)
+            if below is not None and len(below) - len(below.lstrip()) > column:
+                tok = self.token("v", m.group(), frozen)
+                if tok is None:
+                    return None
+                out[i] = out[i][:m.start()] + tok + out[i][m.end():]
+        masked = "".join(out)
+        return masked if self.unmask(masked) == text else None
+
+    def unmask(self, masked):
+        """The template text of a skeleton, or None where an edit cut or grew a placeholder."""
+        out, at = [], 0
+        for m in re.finditer(r"Z[icv][0-9a-z]{3}", masked):
+            core = m.group()
+            head, start = (core, m.start()) if core[1] == "i" else ("#" + core, m.start() - 1)
+            if head not in self.text_of or start < at:
+                return None
+            tok, text = self.text_of[head]
+            end = start + len(tok)
+            if masked[start:end] != tok or masked[end:end + 1] == "~":
+                return None
+            out.append(masked[at:start] + text)
+            at = end
+        out.append(masked[at:])
+        return "".join(out)
+
+
+def collect_inputs(shared, roots, perf, seed, templates=False):
+    """(name, text, skeleton) per usable input; with `templates`, files holding `{{` read as
+    skeletons (text is the skeleton, `Skeleton` puts the actions back), others left out."""
     seen, out = set(), []
     for root in roots:
         for name in sorted(os.listdir(root)):
@@ -1399,10 +1544,19 @@ def collect_inputs(shared, roots, perf, seed):
                     text = open(p, encoding="utf-8").read()
                 except UnicodeDecodeError:
                     continue
-                if text in seen or not usable(text):
+                if text in seen:
                     continue
                 seen.add(text)
-                out.append(("%s/%s" % (name, side), text))
+                skeleton = None
+                if templates:
+                    if "{{" not in text:
+                        continue
+                    skeleton = Skeleton()
+                    text = skeleton.mask(text)
+                    if text is None:
+                        continue
+                if usable(text):
+                    out.append(("%s/%s" % (name, side), text, skeleton))
     if perf:
         rng = random.Random("perf:%s" % seed)
         pdir = os.path.join(shared, "perf")
@@ -1421,7 +1575,7 @@ def collect_inputs(shared, roots, perf, seed):
                 if len(cut) > 200000 or cut in seen or not usable(cut):
                     continue
                 seen.add(cut)
-                out.append(("perf/%s#%d" % (name, a), cut))
+                out.append(("perf/%s#%d" % (name, a), cut, None))
     return out
 
 
@@ -1465,11 +1619,25 @@ def run_cmd(cmd, policy, git, base, ours, theirs):
     return status, res, err
 
 
-def judge(oracle, inputs, status, res):
-    """Violations of a clean result, or the unparsable sides of a conflicted one."""
+def judge(oracle, inputs, status, res, skeleton=None):
+    """Violations of a clean result, or the unparsable sides of a conflicted one. With a
+    `skeleton` (a template), the result and each side of a conflict are read as skeletons."""
+    def masked(text, where):
+        if skeleton is None or text is None:
+            return text, None
+        skeleton.new = []
+        m = skeleton.mask(text, frozen=True)
+        if m is None:
+            return None, Violation("not-a-skeleton", where, "the template does not read as a skeleton")
+        if skeleton.new:
+            return None, Violation("new-action", where, "an action no input has: %s" % show(skeleton.new[0]))
+        return m, None
     if status == "clean":
         if res is None:
             return [Violation("no-output", "<file>", "exit 0 and no result")]
+        res, bad = masked(res, "<file>")
+        if bad:
+            return [bad]
         try:
             r_docs = load_docs(res)
         except DuplicateKeyError as e:
@@ -1480,8 +1648,12 @@ def judge(oracle, inputs, status, res):
     if status == "conflict" and res is not None:
         out = []
         for side in ("ours", "theirs"):
+            text, bad = masked(take_side(res, side), side)
+            if bad:
+                out.append(bad)
+                continue
             try:
-                load_docs(take_side(res, side))
+                load_docs(text)
             except DuplicateKeyError as e:
                 out.append(Violation("conflict-side-duplicate-key", side, str(e).replace("\n", " ")[:300]))
             except (yaml.YAMLError, RecursionError, ValueError, TypeError) as e:
@@ -1492,12 +1664,12 @@ def judge(oracle, inputs, status, res):
 
 def make_case(i, seed, inputs):
     rng = random.Random("%s:%d" % (seed, i))
-    name, base = inputs[rng.randrange(len(inputs))]
+    name, base, skeleton = inputs[rng.randrange(len(inputs))]
     bix = Index(base)
     ours, o_docs, eo = edit_side(bix, rng, rng.randint(1, 4))
     anchors = [(k, l, t) for (k, l, w, t) in eo] if rng.random() < 0.8 else None
     theirs, t_docs, et = edit_side(bix, rng, rng.randint(1, 4), anchors)
-    return name, (base, bix.data), (ours, o_docs), (theirs, t_docs), eo, et
+    return name, skeleton, (base, bix.data), (ours, o_docs), (theirs, t_docs), eo, et
 
 
 def describe(edits):
@@ -1506,10 +1678,23 @@ def describe(edits):
 
 def run_one(i_seed):
     i, seed = i_seed
-    name, (base, b_docs), (ours, o_docs), (theirs, t_docs), eo, et = make_case(i, seed, G["inputs"])
+    name, skeleton, (base, b_docs), (ours, o_docs), (theirs, t_docs), eo, et = make_case(i, seed, G["inputs"])
+    if skeleton is not None:
+        # The edits were made on the skeleton: the tool merges the templates, each of which
+        # must read back as the skeleton edited (a line an edit put inside a multi-line action
+        # would change the action, not add a line).
+        def template(masked):
+            text = skeleton.unmask(masked)
+            skeleton.new = []
+            return text if text is not None and skeleton.mask(text, frozen=True) == masked else None
+        base, ours, theirs = (template(x) for x in (base, ours, theirs))
+    if base is None or ours is None or theirs is None:
+        # An edit cut a placeholder (a comment or block line rewritten): no template to merge.
+        return dict(i=i, name=name, status="skipped", viol=[], eo=[k for (k, l, w, t) in eo],
+                    et=[k for (k, l, w, t) in et], err="")
     status, res, err = run_cmd(G["cmd"], G["policy"], G["git"], base, ours, theirs)
     try:
-        viol = judge(G["oracle"], (b_docs, o_docs, t_docs), status, res)
+        viol = judge(G["oracle"], (b_docs, o_docs, t_docs), status, res, skeleton)
     except RecursionError:
         viol = []
         status = "skipped"
@@ -1684,6 +1869,8 @@ def main():
     ap.add_argument("--perf", action="store_true", help="also use the perf manifests, cut to a few documents")
     ap.add_argument("--shared", help="the shared data folder (default: found next to the repository)")
     ap.add_argument("--inputs", action="append", help="case folders root(s) holding */base.yaml (default: SHARED/realworld)")
+    ap.add_argument("--templates", action="store_true", help="merge Helm templates (SHARED/templates), edited and "
+                    "judged as the harness's own skeletons")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--index", type=int, action="append", help="run only these merge numbers (keeps their files with --out)")
     ap.add_argument("--shrink", metavar="CASE_DIR", help="minimise a saved failing case (writes CASE_DIR/min/)")
@@ -1704,9 +1891,9 @@ def main():
         return shrink(a.shrink, a.cmd, a.policy, a.git, Oracle(table, a.policy))
     if a.check:
         return check_dirs(a.check, a.cmd, a.policy, a.git, Oracle(table, a.policy))
-    roots = a.inputs or [os.path.join(shared, "realworld")]
+    roots = a.inputs or [os.path.join(shared, "templates" if a.templates else "realworld")]
     t0 = time.time()
-    inputs = collect_inputs(shared, roots, a.perf, a.seed)
+    inputs = collect_inputs(shared, roots, a.perf, a.seed, a.templates)
     if not inputs:
         sys.exit("adversary: no usable inputs")
     if a.out:
