@@ -203,8 +203,8 @@ impl Checker<'_> {
     /// A list without merge keys both sides changed, compared as a sequence of elements
     /// (mark mode): every element's count in the result is base's plus each side's change
     /// (a change both made alike counts once); an element no input has must be the merge of
-    /// one base element both sides changed; elements all versions share keep the order the
-    /// sides agree on.
+    /// one base element both sides changed, their versions standing where it stood; elements
+    /// all versions share keep the order the sides agree on.
     fn plain(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [At; 4]) {
         let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
         let Some(b) = b else {
@@ -281,6 +281,33 @@ impl Checker<'_> {
         let node = |d: &[u128], items: &[NodeId], c: u128| -> Option<NodeId> {
             d.iter().position(|&x| x == c).map(|i| items[i])
         };
+        // Where each base element stands in a side: its place there where it is there once
+        // (and once in base), the anchors a changed element must sit between.
+        let anchors = |sd: &[u128]| -> Vec<Option<usize>> {
+            let (cs, cb) = (count(sd), &cb);
+            bd.iter()
+                .map(|x| {
+                    (cs.get(x) == Some(&1) && cb.get(x) == Some(&1))
+                        .then(|| sd.iter().position(|y| y == x))
+                        .flatten()
+                })
+                .collect()
+        };
+        let (ao, at) = (anchors(&od), anchors(&td));
+        // Whether a side's element `c` stands where base's `x` stood: after the side's place
+        // of the nearest anchored base element before `x` and before the next one after it.
+        let placed = |anchors: &[Option<usize>], sd: &[u128], x: u128, c: u128| -> bool {
+            bd.iter()
+                .enumerate()
+                .filter(|(_, y)| **y == x)
+                .any(|(i, _)| {
+                    let after = anchors[..i].iter().rev().find_map(|a| *a);
+                    let before = anchors[i + 1..].iter().find_map(|a| *a);
+                    sd.iter().enumerate().any(|(p, y)| {
+                        *y == c && after.is_none_or(|a| p > a) && before.is_none_or(|b| p < b)
+                    })
+                })
+        };
         let mut budget = 20_000usize;
         // The merges that explain the most first: a merged element the result has too many
         // of, standing for ours' and theirs' versions it has too few of.
@@ -289,7 +316,12 @@ impl Checker<'_> {
                 for &x in &both_dropped {
                     for &oc in &ours_new {
                         for &tc in &theirs_new {
-                            if oc == tc || want[&oc] <= 0 || want[&tc] <= 0 {
+                            if oc == tc
+                                || want[&oc] <= 0
+                                || want[&tc] <= 0
+                                || !placed(&ao, &od, x, oc)
+                                || !placed(&at, &td, x, tc)
+                            {
                                 continue;
                             }
                             for &m in contents.iter().filter(|c| cr.contains_key(*c)) {
