@@ -248,7 +248,13 @@ impl Tokens {
             let Some(at) = plain_key_end(line) else {
                 continue;
             };
-            let region: Vec<String> = stack.iter().map(|(b, n)| format!("{b}/{n}")).collect();
+            // Named by the branches it stands in, not by the blocks around it that have none:
+            // a side that edits an enclosing `if` without an `else` does not rename its keys.
+            let region: Vec<String> = stack
+                .iter()
+                .filter(|(_, branch)| *branch > 0)
+                .map(|(b, n)| format!("{b}/{n}"))
+                .collect();
             let token = self.token(BRANCH, &region.join("\u{0}"));
             line.insert_str(at, &token);
         }
