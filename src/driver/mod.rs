@@ -302,8 +302,8 @@ fn by_template(
     let tokens = &mut skeletons.tokens;
     let mut messages = Vec::new();
     let mut git_conflicts = None;
-    // Whether git's clean line merge repeats what no input repeats.
-    let mut unsound = false;
+    // How git's clean line merge is wrong as data, where the check found it so.
+    let mut git_wrong = None;
     if let Some(line) = line {
         let line = line.map_err(Attempt::LineMerge)?;
         if !line.conflicted {
@@ -313,23 +313,29 @@ fn by_template(
                 return Ok(clean(line.bytes, messages, 0));
             };
             let controls_hold = expected.as_ref() == Some(&template::controls(&masked));
-            let doubt = match verify::check_text(&versions, &masked, opts.policy) {
+            let (doubt, wrong) = match verify::check_text(&versions, &masked, opts.policy) {
                 Verdict::Holds if controls_hold => return Ok(clean(line.bytes, messages, 0)),
                 Verdict::Unsure => return Ok(clean(line.bytes, messages, 0)),
                 Verdict::Broken(v) if v[0].what.starts_with("it does not parse") => {
                     return Ok(clean(line.bytes, messages, 0))
                 }
-                Verdict::Holds => "of the template misplaces its control lines".to_string(),
-                Verdict::Broken(violations) => format!("is wrong as data ({})", violations[0]),
+                Verdict::Holds => (
+                    "of the template misplaces its control lines".to_string(),
+                    false,
+                ),
+                Verdict::Broken(violations) => {
+                    (format!("is wrong as data ({})", violations[0]), true)
+                }
             };
             messages.push(format!(
                 "git's clean line merge {doubt}: merged by structure"
             ));
-            // One that repeats a key no input repeats (two insertions git placed apart) must
-            // not pass as clean where the structural merge cannot settle the file either. The
-            // finer checks of data and control lines only send it there: a template's
-            // skeleton reads its branches and guards too roughly for them to overrule git.
-            unsound = !verify::line_result_is_sound(&sb, &so, &st, &masked);
+            // Wrong as data, it must not pass as clean where the structural merge cannot
+            // settle the file either. Control lines placed otherwise than their own 3-way
+            // merge only send it there: that merge is too rough to overrule git's.
+            if wrong {
+                git_wrong = Some(doubt);
+            }
         } else {
             git_conflicts = Some(line);
         }
@@ -339,18 +345,17 @@ fn by_template(
             Settle::Refused(what) => unsettled(&what),
             Settle::Failed(attempt) => attempt,
         });
-    match settled {
-        Err(Attempt::Refused(why)) if unsound => {
+    match (settled, git_wrong) {
+        (Err(Attempt::Refused(why)), Some(wrong)) => {
             let messages = vec![
                 format!("line merge used: {why}"),
-                "git's clean line merge breaks the skeleton or repeats a key: marked as a conflict"
-                    .into(),
+                format!("git's clean line merge {wrong}: marked as a conflict"),
             ];
             let mut outcome = last_resort(base, ours, theirs, opts, None, messages);
             outcome.fallback = Some(why);
             Ok(outcome)
         }
-        settled => settled,
+        (settled, _) => settled,
     }
 }
 
