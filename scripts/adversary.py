@@ -621,7 +621,7 @@ ARG_POOL = ["--verbose", "--log-level=debug", "--port=8080", "--metrics", "extra
 NAME_POOL = ["metrics", "sidecar", "debug", "LOG_LEVEL", "FEATURE_FLAG", "cache"]
 PORT_POOL = [8443, 9090, 9443]
 COMMENTS = ["# changed by the team", "# TODO: revisit", "# pinned for now", "# see the runbook"]
-KEY_FIELDS = ["name", "mountPath", "devicePath", "containerPort", "port", "ip", "topologyKey", "type", "key", "id"]
+KEY_FIELDS = ["name", "mountPath", "devicePath", "containerPort", "port", "ip", "topologyKey", "type", "key", "id", "protocol"]
 INTERESTING = {"image", "replicas", "value", "tag", "version", "name", "app", "memory", "cpu", "port",
                "containerPort", "targetPort", "namespace", "enabled", "repository", "path"}
 
