@@ -19,7 +19,7 @@ use crate::line_merge::{is_binary, line_merge, LineMerge};
 pub use crate::merge::Conflict;
 use crate::options::{ConflictStyle, MergeOptions, Mode, Policy};
 use crate::parse::{self, Parsed, Versions};
-use crate::text::markers::{conflict_hunks, has_marker_lines, marked_lines, Markers};
+use crate::text::markers::{self, conflict_hunks, has_marker_lines, marked_lines, Markers};
 use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
 use crate::{merge, render, template};
 
@@ -299,6 +299,10 @@ fn by_template(
         Err(why) => return Err(unsettled(&format!("cannot start: as a skeleton, {why}"))),
     };
     let expected = template::merged_controls(&skeletons.tokens, &sb, &so, &st);
+    // Whether the versions' blocks are whole: then so must be each side of a conflict.
+    let whole = [&sb, &so, &st]
+        .iter()
+        .all(|s| skeletons.tokens.whole_blocks(&template::controls(s)));
     let tokens = &mut skeletons.tokens;
     let mut messages = Vec::new();
     let mut git_conflicts = None;
@@ -340,6 +344,10 @@ fn by_template(
             git_conflicts = Some(line);
         }
     }
+    let expected = Expected {
+        controls: expected,
+        whole,
+    };
     let settled = merge_skeletons(&versions, tokens, expected, git_conflicts, messages, opts)
         .map_err(|what| match what {
             Settle::Refused(what) => unsettled(&what),
@@ -357,6 +365,24 @@ fn by_template(
         }
         (settled, _) => settled,
     }
+}
+
+/// The control lines a merge of the skeletons must hold, in order (`None` where both sides
+/// changed them at one place), and whether the versions' blocks are whole.
+struct Expected {
+    controls: Option<Vec<String>>,
+    whole: bool,
+}
+
+/// Whether a conflicted skeleton leaves a template whichever side is taken: each side parses
+/// and, where the versions' blocks are whole (`whole`), keeps every block whole (a side that
+/// lost a block's `end` would not render).
+fn sides_hold(tokens: &template::Tokens, skeleton: &str, size: usize, whole: bool) -> bool {
+    verify::sides_parse(skeleton.as_bytes(), size).is_ok()
+        && (!whole
+            || markers::sides(skeleton, size)
+                .iter()
+                .all(|side| tokens.whole_blocks(&template::controls(side))))
 }
 
 /// Why the skeletons' merge was not settled: what it would do wrong (for the reason the line
@@ -379,13 +405,14 @@ impl From<Reason> for Settle {
 fn merge_skeletons(
     versions: &Versions,
     tokens: &mut template::Tokens,
-    expected: Option<Vec<String>>,
+    expected: Expected,
     git_conflicts: Option<LineMerge>,
     mut messages: Vec<String>,
     opts: &MergeOptions,
 ) -> Result<Outcome, Settle> {
     let refused = |what: &str| Settle::Refused(what.to_string());
-    let Some(expected) = expected else {
+    let whole = expected.whole;
+    let Some(expected) = expected.controls else {
         return Err(refused(
             "would guess: both sides changed its control lines at one place",
         ));
@@ -426,7 +453,7 @@ fn merge_skeletons(
             }
             None => false,
         });
-    if !all_there || verify::sides_parse(merged.text.as_bytes(), opts.marker_size).is_err() {
+    if !all_there || !sides_hold(tokens, &merged.text, opts.marker_size, whole) {
         return Err(refused("would lose control lines or leave invalid YAML"));
     }
     // Conflicts are named in the template's own text, not its tokens.
@@ -441,10 +468,16 @@ fn merge_skeletons(
         })
         .collect();
     // A template's conflict marked by structure holds its control lines too: git's markers
-    // are kept unless they are wider.
+    // are kept unless they are wider, or a side of them is not a skeleton that parses (git
+    // may have merged a moved line next to the conflict into both sides).
     if let Some(line) = git_conflicts {
         let size = opts.marker_size;
-        if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) {
+        let git_sides_hold = std::str::from_utf8(&line.bytes)
+            .ok()
+            .and_then(|text| tokens.mask(text))
+            .is_some_and(|masked| sides_hold(tokens, &masked, size, whole));
+        if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) && git_sides_hold
+        {
             return Ok(Outcome {
                 bytes: line.bytes,
                 conflicted: true,
