@@ -283,12 +283,14 @@ impl Checker<'_> {
         };
         // Where each base element stands in a side: its place there where it is there once
         // (and once in base), the anchors a changed element must sit between.
+        let once_in_base = singles(&bd);
         let anchors = |sd: &[u128]| -> Vec<Option<usize>> {
-            let (cs, cb) = (count(sd), &cb);
+            let places = singles(sd);
             bd.iter()
                 .map(|x| {
-                    (cs.get(x) == Some(&1) && cb.get(x) == Some(&1))
-                        .then(|| sd.iter().position(|y| y == x))
+                    once_in_base
+                        .contains_key(x)
+                        .then(|| places.get(x).copied())
                         .flatten()
                 })
                 .collect()
@@ -439,6 +441,19 @@ fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Named> {
     Some(out)
 }
 
+/// Where each element a sequence holds once stands in it (elements it repeats are left out).
+fn singles<T: std::hash::Hash + Eq + Clone>(v: &[T]) -> HashMap<T, usize> {
+    let mut count: HashMap<&T, usize> = HashMap::new();
+    for x in v {
+        *count.entry(x).or_default() += 1;
+    }
+    v.iter()
+        .enumerate()
+        .filter(|(_, x)| count[x] == 1)
+        .map(|(i, x)| (x.clone(), i))
+        .collect()
+}
+
 /// A base element both sides replaced in its place by new elements of their own, different
 /// ones, where the result holds a replacement of each side: one element edited two ways
 /// is one element (their merge) or a conflict, never both copies. Its place is between its
@@ -449,23 +464,9 @@ fn replaced_by_both<T: std::hash::Hash + Eq + Clone>(
     t: &[T],
     r: &[T],
 ) -> Option<T> {
-    let count = |v: &[T]| -> HashMap<T, usize> {
-        let mut c = HashMap::new();
-        for x in v {
-            *c.entry(x.clone()).or_default() += 1;
-        }
-        c
-    };
-    let (cb, co, ct, cr) = (count(b), count(o), count(t), count(r));
-    // Where each element a side holds once stands.
-    let places = |v: &[T], c: &HashMap<T, usize>| -> HashMap<T, usize> {
-        v.iter()
-            .enumerate()
-            .filter(|(_, x)| c[*x] == 1)
-            .map(|(i, x)| (x.clone(), i))
-            .collect()
-    };
-    let (po, pt) = (places(o, &co), places(t, &ct));
+    let all = |v: &[T]| -> HashSet<T> { v.iter().cloned().collect() };
+    let (in_b, in_o, in_t, in_r) = (all(b), all(o), all(t), all(r));
+    let (po, pt) = (singles(o), singles(t));
     // The elements of `side` between the places of base's `i - 1` and `i + 1` (the ends of
     // the list where there is none), if those are there once and all between is new.
     let replacement = |side: &[T], places: &HashMap<T, usize>, i: usize| -> Option<Vec<T>> {
@@ -479,16 +480,15 @@ fn replaced_by_both<T: std::hash::Hash + Eq + Clone>(
             None => side.len(),
         };
         let between = side.get(from..to)?;
-        (!between.is_empty() && between.iter().all(|x| !cb.contains_key(x)))
-            .then(|| between.to_vec())
+        (!between.is_empty() && between.iter().all(|x| !in_b.contains(x))).then(|| between.to_vec())
     };
     b.iter().enumerate().find_map(|(i, x)| {
-        if co.contains_key(x) || ct.contains_key(x) {
+        if in_o.contains(x) || in_t.contains(x) {
             return None;
         }
         let (ours, theirs) = (replacement(o, &po, i)?, replacement(t, &pt, i)?);
         let kept =
-            |new: &[T], other: &[T]| new.iter().any(|y| cr.contains_key(y) && !other.contains(y));
+            |new: &[T], other: &[T]| new.iter().any(|y| in_r.contains(y) && !other.contains(y));
         (ours != theirs && kept(&ours, &theirs) && kept(&theirs, &ours)).then(|| x.clone())
     })
 }
@@ -502,18 +502,7 @@ fn misordered<T: std::hash::Hash + Eq + Clone>(
     t: &[T],
     r: &[T],
 ) -> Option<(T, T)> {
-    let once = |v: &[T]| -> HashMap<T, usize> {
-        let mut count: HashMap<&T, usize> = HashMap::new();
-        for x in v {
-            *count.entry(x).or_default() += 1;
-        }
-        v.iter()
-            .enumerate()
-            .filter(|(_, x)| count[x] == 1)
-            .map(|(i, x)| (x.clone(), i))
-            .collect()
-    };
-    let (pb, po, pt, pr) = (once(b), once(o), once(t), once(r));
+    let (pb, po, pt, pr) = (singles(b), singles(o), singles(t), singles(r));
     let shared: Vec<T> = r
         .iter()
         .filter(|x| {
