@@ -1467,10 +1467,11 @@ class Skeleton:
                 continue
             actions = list(self.ACTION.finditer(body))
             last = actions[-1].end() if actions else 0
-            if body.find("{{", last) >= 0:
-                # An action left open: a control line only where nothing comes before it.
-                if body[:body.find("{{", last)].strip() and not all(
-                        not t.strip() for t in self.ACTION.split(body[:body.find("{{", last)])):
+            opened = body.find("{{", last)
+            if opened >= 0:
+                # An action left open: a control line only where nothing but actions comes
+                # before it.
+                if "".join(self.ACTION.split(body[:opened])).strip():
                     return None
                 open_action = True
                 tok = self.token("c", content, frozen)
