@@ -519,6 +519,7 @@ fn clean(bytes: Vec<u8>, messages: Vec<String>, resolved_hunks: usize) -> Outcom
 /// The structural result with its conflicts, each named on a line of its own.
 fn conflicted(merged: Merged, mut messages: Vec<String>) -> Outcome {
     messages.extend(conflict_messages(&merged.conflicts));
+    messages.extend(merged.notes);
     Outcome {
         conflicted: !merged.conflicts.is_empty(),
         bytes: merged.text.into_bytes(),
@@ -615,8 +616,8 @@ fn fallback(
 pub struct Merged {
     pub text: String,
     pub conflicts: Vec<Conflict>,
-    /// What the user should know about a clean result, one line each (theirs' comment
-    /// edits that overlapped ours' and were not taken).
+    /// What the user should know about the result, one line each (theirs' comment edits
+    /// that overlapped ours' and were not taken).
     pub notes: Vec<String>,
 }
 

@@ -32,7 +32,7 @@ use crate::options::Policy;
 use crate::parse::{self, digest, same_data, Kind, NodeId, Parsed, Style, Tree, Versions};
 use crate::resource::{self, element_key, list_kind, ListKind};
 use crate::template;
-use crate::text::line_end;
+use crate::text::{line_end, markers};
 
 use super::regions::dash_of;
 use super::splice::{splice, Edit};
@@ -60,18 +60,102 @@ pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carrie
             tree: parse::parse(merged).ok().map(Tree::detach),
         };
     }
+    let Some((result, planned)) = planned(versions, merged, policy) else {
+        return Carried {
+            text: merged.to_string(),
+            notes: Vec::new(),
+            tree: None,
+        };
+    };
+    let unchanged = |result: Tree, notes| Carried {
+        text: merged.to_string(),
+        notes,
+        tree: Some(result.detach()),
+    };
+    let Some((mut edits, notes)) = planned else {
+        return unchanged(result, Vec::new());
+    };
+    if edits.is_empty() {
+        return unchanged(result, notes);
+    }
+    let text = match splice(merged, &mut edits) {
+        Ok(text) => text,
+        Err(_) => return unchanged(result, bug()),
+    };
+    let Some(after) = same_documents(&result, &text) else {
+        return unchanged(result, bug());
+    };
+    Carried {
+        tree: Some(after),
+        text,
+        notes,
+    }
+}
+
+/// Gives the fields outside the conflicts of `marked` (a conflicted result, markers of
+/// `size`) the comments [`carry`] would: a comment edit of theirs is not lost because a
+/// field elsewhere conflicts. The pass runs on the text of ours' side of every conflict,
+/// and only its edits of lines both sides share are kept, where they stand clear of every
+/// conflict: the lines inside one are each side's own, comments included. Returns `marked`
+/// unchanged where the pass cannot pair the versions or would change ours' side's data.
+pub(crate) fn carry_around_conflicts(
+    versions: &Versions,
+    marked: &str,
+    policy: Policy,
+    size: usize,
+) -> (String, Vec<String>) {
+    let unchanged = || (marked.to_string(), Vec::new());
+    let (side, shared) = markers::ours_side(marked, size);
+    let Some((result, Some((edits, notes)))) = planned(versions, &side, policy) else {
+        return unchanged();
+    };
+    // Each edit kept is moved from ours' side to the marked text: it lies inside one run of
+    // shared lines, and an insertion stands before one of its lines (at the run's end it
+    // could be the head of a conflicted field).
+    let mut moved: Vec<Edit> = edits
+        .iter()
+        .filter_map(|e| {
+            let run = &shared[shared
+                .partition_point(|r| r.side.start <= e.start)
+                .checked_sub(1)?];
+            let clear = e.end <= run.side.end
+                && (e.start < e.end || e.start < run.side.end || run.side.end == side.len());
+            clear.then(|| Edit {
+                start: e.start - run.side.start + run.marked,
+                end: e.end - run.side.start + run.marked,
+                text: e.text.clone(),
+            })
+        })
+        .collect();
+    if moved.is_empty() {
+        return unchanged();
+    }
+    let Ok(text) = splice(marked, &mut moved) else {
+        return (marked.to_string(), bug());
+    };
+    // Ours' side must read as before, with the edits that were kept.
+    let (after, _) = markers::ours_side(&text, size);
+    if same_documents(&result, &after).is_none() {
+        return (marked.to_string(), bug());
+    }
+    (text, notes)
+}
+
+/// `merged` parsed, and the pass's edits of it with its notes (`None` where the versions
+/// cannot be paired); `None` where `merged` does not parse.
+#[allow(clippy::type_complexity)]
+fn planned<'m>(
+    versions: &Versions,
+    merged: &'m str,
+    policy: Policy,
+) -> Option<(Tree<'m>, Option<(Vec<Edit>, Vec<String>)>)> {
+    let trees = [&versions.base, &versions.ours, &versions.theirs];
     std::thread::scope(|scope| {
         // On a large file the versions' layouts are built on a second core while the result
         // is parsed and laid out here.
         let second =
             (merged.len() >= PARALLEL_FROM).then(|| scope.spawn(|| trees.map(Layout::new)));
-        let Ok(result) = parse::parse(merged) else {
-            return Carried {
-                text: merged.to_string(),
-                notes: Vec::new(),
-                tree: None,
-            };
-        };
+        let result = parse::parse(merged).ok()?;
         let r = Layout::new(&result);
         let layouts = match second {
             Some(second) => second
@@ -87,29 +171,7 @@ pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carrie
             policy,
             versions.file_name.as_deref(),
         );
-        let unchanged = |result: Tree, notes| Carried {
-            text: merged.to_string(),
-            notes,
-            tree: Some(result.detach()),
-        };
-        let Some((mut edits, notes)) = planned else {
-            return unchanged(result, Vec::new());
-        };
-        if edits.is_empty() {
-            return unchanged(result, notes);
-        }
-        let text = match splice(merged, &mut edits) {
-            Ok(text) => text,
-            Err(_) => return unchanged(result, bug()),
-        };
-        let Some(after) = same_documents(&result, &text) else {
-            return unchanged(result, bug());
-        };
-        Carried {
-            tree: Some(after),
-            text,
-            notes,
-        }
+        Some((result, planned))
     })
 }
 

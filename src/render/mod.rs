@@ -24,14 +24,15 @@ use splice::{splice, Edit};
 /// Ours' text with the plan's edits spliced in, and the notes for the user.
 pub(crate) struct Rendered {
     pub text: String,
-    /// What the user should know about a clean result (theirs' comment edits not taken).
+    /// What the user should know about the result (theirs' comment edits not taken).
     pub notes: Vec<String>,
     /// The tree of `text`, where the comment pass parsed it.
     pub tree: Option<Parsed>,
 }
 
-/// Ours' text with the plan's edits spliced in; a clean result then gets the comments the
-/// 3-way merge of the versions' comments decides (see [`comments`]).
+/// Ours' text with the plan's edits spliced in; then every field gets the comments the 3-way
+/// merge of the versions' comments decides (see [`comments`]), in a conflicted result every
+/// field outside the conflicts.
 ///
 /// Fails only on a planning error (two edits of one range): that is a bug, and the driver
 /// reports it as one.
@@ -55,10 +56,19 @@ pub(crate) fn render(
     let mut edits: Vec<Edit> = ranked.into_iter().map(|(_, e)| e).collect();
     let text = splice(r.ours.text, &mut edits).map_err(internal)?;
     // A patch (merge2) has no base to tell its comment edits from its comments.
-    if !plan.conflicts.is_empty() || matches!(opts.mode, Mode::TwoWay { .. }) {
+    if matches!(opts.mode, Mode::TwoWay { .. }) {
         return Ok(Rendered {
             text,
             notes: Vec::new(),
+            tree: None,
+        });
+    }
+    if !plan.conflicts.is_empty() {
+        let (text, notes) =
+            comments::carry_around_conflicts(versions, &text, opts.policy, opts.marker_size);
+        return Ok(Rendered {
+            text,
+            notes,
             tree: None,
         });
     }

@@ -5,6 +5,8 @@
 //! style), `=======`, theirs' lines, `>>>>>>> theirs`, each marker `size` characters long at the
 //! start of its line, labelled like git's own.
 
+use std::ops::Range;
+
 use super::at_line_starts;
 
 /// How conflicts are written: git's marker size, labels and style, and the file's line ending.
@@ -94,40 +96,102 @@ pub(crate) fn conflict_hunks(text: &[u8], size: usize) -> usize {
         .count()
 }
 
-/// The two files a conflicted text gives when every conflict of markers of `size` is resolved
-/// by taking ours' side, and by taking theirs'.
-pub(crate) fn sides(text: &str, size: usize) -> [String; 2] {
-    #[derive(PartialEq)]
-    enum In {
-        Both,
-        Ours,
-        Base,
-        Theirs,
-    }
-    let marker = |line: &str, c: char| {
+/// Where a line of a conflicted text stands.
+#[derive(Clone, Copy, PartialEq)]
+enum In {
+    /// Outside every conflict: both sides hold it.
+    Both,
+    Ours,
+    Base,
+    Theirs,
+    /// A marker line.
+    Marker,
+}
+
+/// The lines of a conflicted text with markers of `size`, each with its offset and where it
+/// stands.
+fn lines_in(text: &str, size: usize) -> impl Iterator<Item = (usize, &str, In)> {
+    let marker = move |line: &str, c: char| {
         line.len() >= size && line.chars().take(size).all(|x| x == c) && {
             let rest = &line[size..];
             rest.is_empty() || rest.starts_with([' ', '\r', '\n'])
         }
     };
-    let (mut ours, mut theirs) = (String::new(), String::new());
     let mut state = In::Both;
-    for line in text.split_inclusive('\n') {
-        match state {
-            In::Both if marker(line, '<') => state = In::Ours,
-            In::Ours if marker(line, '|') => state = In::Base,
-            In::Ours | In::Base if marker(line, '=') => state = In::Theirs,
-            In::Theirs if marker(line, '>') => state = In::Both,
+    let mut at = 0;
+    text.split_inclusive('\n').map(move |line| {
+        let next = match state {
+            In::Both if marker(line, '<') => Some(In::Ours),
+            In::Ours if marker(line, '|') => Some(In::Base),
+            In::Ours | In::Base if marker(line, '=') => Some(In::Theirs),
+            In::Theirs if marker(line, '>') => Some(In::Both),
+            _ => None,
+        };
+        let here = match next {
+            Some(next) => {
+                state = next;
+                In::Marker
+            }
+            None => state,
+        };
+        let start = at;
+        at += line.len();
+        (start, line, here)
+    })
+}
+
+/// The two files a conflicted text gives when every conflict of markers of `size` is resolved
+/// by taking ours' side, and by taking theirs'.
+pub(crate) fn sides(text: &str, size: usize) -> [String; 2] {
+    let (mut ours, mut theirs) = (String::new(), String::new());
+    for (_, line, here) in lines_in(text, size) {
+        match here {
             In::Both => {
                 ours.push_str(line);
                 theirs.push_str(line);
             }
             In::Ours => ours.push_str(line),
-            In::Base => {}
             In::Theirs => theirs.push_str(line),
+            In::Base | In::Marker => {}
         }
     }
     [ours, theirs]
+}
+
+/// A run of lines outside every conflict: where it stands in ours' side, and where it starts
+/// in the conflicted text.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Shared {
+    pub side: Range<usize>,
+    pub marked: usize,
+}
+
+/// Ours' side of a conflicted text (as [`sides`]), and where its runs of lines outside every
+/// conflict stand, in it and in `text`: what an edit of ours' side outside the conflicts is
+/// in `text`.
+pub(crate) fn ours_side(text: &str, size: usize) -> (String, Vec<Shared>) {
+    let mut side = String::new();
+    let mut runs: Vec<Shared> = Vec::new();
+    let mut previous = In::Marker;
+    for (at, line, here) in lines_in(text, size) {
+        match here {
+            In::Both if previous == In::Both => {
+                if let Some(run) = runs.last_mut() {
+                    run.side.end += line.len();
+                }
+            }
+            In::Both => runs.push(Shared {
+                side: side.len()..side.len() + line.len(),
+                marked: at,
+            }),
+            _ => {}
+        }
+        if matches!(here, In::Both | In::Ours) {
+            side.push_str(line);
+        }
+        previous = here;
+    }
+    (side, runs)
 }
 
 #[cfg(test)]
@@ -145,6 +209,38 @@ mod tests {
                 "a: 1\nb: 3\nc: 4\n".to_string()
             ]
         );
+    }
+
+    #[test]
+    fn ours_side_says_where_the_shared_lines_stand() {
+        let text = "a: 1\n<<<<<<< ours\nb: 2\n||||||| base\nb: 0\n=======\nb: 3\n>>>>>>> theirs\nc: 4\nd: 5\n<<<<<<< ours\n=======\ne: 6\n>>>>>>> theirs\nf: 7";
+        let (side, runs) = ours_side(text, 7);
+        assert_eq!(side, "a: 1\nb: 2\nc: 4\nd: 5\nf: 7");
+        let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
+        assert_eq!(
+            runs,
+            vec![
+                Shared {
+                    side: 0..5,
+                    marked: 0
+                },
+                Shared {
+                    side: 10..20,
+                    marked: at("c: 4")
+                },
+                // Ours' side of the second conflict is empty: the runs around it meet.
+                Shared {
+                    side: 20..24,
+                    marked: at("f: 7")
+                },
+            ]
+        );
+        for run in &runs {
+            assert_eq!(
+                &side[run.side.clone()],
+                &text[run.marked..run.marked + run.side.len()]
+            );
+        }
     }
 
     #[test]
