@@ -1121,7 +1121,9 @@ impl Walk<'_, '_> {
 
     /// Whether nothing below a field needs its comments decided: theirs' text of it (from
     /// its key or dash to the end of its last line, comments inside included) is base's, and
-    /// the result's is ours', so every comment inside stays as ours has it.
+    /// the result's is ours', so every comment inside stays as ours has it; or the other way
+    /// round, ours' text is base's and the result's is theirs', so every comment inside is
+    /// theirs' already.
     fn untouched(&self, node: NodeId, start: usize, xs: [Option<(NodeId, usize)>; 3]) -> bool {
         fn span<'a>(tree: &'a Tree<'a>, n: NodeId, s: usize) -> &'a str {
             let text = tree.text;
@@ -1131,8 +1133,9 @@ impl Walk<'_, '_> {
             return false;
         };
         let [xb, xo, xt] = self.x;
-        span(self.r.tree, node, start) == span(xo.tree, o, os)
-            && span(xb.tree, b, bs) == span(xt.tree, t, ts)
+        let (result, base) = (span(self.r.tree, node, start), span(xb.tree, b, bs));
+        let (ours, theirs) = (span(xo.tree, o, os), span(xt.tree, t, ts));
+        (result == ours && base == theirs) || (result == theirs && base == ours)
     }
 
     /// Pairs the result's field (its value `node`, starting at `start`) and everything
