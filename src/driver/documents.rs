@@ -2,25 +2,29 @@
 //! a large manifest is the same text in two of its versions. A document whose text base and
 //! theirs share keeps ours' bytes, one base and ours share takes theirs' bytes (and one both
 //! sides changed alike stays ours'); only the documents both sides changed are parsed and
-//! merged by structure, as one smaller file. Nothing else is parsed: the documents are cut at
-//! their `---` lines and named by a strict scan ([`crate::split`]).
+//! merged, as one smaller file. Nothing else is parsed: the documents are cut at their `---`
+//! lines and named by a strict scan ([`crate::split`]).
+//!
+//! Git's line merge, too, runs on the smaller file only (the driver's merge of it starts with
+//! git's, as any merge does): in git's merge of the whole file a document one side left alone
+//! is a hunk of the other side's, taken as it is. Running that merge over the whole file
+//! would cost more memory than all the rest (xdiff holds every line of the three versions
+//! twice) and a third of the time, to confirm what the documents already say.
 //!
 //! The shortcut stands aside (the caller merges the whole file) wherever it could differ from
-//! the whole merge: outside `mark` mode (kyaml's rules walk documents theirs left alone), where a document cannot be named for certain, where a name repeats, where
-//! documents both sides changed do not line up one to one by name (a document moved on one
-//! side and edited on the other, or added by both), and where git's clean line merge of the
-//! whole file is not the result it reaches.
+//! the whole merge: outside `mark` mode (kyaml's rules walk documents theirs left alone),
+//! where a document cannot be named for certain, where a name repeats, where documents both
+//! sides changed do not line up one to one by name (a document moved on one side and edited
+//! on the other, or added by both), and where the smaller file's merge falls back to git's
+//! line merge or keeps git's markers (whether the whole file would is the whole merge's call).
 
 use std::collections::HashSet;
 
-use crate::line_merge::line_merge;
 use crate::merge::{diff3, Chunk};
 use crate::options::{MergeOptions, Mode, Policy};
 use crate::split::{cut, split, Name, Piece};
-use crate::text::markers::{conflict_hunks, marked_lines};
-use crate::verify;
 
-use super::{by_structure, clean, Attempt, Outcome, GIT_MARKERS_KEPT};
+use super::{by_structure, Attempt, Outcome, GIT_MARKERS_KEPT};
 
 /// One document of the result: a version's text, or the `n`th document both sides changed.
 enum Part<'a> {
@@ -40,94 +44,57 @@ pub(crate) fn by_documents(
         return None;
     }
     let (b, o, t) = (split(base)?, split(ours)?, split(theirs)?);
-    std::thread::scope(|s| {
-        // Git's line merge of the whole file runs on the other core meanwhile.
-        let line =
-            s.spawn(|| line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts));
-        let (parts, both) = parts(&b, &o, &t)?;
-        let merged = match both.is_empty() {
-            true => None,
-            false => {
-                let join = |i: usize| -> Option<String> {
-                    let pieces: Vec<&str> = both.iter().map(|triple| triple[i]).collect();
-                    joined(&pieces)
-                };
-                let (rb, ro, rt) = (join(0)?, join(1)?, join(2)?);
-                match by_structure(&rb, &ro, &rt, opts) {
-                    Ok(outcome) if outcome.fallback.is_none() => Some(outcome),
-                    Ok(_) | Err(Attempt::Refused(_)) => return None,
-                    Err(e) => return Some(Err(e)),
+    let (parts, both) = parts(&b, &o, &t)?;
+    let merged = match both.is_empty() {
+        true => None,
+        false => {
+            let join = |i: usize| -> Option<String> {
+                let pieces: Vec<&str> = both.iter().map(|triple| triple[i]).collect();
+                joined(&pieces)
+            };
+            let (rb, ro, rt) = (join(0)?, join(1)?, join(2)?);
+            match by_structure(&rb, &ro, &rt, opts) {
+                // The smaller file kept git's markers; whether the whole file would is its
+                // call.
+                Ok(outcome) if outcome.messages.iter().any(|m| m == GIT_MARKERS_KEPT) => {
+                    return None
                 }
+                Ok(outcome) if outcome.fallback.is_none() => Some(outcome),
+                Ok(_) | Err(Attempt::Refused(_)) => return None,
+                Err(e) => return Some(Err(e)),
             }
-        };
-        let merged_pieces = match &merged {
-            Some(m) => {
-                let text = std::str::from_utf8(&m.bytes).ok()?;
-                let pieces = cut(text)?;
-                if pieces.len() != both.len() {
-                    return None;
-                }
-                pieces
+        }
+    };
+    let merged_pieces = match &merged {
+        Some(m) => {
+            let text = std::str::from_utf8(&m.bytes).ok()?;
+            let pieces = cut(text)?;
+            if pieces.len() != both.len() {
+                return None;
             }
-            None => Vec::new(),
-        };
-        let texts: Vec<&str> = parts
-            .iter()
-            .map(|p| match p {
-                Part::Text(text) => text,
-                Part::Merged(n) => merged_pieces[*n],
-            })
-            .collect();
-        let text = joined(&texts)?;
-        let line = match line.join() {
-            Ok(Ok(line)) => line,
-            Ok(Err(e)) => return Some(Err(Attempt::LineMerge(e))),
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
-        let (conflicted, messages) = match merged {
-            Some(m) => (m.conflicted, m.messages),
-            None => (false, Vec::new()),
-        };
-        if !line.conflicted {
-            // Git's clean result is the answer where it is this one; otherwise the whole
-            // merge decides which stands.
-            return (!conflicted && line.bytes == text.as_bytes())
-                .then(|| Ok(clean(line.bytes, messages, 0)));
+            pieces
         }
-        let size = opts.marker_size;
-        if messages.iter().any(|m| m == GIT_MARKERS_KEPT) {
-            // The smaller file kept git's markers; whether the whole file would is its call.
-            return None;
-        }
-        if conflicted
-            && 2 * marked_lines(&line.bytes, size) < marked_lines(text.as_bytes(), size)
-            && verify::sides_parse(&line.bytes, size).is_ok()
-        {
-            // Never worse than git: git's much narrower markers are kept, as the whole merge
-            // keeps them.
-            let mut messages = messages;
-            messages.push(GIT_MARKERS_KEPT.into());
-            return Some(Ok(Outcome {
-                bytes: line.bytes,
-                conflicted: true,
-                fallback: None,
-                messages,
-                resolved_hunks: 0,
-            }));
-        }
-        let resolved = if conflicted {
-            0
-        } else {
-            conflict_hunks(&line.bytes, size)
-        };
-        Some(Ok(Outcome {
-            bytes: text.into_bytes(),
-            conflicted,
-            fallback: None,
-            messages,
-            resolved_hunks: resolved,
-        }))
-    })
+        None => Vec::new(),
+    };
+    let texts: Vec<&str> = parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(text) => text,
+            Part::Merged(n) => merged_pieces[*n],
+        })
+        .collect();
+    let text = joined(&texts)?;
+    let (conflicted, messages, resolved_hunks) = match merged {
+        Some(m) => (m.conflicted, m.messages, m.resolved_hunks),
+        None => (false, Vec::new(), 0),
+    };
+    Some(Ok(Outcome {
+        bytes: text.into_bytes(),
+        conflicted,
+        fallback: None,
+        messages,
+        resolved_hunks,
+    }))
 }
 
 /// The result's documents in order, and the documents both sides changed (base's, ours',
