@@ -218,12 +218,15 @@ fn by_structure(
                     text: rendered.text,
                     conflicts: plan.conflicts,
                     notes: rendered.notes,
+                    planned_side: rendered.planned_side,
                 })
             })
             .ok()
-            .filter(|m| {
-                !m.conflicts.is_empty()
-                    && verify::sides_parse(m.text.as_bytes(), opts.marker_size).is_ok()
+            .filter(|m| !m.conflicts.is_empty())
+            .and_then(|mut m| {
+                sides_hold_as_planned(&mut m, opts.marker_size)
+                    .is_ok()
+                    .then_some(m)
             });
         return Ok(match retry {
             Some(m) => conflicted(m, messages),
@@ -232,7 +235,8 @@ fn by_structure(
     }
     // The versions' trees are done with: the two sides' parses below need their room.
     drop((versions, tree));
-    if let Err(e) = verify::sides_parse(merged.text.as_bytes(), opts.marker_size) {
+    let mut merged = merged;
+    if let Err(e) = sides_hold_as_planned(&mut merged, opts.marker_size) {
         messages.push(format!(
             "kmerge's conflicts would not leave valid YAML ({e}), a bug in kmerge (please report it): git's markers used"
         ));
@@ -383,10 +387,17 @@ struct Expected {
 }
 
 /// Whether a conflicted skeleton leaves a template whichever side is taken: each side parses
+/// (ours' as `planned` where the comment pass edited it, see [`verify::sides_parse_as`])
 /// and, where the versions' blocks are whole (`whole`), keeps every block whole (a side that
 /// lost a block's `end` would not render).
-fn sides_hold(tokens: &template::Tokens, skeleton: &str, size: usize, whole: bool) -> bool {
-    verify::sides_parse(skeleton.as_bytes(), size).is_ok()
+fn sides_hold(
+    tokens: &template::Tokens,
+    skeleton: &str,
+    size: usize,
+    whole: bool,
+    planned: Option<render::PlannedSide>,
+) -> bool {
+    verify::sides_parse_as(skeleton.as_bytes(), size, planned).is_ok()
         && (!whole
             || markers::sides(skeleton, size)
                 .iter()
@@ -425,7 +436,7 @@ fn merge_skeletons(
             "would guess: both sides changed its control lines at one place",
         ));
     };
-    let merged = structural(versions, opts)?;
+    let mut merged = structural(versions, opts)?;
     let text = tokens
         .unmask(&merged.text)
         .ok_or_else(|| Reason::Internal("a template token without its text".into()))?;
@@ -461,7 +472,8 @@ fn merge_skeletons(
             }
             None => false,
         });
-    if !all_there || !sides_hold(tokens, &merged.text, opts.marker_size, whole) {
+    let planned = merged.planned_side.take();
+    if !all_there || !sides_hold(tokens, &merged.text, opts.marker_size, whole, planned) {
         return Err(refused("would lose control lines or leave invalid YAML"));
     }
     // Conflicts are named in the template's own text, not its tokens.
@@ -483,7 +495,7 @@ fn merge_skeletons(
         let git_sides_hold = std::str::from_utf8(&line.bytes)
             .ok()
             .and_then(|text| tokens.mask(text))
-            .is_some_and(|masked| sides_hold(tokens, &masked, size, whole));
+            .is_some_and(|masked| sides_hold(tokens, &masked, size, whole, None));
         if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) && git_sides_hold
         {
             return Ok(Outcome {
@@ -500,9 +512,17 @@ fn merge_skeletons(
             text,
             conflicts,
             notes: Vec::new(),
+            planned_side: None,
         },
         messages,
     ))
+}
+
+/// Whether each side of a conflicted structural result parses, with no repeated key, and
+/// ours' side still reads as the merge wrote it before the comment pass (which is then done
+/// with).
+fn sides_hold_as_planned(merged: &mut Merged, size: usize) -> Result<(), String> {
+    verify::sides_parse_as(merged.text.as_bytes(), size, merged.planned_side.take())
 }
 
 /// A clean outcome, which resolved `resolved_hunks` conflicts of git's line merge.
@@ -619,6 +639,9 @@ pub struct Merged {
     /// What the user should know about the result, one line each (theirs' comment edits
     /// that overlapped ours' and were not taken).
     pub notes: Vec<String>,
+    /// Ours' side of a conflicted result before the comment pass edited it, where it did:
+    /// the check of the conflict's sides holds ours' side to it ([`sides_hold_as_planned`]).
+    pub(crate) planned_side: Option<render::PlannedSide>,
 }
 
 /// Plans the merge of the parsed versions and writes it into ours' text.
@@ -641,6 +664,7 @@ fn planned_and_rendered(
         text: rendered.text,
         conflicts: plan.conflicts,
         notes: rendered.notes,
+        planned_side: rendered.planned_side,
     };
     Ok((merged, rendered.tree))
 }

@@ -29,7 +29,7 @@ use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use crate::merge::{diff3, Chunk};
 use crate::options::Policy;
-use crate::parse::{self, digest, same_data, Kind, NodeId, Parsed, Style, Tree, Versions};
+use crate::parse::{self, digest, Kind, NodeId, Parsed, Style, Tree, Versions};
 use crate::resource::{self, element_key, list_kind, ListKind};
 use crate::template;
 use crate::text::{line_end, markers};
@@ -92,19 +92,29 @@ pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carrie
     }
 }
 
+/// Ours' side of a conflicted result as the merge wrote it, before the comment pass edited
+/// its comment lines: what ours' side must still read as (the driver's check of the
+/// conflict's sides, which parses ours' side anyway, compares it).
+#[derive(Clone, Debug)]
+pub(crate) struct PlannedSide {
+    pub text: String,
+    pub tree: Parsed,
+}
+
 /// Gives the fields outside the conflicts of `marked` (a conflicted result, markers of
 /// `size`) the comments [`carry`] would: a comment edit of theirs is not lost because a
 /// field elsewhere conflicts. The pass runs on the text of ours' side of every conflict,
 /// and only its edits of lines both sides share are kept, where they stand clear of every
 /// conflict: the lines inside one are each side's own, comments included. Returns `marked`
-/// unchanged where the pass cannot pair the versions or would change ours' side's data.
+/// unchanged where the pass cannot pair the versions, else the text with ours' side as it
+/// was before the pass.
 pub(crate) fn carry_around_conflicts(
     versions: &Versions,
     marked: &str,
     policy: Policy,
     size: usize,
-) -> (String, Vec<String>) {
-    let unchanged = || (marked.to_string(), Vec::new());
+) -> (String, Vec<String>, Option<PlannedSide>) {
+    let unchanged = || (marked.to_string(), Vec::new(), None);
     let (side, shared) = markers::ours_side(marked, size);
     let Some((result, Some((edits, notes)))) = planned(versions, &side, policy) else {
         return unchanged();
@@ -131,14 +141,10 @@ pub(crate) fn carry_around_conflicts(
         return unchanged();
     }
     let Ok(text) = splice(marked, &mut moved) else {
-        return (marked.to_string(), bug());
+        return (marked.to_string(), bug(), None);
     };
-    // Ours' side must read as before, with the edits that were kept.
-    let (after, _) = markers::ours_side(&text, size);
-    if same_documents(&result, &after).is_none() {
-        return (marked.to_string(), bug());
-    }
-    (text, notes)
+    let tree = result.detach();
+    (text, notes, Some(PlannedSide { text: side, tree }))
 }
 
 /// `merged` parsed, and the pass's edits of it with its notes (`None` where the versions
@@ -208,13 +214,7 @@ fn bug() -> Vec<String> {
 /// The tree of `text`, if it reads as the same documents as `before`.
 fn same_documents(before: &Tree, text: &str) -> Option<Parsed> {
     let after = parse::parse(text).ok()?;
-    let (a, b) = (resource::documents(before), resource::documents(&after));
-    let same = a.len() == b.len()
-        && a.iter()
-            .zip(&b)
-            .all(|((x, _), (y, _))| same_data(before, x.root, &after, y.root));
-    drop((a, b));
-    same.then(|| after.detach())
+    resource::same_documents(before, &after).then(|| after.detach())
 }
 
 /// Which of the fields starting on one line: the outermost owns the comment lines above it,

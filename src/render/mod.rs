@@ -19,6 +19,7 @@ use crate::options::{ConflictStyle, MergeOptions, Mode};
 use crate::parse::{Parsed, Tree, Versions};
 use crate::text::markers::Markers;
 
+pub(crate) use comments::PlannedSide;
 use splice::{splice, Edit};
 
 /// Ours' text with the plan's edits spliced in, and the notes for the user.
@@ -28,6 +29,8 @@ pub(crate) struct Rendered {
     pub notes: Vec<String>,
     /// The tree of `text`, where the comment pass parsed it.
     pub tree: Option<Parsed>,
+    /// Ours' side of a conflicted result before the comment pass edited it, where it did.
+    pub planned_side: Option<PlannedSide>,
 }
 
 /// Ours' text with the plan's edits spliced in; then every field gets the comments the 3-way
@@ -61,15 +64,17 @@ pub(crate) fn render(
             text,
             notes: Vec::new(),
             tree: None,
+            planned_side: None,
         });
     }
     if !plan.conflicts.is_empty() {
-        let (text, notes) =
+        let (text, notes, planned_side) =
             comments::carry_around_conflicts(versions, &text, opts.policy, opts.marker_size);
         return Ok(Rendered {
             text,
             notes,
             tree: None,
+            planned_side,
         });
     }
     let carried = comments::carry(versions, &text, opts.policy);
@@ -77,6 +82,7 @@ pub(crate) fn render(
         text: carried.text,
         notes: carried.notes,
         tree: carried.tree,
+        planned_side: None,
     })
 }
 

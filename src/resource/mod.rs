@@ -116,6 +116,16 @@ pub(crate) fn documents(tree: &Tree) -> Vec<(DocRef, Option<Identity>)> {
         .collect()
 }
 
+/// Whether two texts' trees hold the same documents, in order, as data: what a pass that
+/// edits only comment and blank lines must leave.
+pub(crate) fn same_documents(a: &Tree, b: &Tree) -> bool {
+    let (x, y) = (documents(a), documents(b));
+    x.len() == y.len()
+        && x.iter()
+            .zip(&y)
+            .all(|((m, _), (n, _))| crate::parse::same_data(a, m.root, b, n.root))
+}
+
 /// Pairs the documents of base, ours and theirs into resources.
 ///
 /// One document per version (the common file) is one resource whatever its identity, so a

@@ -26,6 +26,7 @@ use std::fmt;
 use crate::fallback::Reason;
 use crate::options::Policy;
 use crate::parse::{Parsed, Tree, Versions};
+use crate::render::PlannedSide;
 use crate::text::markers;
 use crate::{parse, resource};
 
@@ -111,24 +112,53 @@ pub(crate) fn check_parsed(
 /// theirs', parse as YAML: a conflict the user resolves by picking a side must leave a valid
 /// file either way.
 pub(crate) fn sides_parse(text: &[u8], marker_size: usize) -> Result<(), String> {
+    sides_parse_as(text, marker_size, None)
+}
+
+/// [`sides_parse`], where ours' side must also read as the same documents as `planned`:
+/// ours' side as the merge wrote it, before the comment pass edited its comment lines
+/// outside the conflicts. The pass must not change data, and the parse of ours' side here
+/// is the one that shows it.
+pub(crate) fn sides_parse_as(
+    text: &[u8],
+    marker_size: usize,
+    planned: Option<PlannedSide>,
+) -> Result<(), String> {
     let text = std::str::from_utf8(text).map_err(|e| format!("not UTF-8: {e}"))?;
     let [ours, theirs] = markers::sides(text, marker_size);
-    let check = |side: &str, picked: &str| match parse::parse(picked) {
-        Err(e) => Err(format!("taking {side} side of every conflict: {e}")),
-        Ok(tree) => match tree.duplicate_keys.first() {
-            Some(dup) => Err(format!(
-                "taking {side} side of every conflict repeats a key ({dup})"
-            )),
-            None => Ok(()),
-        },
+    fn check<'t>(side: &str, picked: &'t str) -> Result<Tree<'t>, String> {
+        match parse::parse(picked) {
+            Err(e) => Err(format!("taking {side} side of every conflict: {e}")),
+            Ok(tree) => match tree.duplicate_keys.first() {
+                Some(dup) => Err(format!(
+                    "taking {side} side of every conflict repeats a key ({dup})"
+                )),
+                None => Ok(tree),
+            },
+        }
+    }
+    let as_planned = |tree: Tree| -> Result<(), String> {
+        let Some(planned) = planned else {
+            return Ok(());
+        };
+        let before = planned
+            .tree
+            .attach(&planned.text)
+            .ok_or("ours' side before the comment pass is not the text it was parsed from")?;
+        match resource::same_documents(&before, &tree) {
+            true => Ok(()),
+            false => Err("the comment pass changed the data of ours' side".into()),
+        }
     };
     // Two whole parses: on a large file, one on each core. Ours' error is reported first.
     if text.len() < PARALLEL_FROM {
-        return check("ours", &ours).and_then(|()| check("theirs", &theirs));
+        return check("ours", &ours)
+            .and_then(as_planned)
+            .and_then(|()| check("theirs", &theirs).map(drop));
     }
     let (ours, theirs) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| check("theirs", &theirs));
-        let ours = check("ours", &ours);
+        let second = scope.spawn(|| check("theirs", &theirs).map(drop));
+        let ours = check("ours", &ours).and_then(as_planned);
         match second.join() {
             Ok(theirs) => (ours, theirs),
             Err(panic) => std::panic::resume_unwind(panic),
@@ -219,4 +249,37 @@ fn duplicate_element_names(tree: &Tree) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ours' side of `text` as the merge wrote it before a comment pass.
+    fn planned(text: &str) -> Option<PlannedSide> {
+        let tree = parse::parse(text).expect("the test's text parses").detach();
+        Some(PlannedSide {
+            text: text.to_string(),
+            tree,
+        })
+    }
+
+    #[test]
+    fn ours_side_must_read_as_the_merge_wrote_it() {
+        let marked =
+            "# header\na: 1 # one\n<<<<<<< ours\nb: 2\n=======\nb: 3\n>>>>>>> theirs\nc: 4\n";
+        // The pass added or changed comments only: the same data.
+        assert_eq!(
+            sides_parse_as(marked.as_bytes(), 7, planned("a: 1\nb: 2\nc: 4\n")),
+            Ok(())
+        );
+        // Ours' side now reads otherwise than written: the pass changed data.
+        assert_eq!(
+            sides_parse_as(marked.as_bytes(), 7, planned("a: 1\nb: 2\nc: 5\n")),
+            Err("the comment pass changed the data of ours' side".to_string())
+        );
+        // Theirs' side is checked as before.
+        let bad = "a: 1\n<<<<<<< ours\nb: 2\n=======\nb: [\n>>>>>>> theirs\n";
+        assert!(sides_parse_as(bad.as_bytes(), 7, planned("a: 1\nb: 2\n")).is_err());
+    }
 }
