@@ -137,8 +137,8 @@ fn edit_value(doc: &str, rng: &mut Rng, tag: &str) -> String {
     out
 }
 
-/// One side's edit of the whole file: a few documents edited, maybe one deleted, moved, or
-/// copied under a new name.
+/// One side's edit of the whole file: a few documents edited, maybe one deleted, moved,
+/// copied under a new name, or given a comment line at its end.
 fn edit_file(docs: &[String], rng: &mut Rng, tag: &str) -> Vec<String> {
     let mut docs = docs.to_vec();
     for _ in 0..1 + rng.below(3) {
@@ -153,6 +153,14 @@ fn edit_file(docs: &[String], rng: &mut Rng, tag: &str) -> Vec<String> {
             let d = docs.remove(1 + rng.below(docs.len() - 1));
             let at = 1 + rng.below(docs.len() - 1);
             docs.insert(at, d);
+        }
+        3 => {
+            // A comment line at the end of a document, above the next one's `---`: in git's
+            // merge of the whole file it sits next to the other document's hunk.
+            let i = rng.below(docs.len());
+            if docs[i].ends_with('\n') {
+                docs[i].push_str(&format!("# note{tag}\n"));
+            }
         }
         2 => {
             let src = &docs[rng.below(docs.len())];
