@@ -189,7 +189,7 @@ fn by_structure(
         }
     }
     let versions = versions?;
-    let (merged, tree) = planned_and_rendered(&versions, opts)?;
+    let (mut merged, tree) = planned_and_rendered(&versions, opts)?;
     if merged.conflicts.is_empty() {
         // One parse of the result (the comment pass's) serves the read-back and the check.
         let verdict = verify::check(&versions, &reads_back(&merged.text, tree)?, opts.policy);
@@ -235,7 +235,6 @@ fn by_structure(
     }
     // The versions' trees are done with: the two sides' parses below need their room.
     drop((versions, tree));
-    let mut merged = merged;
     if let Err(e) = sides_hold_as_planned(&mut merged, opts.marker_size) {
         messages.push(format!(
             "kmerge's conflicts would not leave valid YAML ({e}), a bug in kmerge (please report it): git's markers used"

@@ -50,10 +50,7 @@ pub(crate) struct Carried {
 /// of base's, ours' and theirs' decides for it. Returns `merged` unchanged where the pass
 /// cannot pair the versions.
 pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carried {
-    let trees = [&versions.base, &versions.ours, &versions.theirs];
-    if trees.iter().all(|t| bare(t.text)) && bare(merged) {
-        // Every field's comments are nothing in every version: nothing to carry, and no
-        // layout to build (a third of a large generated CRD's merge).
+    if all_bare(versions, merged) {
         return Carried {
             text: merged.to_string(),
             notes: Vec::new(),
@@ -115,6 +112,9 @@ pub(crate) fn carry_around_conflicts(
     size: usize,
 ) -> (String, Vec<String>, Option<PlannedSide>) {
     let unchanged = || (marked.to_string(), Vec::new(), None);
+    if all_bare(versions, marked) {
+        return unchanged();
+    }
     let (side, shared) = markers::ours_side(marked, size);
     let Some((result, Some((edits, notes)))) = planned(versions, &side, policy) else {
         return unchanged();
@@ -179,6 +179,16 @@ fn planned<'m>(
         );
         Some((result, planned))
     })
+}
+
+/// Whether every field's comments are nothing in every version and in the result: nothing
+/// to carry, and no layout to build (a third of a large generated CRD's merge). Conflict
+/// markers hold neither a comment nor a blank line.
+fn all_bare(versions: &Versions, merged: &str) -> bool {
+    [&versions.base, &versions.ours, &versions.theirs]
+        .iter()
+        .all(|t| bare(t.text))
+        && bare(merged)
 }
 
 /// Whether a text holds no comment and no blank line, the two things this pass carries: no
