@@ -1,10 +1,12 @@
 //! Whole documents written into ours: theirs' new documents, ours' deleted ones, and
 //! conflicts over a document one side deleted and the other changed.
 
+use std::ops::Range;
+
 use anyhow::Result;
 
 use crate::merge::plan::Field;
-use crate::parse::Tree;
+use crate::parse::{Doc, Tree};
 use crate::resource::DocRef;
 use crate::text::{line_start, next_line_start, reindent};
 
@@ -15,10 +17,9 @@ impl Renderer<'_> {
     /// A document of base or theirs as text to place at `at` in ours: it starts with `---`,
     /// ends with a line break (in ours' line endings), and is followed by a `---` when it goes
     /// before ours' first document and that has none.
-    fn document_block(&self, tree: &Tree, d: DocRef, at: usize) -> String {
-        let region = &tree.docs[d.doc].region;
+    fn document_block(&self, tree: &Tree, region: Range<usize>, at: usize) -> String {
         // The other file's byte-order mark belongs to it, not to a document placed in ours.
-        let doc = tree.text[region.clone()].trim_start_matches('\u{feff}');
+        let doc = tree.text[region].trim_start_matches('\u{feff}');
         let eol = self.ours.eol;
         let mut text = String::new();
         if !doc.trim_start().starts_with("---") && !doc.lines().any(|l| l.starts_with("---")) {
@@ -40,14 +41,41 @@ impl Renderer<'_> {
         text
     }
 
-    /// Theirs' document inserted at `at`.
+    /// Theirs' document inserted at `at`, with the empty documents theirs put right before it
+    /// (`---` and comment lines only, as a Helm chart leaves where a template rendered
+    /// nothing: `---`, `# Source: x.yaml`). Empty documents pair with nothing, so the new
+    /// document brings them; those ours already has at `at` stay ours', and it goes after them.
     pub(super) fn insert_document(&self, t: DocRef, at: usize) -> Edit {
-        let at = self.after_bom(at);
-        let mut text = String::new();
-        if at > 0 && !self.ours.text[..at].ends_with('\n') {
-            text.push_str(self.ours.eol);
+        let (ours, theirs) = (self.ours, self.theirs);
+        let mut at = self.after_bom(at);
+        let region = &theirs.docs[t.doc].region;
+        let first = theirs.docs[..t.doc]
+            .iter()
+            .rposition(|d| !is_empty_document(theirs, d))
+            .map_or(0, |i| i + 1);
+        let mut start = region.start;
+        let mut bring = first;
+        let mut next_ours = ours.docs.partition_point(|d| d.region.start < at);
+        while let (true, Some(o)) = (bring < t.doc, ours.docs.get(next_ours)) {
+            if !is_empty_document(ours, o) || !same_text(ours, o, theirs, &theirs.docs[bring]) {
+                break;
+            }
+            at = o.region.end;
+            next_ours += 1;
+            bring += 1;
         }
-        text.push_str(&self.document_block(self.theirs, t, at));
+        if bring < t.doc {
+            start = theirs.docs[bring].region.start;
+            // The blank lines above them in theirs come too, unless ours has its own there.
+            if blank_lines_before(ours.text, at) == at {
+                start = blank_lines_before(theirs.text, start);
+            }
+        }
+        let mut text = String::new();
+        if at > 0 && !ours.text[..at].ends_with('\n') {
+            text.push_str(ours.eol);
+        }
+        text.push_str(&self.document_block(theirs, start..region.end, at));
         Edit {
             start: at,
             end: at,
@@ -97,7 +125,9 @@ impl Renderer<'_> {
                 text.push_str(self.ours.eol);
             }
             let side = |tree: &Tree, d: Option<DocRef>| {
-                d.map_or(String::new(), |d| self.document_block(tree, d, at))
+                d.map_or(String::new(), |d| {
+                    self.document_block(tree, tree.docs[d.doc].region.clone(), at)
+                })
             };
             text.push_str(
                 &self
@@ -115,4 +145,31 @@ impl Renderer<'_> {
         out.push(self.conflict(&root(b), &root(Some(o)), &root(t), anchor, 0)?);
         Ok(())
     }
+}
+
+/// Where the blank lines right above the line starting at `at` start (`at` if there are none).
+fn blank_lines_before(text: &str, at: usize) -> usize {
+    let mut start = at;
+    while start > 0 {
+        let above = line_start(text, start - 1);
+        if !text[above..start].trim().is_empty() {
+            break;
+        }
+        start = above;
+    }
+    start
+}
+
+/// A document of an explicit `---` and nothing but comment and blank lines below it.
+fn is_empty_document(tree: &Tree, d: &Doc) -> bool {
+    d.explicit_start
+        && tree.text[d.region.clone()].lines().skip(1).all(|l| {
+            let l = l.trim_start();
+            l.is_empty() || l.starts_with('#')
+        })
+}
+
+/// Whether two documents are the same text (trailing blank lines aside).
+fn same_text(a: &Tree, x: &Doc, b: &Tree, y: &Doc) -> bool {
+    a.text[x.region.clone()].trim_end() == b.text[y.region.clone()].trim_end()
 }
