@@ -25,6 +25,20 @@ pub struct Child<'a> {
     pub field: Field,
 }
 
+/// Each version's children by name, to their position.
+#[derive(Clone, Copy)]
+struct Indexes<'m, 'c> {
+    ours: &'m HashMap<&'c str, usize>,
+    base: &'m HashMap<&'c str, usize>,
+    theirs: &'m HashMap<&'c str, usize>,
+}
+
+/// Whether a map's keys stand in sorted order, and are enough of them (three) for that to be
+/// a rule of the file rather than chance.
+fn sorted_names(children: &[Child]) -> bool {
+    children.len() >= 3 && children.windows(2).all(|w| w[0].name < w[1].name)
+}
+
 /// Maps and associative lists pair their children by name; only the path and slot differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Children {
@@ -352,6 +366,11 @@ impl<'t> Merger<'t> {
                 }
             }
         }
+        // kyaml places new keys its own way: the kyaml policies keep it.
+        let sorted = kind == Children::Fields
+            && !self.opts.policy.kyaml()
+            && sorted_names(ours)
+            && sorted_names(theirs);
         for (n, c) in theirs.iter().enumerate() {
             if oi.contains_key(c.name.as_ref()) {
                 continue;
@@ -364,11 +383,15 @@ impl<'t> Merger<'t> {
             }
             let at = self.placement(
                 &theirs[..n],
+                c,
                 &theirs[n + 1..],
                 ours,
-                &oi,
-                &bi,
-                &ti,
+                Indexes {
+                    ours: &oi,
+                    base: &bi,
+                    theirs: &ti,
+                },
+                sorted,
                 first.field,
             );
             match bi.get(c.name.as_ref()) {
@@ -479,16 +502,22 @@ impl<'t> Merger<'t> {
 
     /// Where a child new to ours goes: after the nearest child before it in theirs that ours
     /// has (and after ours' own additions there, as git orders them), else before the nearest
-    /// one after it, else at the end.
+    /// one after it, else at the end. In a map whose keys both sides keep sorted (a generated
+    /// schema's `properties`, a sorted values file), theirs' key goes among ours' additions
+    /// there in sorted order, as regenerating the file would put it.
     #[allow(clippy::too_many_arguments)]
     fn placement(
         &self,
         before: &[Child],
+        new: &Child,
         after: &[Child],
         ours: &[Child],
-        oi: &HashMap<&str, usize>,
-        bi: &HashMap<&str, usize>,
-        ti: &HashMap<&str, usize>,
+        Indexes {
+            ours: oi,
+            base: bi,
+            theirs: ti,
+        }: Indexes,
+        sorted: bool,
         first: Field,
     ) -> Anchor {
         if let (Some(prepend), Slot::Item) = (self.prepend(), first.slot) {
@@ -498,17 +527,27 @@ impl<'t> Merger<'t> {
                 _ => Anchor::Before(first),
             };
         }
+        let ours_addition =
+            |x: &Child| !bi.contains_key(x.name.as_ref()) && !ti.contains_key(x.name.as_ref());
+        let goes_before = |x: &Child| sorted && x.name > new.name;
         if let Some(&i) = before.iter().rev().find_map(|p| oi.get(p.name.as_ref())) {
             let mut i = i;
-            while ours.get(i + 1).is_some_and(|x| {
-                !bi.contains_key(x.name.as_ref()) && !ti.contains_key(x.name.as_ref())
-            }) {
+            while ours
+                .get(i + 1)
+                .is_some_and(|x| ours_addition(x) && !goes_before(x))
+            {
                 i += 1;
             }
             return Anchor::After(ours[i].field);
         }
         match after.iter().find_map(|p| oi.get(p.name.as_ref())) {
-            Some(&i) => Anchor::Before(ours[i].field),
+            Some(&i) => {
+                let mut i = i;
+                while i > 0 && ours_addition(&ours[i - 1]) && goes_before(&ours[i - 1]) {
+                    i -= 1;
+                }
+                Anchor::Before(ours[i].field)
+            }
             None => ours
                 .last()
                 .map_or(Anchor::Before(first), |l| Anchor::After(l.field)),
