@@ -9,6 +9,7 @@
 //! compare = "data"              # "bytes" (default) or "data": documents compared as YAML values
 //! args = ["--on-conflict", "theirs"]
 //! stderr_contains = ["line merge used"]
+//! stderr_lacks = ["not taken"]  # none of these may appear on stderr
 //! pending = "why it does not pass yet"   # required under pending/, refused elsewhere
 //! ```
 //!
@@ -50,6 +51,7 @@ struct Expect {
     compare: Compare,
     args: Vec<String>,
     stderr_contains: Vec<String>,
+    stderr_lacks: Vec<String>,
     /// Why a pending case does not pass yet.
     pending: Option<String>,
 }
@@ -61,6 +63,7 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
         compare: Compare::Bytes,
         args: Vec::new(),
         stderr_contains: Vec::new(),
+        stderr_lacks: Vec::new(),
         pending: None,
     };
     let string = |key: &str, v: &toml::Value| -> Result<String, String> {
@@ -98,6 +101,7 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
             }
             "args" => expect.args = strings(key, value)?,
             "stderr_contains" => expect.stderr_contains = strings(key, value)?,
+            "stderr_lacks" => expect.stderr_lacks = strings(key, value)?,
             "pending" => {
                 let why = string(key, value)?;
                 if why.trim().is_empty() {
@@ -197,6 +201,11 @@ fn check(
     for needle in &expect.stderr_contains {
         if !stderr.contains(needle.as_str()) {
             return Err(format!("stderr lacks {needle:?}; stderr:\n{stderr}"));
+        }
+    }
+    for needle in &expect.stderr_lacks {
+        if stderr.contains(needle.as_str()) {
+            return Err(format!("stderr holds {needle:?}; stderr:\n{stderr}"));
         }
     }
     if !expected_path.is_file() {

@@ -485,10 +485,16 @@ fn decide_head(
     let ho = head(1, po).unwrap_or_else(|| hb.clone());
     let ht = head(2, pt).unwrap_or_else(|| hb.clone());
     let (kb, ko, kt) = (keys(&hb), keys(&ho), keys(&ht));
-    // A side that only added or removed blank lines yields to one that changed comments.
+    // A side that only added or removed blank lines, or only moved its comment lines left
+    // or right, yields to one that changed what they say.
     let only_blank = |k: &[(isize, &str)]| {
-        let words = k.iter().filter(|l| !l.1.is_empty());
-        words.eq(kb.iter().filter(|l| !l.1.is_empty()))
+        let words = |k: &[(isize, &str)]| {
+            k.iter()
+                .map(|l| l.1.to_string())
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+        };
+        words(k) == words(&kb)
     };
     let picked = pick(&kb, &ko, &kt).or_else(|| {
         if only_blank(&ko) {
