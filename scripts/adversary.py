@@ -15,7 +15,10 @@ code with the tool under test:
     whatever their identities;
   - for each path with values b, o, t, r (any may be absent): o == t -> r == o; b == o -> r == t;
     b == t -> r == o; otherwise maps recurse, keyed lists (Kubernetes schema table, then the first
-    of mountPath, devicePath, ip, type, topologyKey, name, containerPort) recurse by key, other
+    of mountPath, devicePath, ip, type, topologyKey, name, containerPort) recurse by key (an
+    element one side renamed, as the README defines it (lists section): the one base element that side lost and
+    the other kept, the one element new to that side alone, after the same neighbour, with half
+    its leaves alike, is judged as that base element under its new key), other
     lists are compared as element multisets (plus the relative order both sides agree on),
     multi-line strings must equal git's clean line merge, and anything else must not be clean;
   - a deletion against a change must not be clean; a null is a value (one side deleting the key
@@ -462,8 +465,29 @@ class Oracle:
                         continue
                     rm[k] = e
                 bm, om, tm = maps
+                # A renamed element (the merge's documented rule, README "renamed list elements
+                # pair like renamed resources"): judged as the base element under its new key.
+                renames = {}
+                if fields != "set" and self.policy == "mark":
+                    for side, other in ((om, tm), (tm, om)):
+                        pair = renamed_element(bm, side, other)
+                        if pair is not None:
+                            renames[pair[1]] = (pair[0], side is om)
+                renamed_from = {old: new for new, (old, _) in renames.items()}
                 keys = list(om) + [k for k in list(tm) + list(bm) + list(rm) if k not in om]
                 for k in dict.fromkeys(keys):
+                    if k in renamed_from:
+                        if k in rm:
+                            out.append(Violation("renamed-element-kept", fmt(path + [keylabel(fields, k)]),
+                                                 "renamed to %s, yet the result still holds it"
+                                                 % keylabel(fields, renamed_from[k])))
+                        continue
+                    if k in renames:
+                        old, by_ours = renames[k]
+                        o = om[k] if by_ours else om.get(old, ABSENT)
+                        t = tm.get(old, ABSENT) if by_ours else tm[k]
+                        self.value(elem_ctx, path + [keylabel(fields, k)], bm[old], o, t, rm.get(k, ABSENT), out)
+                        continue
                     self.value(elem_ctx, path + [keylabel(fields, k)], bm.get(k, ABSENT), om.get(k, ABSENT),
                                tm.get(k, ABSENT), rm.get(k, ABSENT), out)
                 return
@@ -548,6 +572,42 @@ class Oracle:
             if want is not None and sr != want:
                 out.append(Violation("list-order", fmt(path), "elements kept by every side are out of order: expected %s, got %s"
                                      % (show([value_of[x] for x in want], 200), show([value_of[x] for x in sr], 200))))
+
+
+def renamed_element(bm, side, other):
+    """(base key, side's key) when `side` renamed one element of a keyed list: exactly one base
+    element gone from `side` that `other` kept, exactly one element new to `side` alone, after
+    the same element in both lists (the nearest one before it that the other list holds), and
+    at least half of their leaves the same. Else None."""
+    gone = [k for k in bm if k not in side and k in other]
+    new = [k for k in side if k not in bm and k not in other]
+    if len(gone) != 1 or len(new) != 1:
+        return None
+    old, renamed = gone[0], new[0]
+
+    def before(keys, k, shared):
+        keys = list(keys)
+        prev = [x for x in keys[:keys.index(k)] if x in shared]
+        return prev[-1] if prev else None
+    if before(bm, old, side) != before(side, renamed, bm):
+        return None
+    la, lb = leaves(bm[old]), leaves(side[renamed])
+    pool = collections.Counter(lb)
+    common = 0
+    for leaf in la:
+        if pool[leaf] > 0:
+            pool[leaf] -= 1
+            common += 1
+    return (old, renamed) if 2 * common >= max(len(la), len(lb)) else None
+
+
+def leaves(v, path=""):
+    """A value's scalar leaves as (path without list positions, value)."""
+    if isinstance(v, dict):
+        return [leaf for k, x in v.items() for leaf in leaves(x, path + "." + str(plain(k)))]
+    if isinstance(v, list):
+        return [leaf for x in v for leaf in leaves(x, path)]
+    return [(path, freeze(v))]
 
 
 def schema_str(parts):
