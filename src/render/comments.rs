@@ -487,7 +487,7 @@ fn decide_head(
     let (kb, ko, kt) = (keys(&hb), keys(&ho), keys(&ht));
     // A side that only added or removed blank lines, or only moved its comment lines left
     // or right, yields to one that changed what they say.
-    let only_blank = |k: &[(isize, &str)]| {
+    let only_layout = |k: &[(isize, &str)]| {
         let words = |k: &[(isize, &str)]| {
             k.iter()
                 .map(|l| l.1.to_string())
@@ -497,9 +497,9 @@ fn decide_head(
         words(k) == words(&kb)
     };
     let picked = pick(&kb, &ko, &kt).or_else(|| {
-        if only_blank(&ko) {
+        if only_layout(&ko) {
             Some(true)
-        } else if only_blank(&kt) {
+        } else if only_layout(&kt) {
             Some(false)
         } else {
             None

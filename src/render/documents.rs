@@ -160,13 +160,19 @@ fn blank_lines_before(text: &str, at: usize) -> usize {
     start
 }
 
-/// A document of an explicit `---` and nothing but comment and blank lines below it.
+/// A document of an explicit `---` and nothing but comments and blank lines after it.
 fn is_empty_document(tree: &Tree, d: &Doc) -> bool {
-    d.explicit_start
-        && tree.text[d.region.clone()].lines().skip(1).all(|l| {
-            let l = l.trim_start();
-            l.is_empty() || l.starts_with('#')
-        })
+    let text = &tree.text[d.region.clone()];
+    let Some(rest) = text.trim_start_matches('\u{feff}').strip_prefix("---") else {
+        return false;
+    };
+    let bare = |l: &str| {
+        let l = l.trim_start();
+        l.is_empty() || l.starts_with('#')
+    };
+    // `---` ends its line or a comment follows it: `--- value` is a document with data.
+    let ends_line = rest.is_empty() || rest.starts_with([' ', '\t', '\r', '\n']);
+    d.explicit_start && ends_line && rest.lines().all(bare)
 }
 
 /// Whether two documents are the same text (trailing blank lines aside).
