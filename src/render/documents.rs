@@ -83,16 +83,31 @@ impl Renderer<'_> {
         }
     }
 
-    /// Ours' document deleted, with the separator that belongs to it.
+    /// Ours' document deleted, with the separator that belongs to it and the empty documents
+    /// right before it that theirs does not hold (they came with it, as a new document
+    /// brings them).
     pub(super) fn delete_document(&self, o: DocRef) -> Edit {
-        let mut region = self.ours.docs[o.doc].region.clone();
-        let text = self.ours.text;
-        if region.start == 0 && !self.ours.docs[o.doc].explicit_start {
+        let (ours, theirs) = (self.ours, self.theirs);
+        let mut region = ours.docs[o.doc].region.clone();
+        let text = ours.text;
+        if region.start == 0 && !ours.docs[o.doc].explicit_start {
             // The file's first document goes: so does the bare `---` that followed it.
             let next = next_line_start(text, region.end.min(text.len()));
             if text[region.end..next].trim_end() == "---" {
                 region.end = next;
             }
+        }
+        let in_theirs = |d: &Doc| {
+            theirs
+                .docs
+                .iter()
+                .any(|t| is_empty_document(theirs, t) && same_text(ours, d, theirs, t))
+        };
+        for d in ours.docs[..o.doc].iter().rev() {
+            if !is_empty_document(ours, d) || in_theirs(d) {
+                break;
+            }
+            region.start = d.region.start;
         }
         Edit {
             start: region.start,
