@@ -108,8 +108,10 @@ impl Merger<'_> {
         match paired {
             Some([base, ours, theirs]) => {
                 // The order of a keyed list can matter (init containers and CI steps run in
-                // order): a reorder only theirs made is theirs' change like any other.
-                if kind != ListKind::Set && !self.opts.policy.kyaml() {
+                // order): a reorder only theirs made is theirs' change like any other. In a
+                // set order means nothing to the data, but it is still the text theirs wrote
+                // where ours left the list as it was.
+                if !self.opts.policy.kyaml() {
                     let all = [&base[..], &ours[..], &theirs[..]];
                     let theirs_moved = reordered(&base, &theirs, &all);
                     let ours_moved = reordered(&base, &ours, &all);
@@ -119,7 +121,11 @@ impl Merger<'_> {
                         return self.take_theirs(o, t);
                     }
                     let mark = self.opts.policy.resolve() == Resolution::Mark;
-                    if mark && theirs_moved && (!ours_moved || reordered(&ours, &theirs, &all)) {
+                    if kind != ListKind::Set
+                        && mark
+                        && theirs_moved
+                        && (!ours_moved || reordered(&ours, &theirs, &all))
+                    {
                         return self.both_changed(path, b, o, t);
                     }
                 }
