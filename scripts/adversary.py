@@ -516,36 +516,46 @@ class Oracle:
         b_pool = [x for x in cb if co[x] < cb[x] and ct[x] < cb[x]]
         o_pool = [x for x in co if co[x] > cb[x] and ct[x] < co[x]]
         t_pool = [x for x in ct if ct[x] > cb[x] and co[x] < ct[x]]
+        # The most alike are tried first (leaves in common with the base element), so that a
+        # base element pairs with its own modified versions, not with an unrelated element
+        # whose merge with it happens to pass the check.
+        leaf_cache = {}
+
+        def likeness(x, y):
+            for f in (x, y):
+                if f not in leaf_cache:
+                    leaf_cache[f] = leaves(value_of[f])
+            pool = collections.Counter(leaf_cache[y])
+            n = 0
+            for leaf in leaf_cache[x]:
+                if pool[leaf] > 0:
+                    pool[leaf] -= 1
+                    n += 1
+            return n
         best = None
         tries = 0
         progress = True
         while progress and b_pool and o_pool and t_pool and tries < 400:
             progress = False
-            for ob in o_pool:
-                for tb in t_pool:
-                    if exp[ob] <= cr[ob] and exp[tb] <= cr[tb]:
-                        continue
-                    ms = [m for m in cr if cr[m] > exp[m] or m in (ob, tb)]
-                    for m in ms:
-                        for bp in b_pool:
-                            tries += 1
-                            if tries > 400:
-                                break
-                            sub = []
-                            self.value(elem_ctx, path + ["[merged]"], value_of[bp], value_of[ob], value_of[tb], value_of[m], sub)
-                            if not sub:
-                                exp[ob] -= 1
-                                exp[tb] -= 1
-                                exp[m] += 1
-                                b_pool.remove(bp)
-                                progress = True
-                                break
-                            if best is None or len(sub) < len(best[0]):
-                                best = (sub, {bp, ob, tb, m})
-                        if progress or tries > 400:
-                            break
-                    if progress or tries > 400:
+            triples = sorted(((bp, ob, tb) for bp in b_pool for ob in o_pool for tb in t_pool
+                              if not (exp[ob] <= cr[ob] and exp[tb] <= cr[tb])),
+                             key=lambda x: -(likeness(x[0], x[1]) + likeness(x[0], x[2])))
+            for bp, ob, tb in triples:
+                for m in [m for m in cr if cr[m] > exp[m] or m in (ob, tb)]:
+                    tries += 1
+                    if tries > 400:
                         break
+                    sub = []
+                    self.value(elem_ctx, path + ["[merged]"], value_of[bp], value_of[ob], value_of[tb], value_of[m], sub)
+                    if not sub:
+                        exp[ob] -= 1
+                        exp[tb] -= 1
+                        exp[m] += 1
+                        b_pool.remove(bp)
+                        progress = True
+                        break
+                    if best is None or len(sub) < len(best[0]):
+                        best = (sub, {bp, ob, tb, m})
                 if progress or tries > 400:
                     break
         bad = [f for f in value_of if not (exp[f] - fewer.get(f, 0) <= cr[f] <= exp[f])]
