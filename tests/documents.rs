@@ -154,19 +154,19 @@ fn edit_file(docs: &[String], rng: &mut Rng, tag: &str) -> Vec<String> {
             let at = 1 + rng.below(docs.len() - 1);
             docs.insert(at, d);
         }
+        2 => {
+            let src = &docs[rng.below(docs.len())];
+            if src.starts_with("---") && src.contains("\n  name: ") {
+                let copy = src.replacen("\n  name: ", &format!("\n  name: copy{tag}-"), 1);
+                docs.push(copy);
+            }
+        }
         3 => {
             // A comment line at the end of a document, above the next one's `---`: in git's
             // merge of the whole file it sits next to the other document's hunk.
             let i = rng.below(docs.len());
             if docs[i].ends_with('\n') {
                 docs[i].push_str(&format!("# note{tag}\n"));
-            }
-        }
-        2 => {
-            let src = &docs[rng.below(docs.len())];
-            if src.starts_with("---") && src.contains("\n  name: ") {
-                let copy = src.replacen("\n  name: ", &format!("\n  name: copy{tag}-"), 1);
-                docs.push(copy);
             }
         }
         _ => {}

@@ -25,14 +25,6 @@ pub struct Child<'a> {
     pub field: Field,
 }
 
-/// Each version's children by name, to their position.
-#[derive(Clone, Copy)]
-struct Indexes<'m, 'c> {
-    ours: &'m HashMap<&'c str, usize>,
-    base: &'m HashMap<&'c str, usize>,
-    theirs: &'m HashMap<&'c str, usize>,
-}
-
 /// Whether a map's keys stand in sorted order, and are enough of them (three) for that to be
 /// a rule of the file rather than chance.
 fn sorted_names(children: &[Child]) -> bool {
@@ -386,11 +378,7 @@ impl<'t> Merger<'t> {
                 c,
                 &theirs[n + 1..],
                 ours,
-                Indexes {
-                    ours: &oi,
-                    base: &bi,
-                    theirs: &ti,
-                },
+                [&oi, &bi, &ti],
                 sorted,
                 first.field,
             );
@@ -512,11 +500,7 @@ impl<'t> Merger<'t> {
         new: &Child,
         after: &[Child],
         ours: &[Child],
-        Indexes {
-            ours: oi,
-            base: bi,
-            theirs: ti,
-        }: Indexes,
+        [oi, bi, ti]: [&HashMap<&str, usize>; 3],
         sorted: bool,
         first: Field,
     ) -> Anchor {

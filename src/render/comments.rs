@@ -487,15 +487,10 @@ fn decide_head(
     let (kb, ko, kt) = (keys(&hb), keys(&ho), keys(&ht));
     // A side that only added or removed blank lines, or only moved its comment lines left
     // or right, yields to one that changed what they say.
-    let only_layout = |k: &[(isize, &str)]| {
-        let words = |k: &[(isize, &str)]| {
-            k.iter()
-                .map(|l| l.1.to_string())
-                .filter(|w| !w.is_empty())
-                .collect::<Vec<_>>()
-        };
-        words(k) == words(&kb)
-    };
+    fn words<'a>(k: &[(isize, &'a str)]) -> Vec<&'a str> {
+        k.iter().map(|l| l.1).filter(|w| !w.is_empty()).collect()
+    }
+    let only_layout = |k: &[(isize, &str)]| words(k) == words(&kb);
     let picked = pick(&kb, &ko, &kt).or_else(|| {
         if only_layout(&ko) {
             Some(true)
