@@ -200,6 +200,14 @@ pub(crate) struct Parsed {
     len: usize,
 }
 
+/// A text with its parse, both owned: what a stage hands on where a later one checks that
+/// very text.
+#[derive(Clone, Debug)]
+pub(crate) struct OwnedParse {
+    pub text: String,
+    pub tree: Parsed,
+}
+
 impl<'a> Tree<'a> {
     /// The tree without its text.
     pub(crate) fn detach(self) -> Parsed {

@@ -92,11 +92,7 @@ pub(crate) fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carrie
 /// Ours' side of a conflicted result as the merge wrote it, before the comment pass edited
 /// its comment lines: what ours' side must still read as (the driver's check of the
 /// conflict's sides, which parses ours' side anyway, compares it).
-#[derive(Clone, Debug)]
-pub(crate) struct PlannedSide {
-    pub text: String,
-    pub tree: Parsed,
-}
+pub(crate) type PlannedSide = crate::parse::OwnedParse;
 
 /// Gives the fields outside the conflicts of `marked` (a conflicted result, markers of
 /// `size`) the comments [`carry`] would: a comment edit of theirs is not lost because a

@@ -1,162 +1,244 @@
-//! Documents of the result paired with the resources of base, ours and theirs, each then
-//! checked as a value.
+//! Documents of the result paired with the documents of base, ours and theirs (by the
+//! verifier's own reading, see [`super::pairing`]), each then checked as a value.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use crate::options::Policy;
 use crate::parse::{same_data, NodeId, Tree, Versions};
-use crate::resource::{self, DocRef, Group, Identity, Path};
+use crate::resource::Path;
 
+use super::identity::{documents, repeated, Document, Identity, IDENTITY_FIELDS};
+use super::pairing::{by_key, by_likeness, Item, Row};
 use super::values::Checker;
-use super::Verdict;
+use super::{Rule, Verdict};
 
 /// Checks a parsed result against the three versions.
-pub(crate) fn check(versions: &Versions, result: &Tree, policy: Policy) -> Verdict {
-    let (b, o, t) = (&versions.base, &versions.ours, &versions.theirs);
-    let groups = match resource::match_documents(b, o, t, false) {
-        Ok(groups) => groups,
-        Err(_) => return Verdict::Unsure,
-    };
-    let mut checker = Checker::new(versions, result, policy);
-    let results = resource::documents(result);
-    let mut by_identity: HashMap<Identity, Vec<DocRef>> = HashMap::new();
-    let mut plain: Vec<DocRef> = Vec::new();
-    for (doc, id) in &results {
-        match id {
-            Some(id) => by_identity.entry(id.clone()).or_default().push(*doc),
-            None => plain.push(*doc),
+pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
+    let trees = [&versions.base, &versions.ours, &versions.theirs, result];
+    let docs = trees.map(documents);
+    // Two documents of one identity in an input: which is which cannot be read.
+    if trees[..3].iter().any(|t| !repeated(t).is_empty()) {
+        return Verdict::Unsure;
+    }
+    let items = docs.each_ref().map(|d| items(d));
+    let refs = items.each_ref().map(Vec::as_slice);
+    let mut checker = Checker::new(versions, result, rule);
+    let found = checker.attempt(|c| c.documents(&docs, &by_identity(&docs, refs)));
+    let rows = by_identity(&docs, refs);
+    if !found.is_empty() && rows.iter().any(Row::incomplete) {
+        let skip: &[&str] = &IDENTITY_FIELDS;
+        let alike = by_likeness(trees, refs, skip)
+            .map(|rows| checker.attempt(|c| c.documents(&docs, &rows)));
+        if alike.is_some_and(|v| v.is_empty()) {
+            return Verdict::Holds;
         }
     }
-    for (id, docs) in &by_identity {
-        if docs.len() > 1 && !resource::duplicate_identities(o).contains(&id.to_string()) {
-            checker.violation(
-                &id.to_string(),
-                "",
-                None,
-                "the result holds this resource twice".into(),
-            );
-        }
-    }
-    let expects: Vec<bool> = groups
-        .iter()
-        .map(|g| expects_document(versions, g, policy))
-        .collect();
-    let only_one = results.len() == 1 && expects.iter().filter(|&&e| e).count() == 1;
-    let mut plain = plain.into_iter();
-    let mut used = vec![false; result.docs.len()];
-    for i in merged_order(&groups, o.docs.len(), t.docs.len()) {
-        let g = &groups[i];
-        let r = if only_one {
-            results.first().filter(|_| expects[i]).map(|(d, _)| *d)
-        } else {
-            match expected_identity(versions, g) {
-                Some(Some(id)) => by_identity
-                    .get(&id)
-                    .and_then(|docs| docs.iter().find(|d| !used[d.doc]).copied()),
-                Some(None) if expects[i] => plain.next(),
-                _ => None,
-            }
-        };
-        if let Some(r) = r {
-            used[r.doc] = true;
-        }
-        checker.resource = g.label.clone();
-        checker.group_kind =
-            crate::resource::group_kind_of(g.identity.as_ref(), versions.file_name.as_deref());
-        let root = |d: Option<DocRef>| d.map(|d| d.root);
-        checker.value(
-            &Path::default(),
-            Some(""),
-            [root(g.base), root(g.ours), root(g.theirs), root(r)],
-        );
-    }
-    for (doc, id) in &results {
-        if !used[doc.doc] {
-            let name = id.as_ref().map_or("a document".into(), |i| i.to_string());
-            checker.violation(
-                &name,
-                "",
-                None,
-                "no version holds this document, or it is not where the merge puts it".into(),
-            );
-        }
-    }
+    checker.extend(found);
     checker.verdict()
 }
 
-/// Whether a resource should have a document in the result: a disputed one does where the
-/// policy keeps it (in mark mode it is a conflict, which a clean result cannot be anyway).
-fn expects_document(v: &Versions, g: &Group, policy: Policy) -> bool {
-    let root = |d: DocRef| Some(d.root);
-    match (g.base, g.ours, g.theirs) {
-        (_, Some(_), Some(_)) | (None, Some(_), None) | (None, None, Some(_)) => true,
-        (Some(b), Some(o), None) => {
-            !same(&v.base, root(b), &v.ours, root(o)) && policy != Policy::Theirs
+/// A file's documents as items: by identity, documents without one by their place among
+/// those.
+fn items(docs: &[Document]) -> Vec<Item> {
+    let mut plain = 0;
+    docs.iter()
+        .map(|d| {
+            let (key, shown) = match &d.identity {
+                Some(id) => (format!("{id:?}"), id.to_string()),
+                None => {
+                    plain += 1;
+                    (format!("#{plain}"), format!("document {plain}"))
+                }
+            };
+            Item {
+                key,
+                shown,
+                node: d.root,
+            }
+        })
+        .collect()
+}
+
+/// The documents paired by identity; a file of one document in every version is one
+/// resource whatever its identity (a rename of a file's one resource is an edit of a field).
+fn by_identity(docs: &[Vec<Document>; 4], items: [&[Item]; 4]) -> Vec<Row> {
+    if docs[..3].iter().all(|d| d.len() == 1) {
+        let mut rows = vec![Row([Some(0), Some(0), Some(0), None])];
+        // The result's documents, by the identity ours and theirs agree on, else its one.
+        let want = [&items[1][0].key, &items[2][0].key];
+        match items[3].iter().position(|i| want.contains(&&i.key)) {
+            Some(r) => rows[0].0[3] = Some(r),
+            None if items[3].len() == 1 => rows[0].0[3] = Some(0),
+            None => {}
         }
-        (Some(b), None, Some(t)) => {
-            !same(&v.base, root(b), &v.theirs, root(t)) && policy == Policy::Theirs
+        let one = rows[0].0[3];
+        rows.extend(
+            (0..items[3].len())
+                .filter(|&r| one != Some(r))
+                .map(|r| Row([None, None, None, Some(r)])),
+        );
+        return rows;
+    }
+    by_key(items)
+}
+
+impl Checker<'_> {
+    /// Checks each row of documents as a value, in the order the merge puts them: a
+    /// document of the result that stands where no row expects it is a violation too.
+    fn documents(&mut self, docs: &[Vec<Document>; 4], rows: &[Row]) {
+        let mut used = vec![false; docs[3].len()];
+        let expected_docs: Vec<bool> = rows.iter().map(|r| self.expects(docs, r)).collect();
+        // A result of one document, where one resource is due, is that resource renamed or
+        // not: its identity is checked as a field.
+        let only_one = docs[3].len() == 1 && expected_docs.iter().filter(|&&e| e).count() == 1;
+        // Documents without an identity are read by their place among such documents.
+        let mut plain = (0..docs[3].len()).filter(|&r| docs[3][r].identity.is_none());
+        for i in merged_order(rows, docs[1].len(), docs[2].len()) {
+            let row = &rows[i];
+            let r = if only_one {
+                expected_docs[i].then_some(0)
+            } else {
+                match self.identity_expected(docs, row) {
+                    Some(Some(_)) => row.0[3],
+                    Some(None) if expected_docs[i] => plain.next(),
+                    _ => None,
+                }
+            };
+            let r = r.filter(|&r| !used[r]);
+            if let Some(r) = r {
+                used[r] = true;
+            }
+            let at = |v: usize, d: Option<usize>| d.map(|d| docs[v][d].root);
+            let found = [at(0, row.0[0]), at(1, row.0[1]), at(2, row.0[2]), at(3, r)];
+            let identity = [1, 2, 0]
+                .into_iter()
+                .find_map(|v| row.0[v].and_then(|d| docs[v][d].identity.clone()));
+            self.resource = label(docs, row);
+            self.group_kind = crate::resource::group_kind_of(
+                identity.map(|i| i.for_list_keys()).as_ref(),
+                self.file_name,
+            );
+            self.value(&Path::default(), Some(""), found);
         }
-        _ => false,
+        let repeated_in_ours = repeated(self.o);
+        let mut seen = HashSet::new();
+        for (r, d) in docs[3].iter().enumerate() {
+            let name = d
+                .identity
+                .as_ref()
+                .map_or("a document".into(), |i| i.to_string());
+            if d.identity.is_some()
+                && !seen.insert(name.clone())
+                && !repeated_in_ours.contains(&name)
+            {
+                self.violation(
+                    &name,
+                    "",
+                    None,
+                    "the result holds this resource twice".into(),
+                );
+            }
+            if !used[r] {
+                self.violation(
+                    &name,
+                    "",
+                    None,
+                    "no version holds this document, or it is not where the merge puts it".into(),
+                );
+            }
+        }
+    }
+
+    /// Whether a row's resource should have a document in the result: a disputed one does
+    /// where the policy keeps it (in mark mode it is a conflict, which a clean result cannot
+    /// be anyway).
+    fn expects(&self, docs: &[Vec<Document>; 4], row: &Row) -> bool {
+        let root = |v: usize| row.0[v].map(|d| docs[v][d].root);
+        let (b, o, t) = (root(0), root(1), root(2));
+        match (b, o, t) {
+            (_, Some(_), Some(_)) | (None, Some(_), None) | (None, None, Some(_)) => true,
+            (Some(_), Some(_), None) => !same(self.b, b, self.o, o) && self.rule != Rule::Kyaml,
+            (Some(_), None, Some(_)) => !same(self.b, b, self.t, t) && self.rule == Rule::Kyaml,
+            _ => false,
+        }
+    }
+
+    /// The identity a row's document should have in the result: ours' or theirs' where one
+    /// side renamed it (`Some(None)` for a document without one); `None` where it should be
+    /// gone or both sides renamed it differently.
+    fn identity_expected(&self, docs: &[Vec<Document>; 4], row: &Row) -> Option<Option<Identity>> {
+        let id = |v: usize| row.0[v].map(|d| docs[v][d].identity.clone());
+        match (id(0), id(1), id(2)) {
+            (_, Some(o), Some(t)) if o == t => Some(o),
+            (Some(b), Some(o), Some(t)) if b == o => Some(t),
+            (Some(b), Some(o), Some(t)) if b == t => Some(o),
+            (_, Some(_), Some(_)) => None,
+            (_, Some(o), None) => Some(o),
+            (_, None, Some(t)) => Some(t),
+            (_, None, None) => None,
+        }
     }
 }
 
-/// The identity a resource's document should have in the result: ours' or theirs' where one
-/// side renamed it (`Some(None)` for a document without one); `None` where it should be gone
-/// or both sides renamed it differently.
-fn expected_identity(v: &Versions, g: &Group) -> Option<Option<Identity>> {
-    let id = |tree: &Tree, d: Option<DocRef>| d.map(|d| Identity::of(tree, d.root));
-    let (b, o, t) = (
-        id(&v.base, g.base),
-        id(&v.ours, g.ours),
-        id(&v.theirs, g.theirs),
-    );
-    match (b, o, t) {
-        (_, Some(o), Some(t)) if o == t => Some(o),
-        (Some(b), Some(o), Some(t)) if b == o => Some(t),
-        (Some(b), Some(o), Some(t)) if b == t => Some(o),
-        (_, Some(_), Some(_)) => None,
-        (_, Some(o), None) => Some(o),
-        (_, None, Some(t)) => Some(t),
-        (_, None, None) => None,
-    }
+/// How messages name a row's resource: its identity (ours', theirs', base's, the result's),
+/// or `document N`.
+fn label(docs: &[Vec<Document>; 4], row: &Row) -> String {
+    [1, 2, 0, 3]
+        .into_iter()
+        .find_map(|v| {
+            row.0[v]
+                .and_then(|d| docs[v][d].identity.as_ref())
+                .map(|i| i.to_string())
+        })
+        .unwrap_or_else(|| {
+            let place = [1, 2, 0, 3].into_iter().find_map(|v| {
+                let d = row.0[v]?;
+                Some(
+                    docs[v][..=d]
+                        .iter()
+                        .filter(|d| d.identity.is_none())
+                        .count(),
+                )
+            });
+            format!("document {}", place.unwrap_or(1))
+        })
 }
 
-/// The groups in the order their documents stand in the merged file: ours' order, with each
+/// The rows in the order their documents stand in the merged file: ours' order, with each
 /// document new to ours after the one it follows in theirs.
-fn merged_order(groups: &[Group], ours_docs: usize, theirs_docs: usize) -> Vec<usize> {
+fn merged_order(rows: &[Row], ours_docs: usize, theirs_docs: usize) -> Vec<usize> {
     let mut by_ours: Vec<Option<usize>> = vec![None; ours_docs];
     let mut by_theirs: Vec<Option<usize>> = vec![None; theirs_docs];
-    for (i, g) in groups.iter().enumerate() {
-        if let Some(o) = g.ours {
-            by_ours[o.doc] = Some(i);
+    for (i, row) in rows.iter().enumerate() {
+        if let Some(o) = row.0[1] {
+            by_ours[o] = Some(i);
         }
-        if let Some(t) = g.theirs {
-            by_theirs[t.doc] = Some(i);
+        if let Some(t) = row.0[2] {
+            by_theirs[t] = Some(i);
         }
     }
-    // Theirs' new documents, keyed by the group of the theirs document before them.
+    // Theirs' new documents, keyed by the row of the theirs document before them.
     let mut after: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
     let mut previous = None;
-    for g in by_theirs.iter().flatten() {
-        if groups[*g].ours.is_none() {
-            after.entry(previous).or_default().push(*g);
+    for &r in by_theirs.iter().flatten() {
+        if rows[r].0[1].is_none() {
+            after.entry(previous).or_default().push(r);
         } else {
-            previous = Some(*g);
+            previous = Some(r);
         }
     }
     let mut order: Vec<usize> = after.remove(&None).unwrap_or_default();
-    for g in by_ours.iter().flatten() {
-        order.push(*g);
-        order.extend(after.remove(&Some(*g)).unwrap_or_default());
+    for &r in by_ours.iter().flatten() {
+        order.push(r);
+        order.extend(after.remove(&Some(r)).unwrap_or_default());
     }
-    // Groups with no document on either side (deleted by both) and any left over.
-    let mut seen = vec![false; groups.len()];
-    order.retain(|&g| !std::mem::replace(&mut seen[g], true));
-    order.extend((0..groups.len()).filter(|&g| !seen[g]));
+    // Rows with no document on either side (deleted by both, or the result's own) last.
+    let mut seen = vec![false; rows.len()];
+    order.retain(|&r| !std::mem::replace(&mut seen[r], true));
+    order.extend((0..rows.len()).filter(|&r| !seen[r]));
     order
 }
 
-/// Whether two documents of different trees are the same data.
+/// Whether two values of different trees are the same data (both absent counts).
 pub(super) fn same(a: &Tree, an: Option<NodeId>, b: &Tree, bn: Option<NodeId>) -> bool {
     match (an, bn) {
         (None, None) => true,

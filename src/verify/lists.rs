@@ -1,17 +1,17 @@
-//! A list both sides changed: keyed lists element by element (by the same list-key rules as
-//! the merge), other lists as sequences of elements compared by content, so a move is seen as
-//! a move and not as an edit of whatever element landed in its place.
+//! A list both sides changed: keyed lists element by element (by the list-key table, the
+//! elements paired by the verifier's own reading, see [`super::pairing`]), other lists as
+//! sequences of elements compared by content, so a move is seen as a move and not as an edit
+//! of whatever element landed in its place.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::options::Policy;
 use crate::parse::{canonical, data_names, Kind, NodeId, Tree};
-use crate::resource::{element_key, list_kind, renamed_element, similar, Identity, ListKind, Path};
+use crate::resource::{element_key, list_kind, ListKind, Path};
 
+use super::identity::{Identity, IDENTITY_FIELDS};
+use super::pairing::{by_key, by_likeness, Item, Leaves, Row, COMPARED_PAIRS};
 use super::values::{cleared_same, At, Checker};
-
-/// A list's elements by their key: (pairing name, shown name, node), in order.
-type Named = Vec<(String, String, NodeId)>;
+use super::Rule;
 
 /// An element of a version and the result's element with the same key: (shown key, the
 /// version's node, the result's node).
@@ -22,16 +22,8 @@ impl Checker<'_> {
     pub(super) fn list(&mut self, path: &Path, common: Option<&str>, at: [At; 4]) {
         let [b, o, t, r] = at;
         let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
-        let kind = if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
-            None
-        } else {
-            let lists: Vec<(&Tree, NodeId)> = [(bt, b), (ot, o), (tt, t)]
-                .into_iter()
-                .filter_map(|(tree, n)| n.map(|n| (tree, n)))
-                .collect();
-            Some(list_kind(self.group_kind.as_deref(), &path.schema, &lists))
-        };
-        let name = |tree: &Tree, list: At| -> Option<Named> {
+        let kind = self.kind_of(path, &[(bt, b), (ot, o), (tt, t)]);
+        let name = |tree: &Tree, list: At| -> Option<Vec<Item>> {
             let Some(list) = list else {
                 return Some(Vec::new());
             };
@@ -50,22 +42,18 @@ impl Checker<'_> {
                     );
                 };
                 let set = kind.as_ref() == Some(&ListKind::Set);
-                let mut named = [bn, on, tn, rn];
-                if !set && self.policy != Policy::Theirs {
-                    self.pair_renames(&mut named);
-                }
-                return self.keyed(path, common, set, named);
+                return self.keyed(path, common, set, kind.as_ref(), [bn, on, tn, rn]);
             }
         }
-        match self.policy {
-            Policy::Mark => self.plain(path, common, at),
-            Policy::Theirs => {
+        match self.rule {
+            Rule::Mark => self.plain(path, common, at),
+            Rule::Kyaml => {
                 // kyaml takes a list without merge keys whole from theirs.
                 if !cleared_same(rt, r, tt, t) {
                     self.at(path, common, "theirs' list expected whole (kyaml)");
                 }
             }
-            Policy::Ours => {
+            Rule::Ours => {
                 // Ours wins each stretch both changed: every element comes from one side.
                 let elements = |tree: &Tree, x: At| -> HashSet<String> {
                     x.map(|x| {
@@ -85,44 +73,17 @@ impl Checker<'_> {
         }
     }
 
-    /// Renames the element a side renamed (`resource::renamed_element`, the merge's own rule)
-    /// to its base key in that side and in the result, so its value is checked against its
-    /// base and the other side's version: the other side's edit must be in it.
-    fn pair_renames(&self, [b, o, t, r]: &mut [Named; 4]) {
-        let keys = |n: &Named| -> Vec<String> { n.iter().map(|(k, _, _)| k.clone()).collect() };
-        fn refs(v: &[String]) -> Vec<&str> {
-            v.iter().map(String::as_str).collect()
+    /// How the elements of the list at `path` are identified, given its versions there: by
+    /// the list-key table, or (`None`) by resource identity for a `kind: List`'s items.
+    fn kind_of(&self, path: &Path, lists: &[(&Tree, At)]) -> Option<ListKind> {
+        if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
+            return None;
         }
-        let (bk, ok, tk) = (keys(b), keys(o), keys(t));
-        let (br, or, tr) = (refs(&bk), refs(&ok), refs(&tk));
-        let found = [
-            (
-                1,
-                renamed_element(&br, &or, &tr, |i, j| {
-                    similar(self.b, b[i].2, self.o, o[j].2)
-                }),
-            ),
-            (
-                2,
-                renamed_element(&br, &tr, &or, |i, j| {
-                    similar(self.b, b[i].2, self.t, t[j].2)
-                }),
-            ),
-        ];
-        for (side, pair) in found {
-            let Some((bi, si)) = pair else { continue };
-            let (old, new) = (
-                bk[bi].clone(),
-                if side == 1 { &ok } else { &tk }[si].clone(),
-            );
-            let x = if side == 1 { &mut *o } else { &mut *t };
-            x[si].0 = old.clone();
-            if !r.iter().any(|(k, _, _)| *k == old) {
-                if let Some(e) = r.iter_mut().find(|(k, _, _)| *k == new) {
-                    e.0 = old;
-                }
-            }
-        }
+        let lists: Vec<(&Tree, NodeId)> = lists
+            .iter()
+            .filter_map(|&(tree, n)| n.map(|n| (tree, n)))
+            .collect();
+        Some(list_kind(self.group_kind.as_deref(), &path.schema, &lists))
     }
 
     /// The elements of a version's list `x` and the result's `r` paired by key, if the list
@@ -135,66 +96,96 @@ impl Checker<'_> {
         r: NodeId,
     ) -> Option<(bool, Vec<KeyedPair>)> {
         let rt = self.r;
-        let kind = if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
-            None
-        } else {
-            Some(list_kind(
-                self.group_kind.as_deref(),
-                &path.schema,
-                &[(xt, x), (rt, r)],
-            ))
-        };
+        let kind = self.kind_of(path, &[(xt, Some(x)), (rt, Some(r))]);
         if kind == Some(ListKind::Plain) {
             return None;
         }
         let (xs, rs) = (named(xt, x, kind.as_ref())?, named(rt, r, kind.as_ref())?);
-        let index: HashMap<&str, NodeId> = rs.iter().map(|(k, _, e)| (k.as_str(), *e)).collect();
+        let index: HashMap<&str, NodeId> = rs.iter().map(|i| (i.key.as_str(), i.node)).collect();
         let pairs = xs
             .into_iter()
-            .map(|(k, shown, e)| Some((shown, e, *index.get(k.as_str())?)))
+            .map(|i| Some((i.shown, i.node, *index.get(i.key.as_str())?)))
             .collect::<Option<Vec<_>>>()?;
         Some((kind == Some(ListKind::Set), pairs))
     }
 
-    /// A keyed list: each element checked as a value by its key; where both sides kept an
-    /// element, the result keeps the order both agree on (init containers and CI steps run
-    /// in order). Set lists have no order.
-    fn keyed(&mut self, path: &Path, common: Option<&str>, set: bool, [b, o, t, r]: [Named; 4]) {
-        let index = |n: &Named| -> HashMap<String, NodeId> {
-            n.iter().map(|(k, _, e)| (k.clone(), *e)).collect()
+    /// A keyed list: each element checked as a value, the elements paired by key; where
+    /// that finds the result wrong at an element some version lacks, by likeness too (an
+    /// element renamed), and the result stands if either reading holds. Where both sides
+    /// kept an element, the result keeps the order both agree on (init containers and CI
+    /// steps run in order); set lists have no order.
+    fn keyed(
+        &mut self,
+        path: &Path,
+        common: Option<&str>,
+        set: bool,
+        kind: Option<&ListKind>,
+        items: [Vec<Item>; 4],
+    ) {
+        let refs = items.each_ref().map(Vec::as_slice);
+        let rows = by_key(refs);
+        let found = self.attempt(|c| c.keyed_rows(path, common, set, refs, &rows));
+        // kyaml pairs elements by key only; a set's element is its value.
+        if !found.is_empty() && !set && self.rule != Rule::Kyaml && rows.iter().any(Row::incomplete)
+        {
+            let keys: Vec<&str> = match kind {
+                Some(ListKind::Keyed(keys)) => keys.iter().map(String::as_str).collect(),
+                _ => IDENTITY_FIELDS.to_vec(),
+            };
+            let trees = [self.b, self.o, self.t, self.r];
+            let alike = by_likeness(trees, refs, &keys)
+                .map(|rows| self.attempt(|c| c.keyed_rows(path, common, set, refs, &rows)));
+            if alike.is_some_and(|v| v.is_empty()) {
+                return;
+            }
+        }
+        self.extend(found);
+    }
+
+    /// [`Checker::keyed`] under one reading, `rows`.
+    fn keyed_rows(
+        &mut self,
+        path: &Path,
+        common: Option<&str>,
+        set: bool,
+        items: [&[Item]; 4],
+        rows: &[Row],
+    ) {
+        let node = |row: &Row, v: usize| row.0[v].map(|i| items[v][i].node);
+        let shown = |row: &Row| -> String {
+            [3, 1, 2, 0]
+                .into_iter()
+                .find_map(|v| row.0[v].map(|i| items[v][i].shown.clone()))
+                .unwrap_or_default()
         };
-        let (bi, oi, ti, ri) = (index(&b), index(&o), index(&t), index(&r));
-        let mut seen = HashSet::new();
-        let all: Vec<(String, String)> = [&o, &t, &b, &r]
-            .into_iter()
-            .flat_map(|n| n.iter().map(|(k, shown, _)| (k.clone(), shown.clone())))
-            .filter(|(k, _)| seen.insert(k.clone()))
-            .collect();
-        for (key, shown) in &all {
-            let at = |i: &HashMap<String, NodeId>| i.get(key).copied();
+        for row in rows {
             self.value(
-                &path.element(shown),
+                &path.element(&shown(row)),
                 common,
-                [at(&bi), at(&oi), at(&ti), at(&ri)],
+                [node(row, 0), node(row, 1), node(row, 2), node(row, 3)],
             );
         }
-        if set || self.policy != Policy::Mark {
+        if set || self.rule != Rule::Mark {
             return;
         }
-        let names = |n: &Named| n.iter().map(|(k, _, _)| k.clone()).collect::<Vec<_>>();
-        if let Some((x, y)) = misordered(&names(&b), &names(&o), &names(&t), &names(&r)) {
-            let shown = |k: &str| {
-                all.iter()
-                    .find(|(key, _)| key == k)
-                    .map_or_else(|| k.to_string(), |(_, s)| s.clone())
-            };
+        // Each version's elements as the rows they are, in its order.
+        let order = |v: usize| -> Vec<usize> {
+            let mut placed: Vec<(usize, usize)> = rows
+                .iter()
+                .enumerate()
+                .filter_map(|(r, row)| row.0[v].map(|i| (i, r)))
+                .collect();
+            placed.sort_unstable();
+            placed.into_iter().map(|(_, r)| r).collect()
+        };
+        if let Some((x, y)) = misordered(&order(0), &order(1), &order(2), &order(3)) {
             self.at(
                 path,
                 common,
                 format!(
                     "elements {} and {} are out of the order the sides agree on",
-                    shown(&x),
-                    shown(&y)
+                    shown(&rows[x]),
+                    shown(&rows[y])
                 ),
             );
         }
@@ -310,14 +301,32 @@ impl Checker<'_> {
                     })
                 })
         };
+        // Which of ours' and theirs' new elements, and of the result's, stand for which base
+        // element: the most alike tried first. An element both sides edited alike in every
+        // element of a list (a CRD's `versions`) merges as well with another element's edit,
+        // and taking the first merge that holds would pair them wrong.
+        let alike = Alike::new(
+            [
+                (bt, &bd, &bi),
+                (ot, &od, &oi),
+                (tt, &td, &ti),
+                (rt, &rd, &ri),
+            ],
+            [&both_dropped, &ours_new, &theirs_new],
+        );
+        let results: Vec<u128> = contents
+            .iter()
+            .copied()
+            .filter(|c| cr.contains_key(c))
+            .collect();
         let mut budget = 20_000usize;
         // The merges that explain the most first: a merged element the result has too many
         // of, standing for ours' and theirs' versions it has too few of.
         'merged: while off(&want) > 0 {
             for gain in [3, 2, 1] {
                 for &x in &both_dropped {
-                    for &oc in &ours_new {
-                        for &tc in &theirs_new {
+                    for oc in alike.ranked(1, x, &ours_new) {
+                        for tc in alike.ranked(2, x, &theirs_new) {
                             if oc == tc
                                 || want[&oc] <= 0
                                 || want[&tc] <= 0
@@ -326,7 +335,7 @@ impl Checker<'_> {
                             {
                                 continue;
                             }
-                            for &m in contents.iter().filter(|c| cr.contains_key(*c)) {
+                            for m in alike.ranked_result(oc, tc, &results) {
                                 budget = match budget.checked_sub(1) {
                                     Some(b) => b,
                                     None => break 'merged,
@@ -412,13 +421,13 @@ impl Checker<'_> {
     }
 }
 
-/// A list's elements named by their key (`kind` `None`: a `kind: List`'s items, by identity);
-/// `None` when one cannot be named or two share a name.
-fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Named> {
+/// A list's elements as items named by their key (`kind` `None`: a `kind: List`'s items, by
+/// identity); `None` when one cannot be named or two share a name.
+fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Vec<Item>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for &e in tree.children(list) {
-        let (name, shown) = match kind {
+        let (key, shown) = match kind {
             None => {
                 let id = Identity::of(tree, e)?;
                 (format!("{id:?}"), id.to_string())
@@ -433,12 +442,76 @@ fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Named> {
             }
             Some(ListKind::Plain) => return None,
         };
-        if !seen.insert(name.clone()) {
+        if !seen.insert(key.clone()) {
             return None;
         }
-        out.push((name, shown, e));
+        out.push(Item {
+            key,
+            shown,
+            node: e,
+        });
     }
     Some(out)
+}
+
+/// The content of the elements a merge of a plain list may pair, for trying the most alike
+/// pairs first. Left empty (every order equal) where the lists are too long to compare every
+/// pair.
+struct Alike {
+    /// The leaves of each version's elements (base, ours, theirs, result) by their data name.
+    leaves: [HashMap<u128, Leaves>; 4],
+}
+
+impl Alike {
+    /// Reads the base elements `dropped`, ours' and theirs' new ones, and all of the
+    /// result's; each version given as (tree, data names, nodes).
+    fn new(
+        versions: [(&Tree, &[u128], &[NodeId]); 4],
+        [dropped, ours, theirs]: [&[u128]; 3],
+    ) -> Alike {
+        let mut leaves: [HashMap<u128, Leaves>; 4] = Default::default();
+        let pairs = dropped.len() * (ours.len() + theirs.len() + versions[3].1.len());
+        if pairs > COMPARED_PAIRS || dropped.is_empty() || ours.is_empty() || theirs.is_empty() {
+            return Alike { leaves };
+        }
+        let wanted: [Option<&[u128]>; 4] = [Some(dropped), Some(ours), Some(theirs), None];
+        for (v, (tree, names, nodes)) in versions.into_iter().enumerate() {
+            for (&name, &node) in names.iter().zip(nodes) {
+                if wanted[v].is_none_or(|w| w.contains(&name)) {
+                    leaves[v]
+                        .entry(name)
+                        .or_insert_with(|| Leaves::of(tree, node, &[]));
+                }
+            }
+        }
+        Alike { leaves }
+    }
+
+    /// How alike an element of version `v` is to one of `w`; 0 where either is not read.
+    fn likeness(&self, v: usize, x: u128, w: usize, y: u128) -> f64 {
+        match (self.leaves[v].get(&x), self.leaves[w].get(&y)) {
+            (Some(a), Some(b)) => a.likeness(b),
+            _ => 0.0,
+        }
+    }
+
+    /// A side's (`v`) candidates for base element `x`, the most alike first.
+    fn ranked(&self, v: usize, x: u128, candidates: &[u128]) -> Vec<u128> {
+        let mut out = candidates.to_vec();
+        out.sort_by(|&a, &b| {
+            self.likeness(v, b, 0, x)
+                .total_cmp(&self.likeness(v, a, 0, x))
+        });
+        out
+    }
+
+    /// The result's elements, the most alike to ours' `oc` or theirs' `tc` first.
+    fn ranked_result(&self, oc: u128, tc: u128, results: &[u128]) -> Vec<u128> {
+        let score = |m: u128| self.likeness(3, m, 1, oc).max(self.likeness(3, m, 2, tc));
+        let mut out = results.to_vec();
+        out.sort_by(|&a, &b| score(b).total_cmp(&score(a)));
+        out
+    }
 }
 
 /// Where each element a sequence holds once stands in it (elements it repeats are left out).

@@ -17,7 +17,9 @@
 //! here as a violation.
 
 mod documents;
+mod identity;
 mod lists;
+mod pairing;
 mod values;
 
 use std::collections::HashSet;
@@ -25,12 +27,33 @@ use std::fmt;
 
 use crate::fallback::Reason;
 use crate::options::Policy;
-use crate::parse::{Parsed, Tree, Versions};
-use crate::render::PlannedSide;
+use crate::parse;
+use crate::parse::{same_data, OwnedParse, Parsed, Tree, Versions};
 use crate::text::markers;
-use crate::{parse, resource};
 
-pub(crate) use documents::check;
+/// What the check holds a result to where ours and theirs changed one path differently; the
+/// rest holds under every rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rule {
+    /// `--on-conflict mark`: only the merge of the parts can be clean; anything else is a
+    /// conflict.
+    Mark,
+    /// `--on-conflict theirs`: kyaml's merge3 (a null clears, a plain list is theirs' whole).
+    Kyaml,
+    /// `--on-conflict ours`: ours' value.
+    Ours,
+}
+
+impl Rule {
+    /// The rule of a policy's clean results.
+    pub(crate) fn of(policy: Policy) -> Rule {
+        match policy {
+            Policy::Mark => Rule::Mark,
+            Policy::Theirs => Rule::Kyaml,
+            Policy::Ours => Rule::Ours,
+        }
+    }
+}
 
 /// A path where a result breaks the invariant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +89,11 @@ pub(crate) enum Verdict {
     /// The inputs cannot be paired by the rules (two documents with one identity): the check
     /// cannot say.
     Unsure,
+}
+
+/// Checks a clean result's tree against the three versions, under the policy's rule.
+pub(crate) fn check(versions: &Versions, result: &Tree, policy: Policy) -> Verdict {
+    documents::check(versions, result, Rule::of(policy))
 }
 
 /// Checks `result` (a text that parses) against the three versions.
@@ -122,7 +150,7 @@ pub(crate) fn sides_parse(text: &[u8], marker_size: usize) -> Result<(), String>
 pub(crate) fn sides_parse_as(
     text: &[u8],
     marker_size: usize,
-    planned: Option<PlannedSide>,
+    planned: Option<OwnedParse>,
 ) -> Result<(), String> {
     let text = std::str::from_utf8(text).map_err(|e| format!("not UTF-8: {e}"))?;
     let [ours, theirs] = markers::sides(text, marker_size);
@@ -145,7 +173,7 @@ pub(crate) fn sides_parse_as(
             .tree
             .attach(&planned.text)
             .ok_or("ours' side before the comment pass is not the text it was parsed from")?;
-        match resource::same_documents(&before, &tree) {
+        match same_documents(&before, &tree) {
             true => Ok(()),
             false => Err("the comment pass changed the data of ours' side".into()),
         }
@@ -223,13 +251,23 @@ pub(crate) fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged:
     }
 }
 
+/// Whether two trees hold the same documents, in order, as data: what a pass that edits only
+/// comment and blank lines must leave.
+fn same_documents(a: &Tree, b: &Tree) -> bool {
+    let (x, y) = (identity::documents(a), identity::documents(b));
+    x.len() == y.len()
+        && x.iter()
+            .zip(&y)
+            .all(|(m, n)| same_data(a, m.root, b, n.root))
+}
+
 /// Everything a file holds twice: mapping keys, resource identities, list element names.
 fn duplicates(tree: &Tree) -> HashSet<String> {
     let keys = tree
         .duplicate_keys
         .iter()
         .map(|d| d.split_once(": ").map_or(d.clone(), |(_, k)| k.to_string()));
-    keys.chain(resource::duplicate_identities(tree))
+    keys.chain(identity::repeated(tree))
         .chain(duplicate_element_names(tree))
         .collect()
 }
@@ -256,9 +294,9 @@ mod tests {
     use super::*;
 
     /// Ours' side of `text` as the merge wrote it before a comment pass.
-    fn planned(text: &str) -> Option<PlannedSide> {
+    fn planned(text: &str) -> Option<OwnedParse> {
         let tree = parse::parse(text).expect("the test's text parses").detach();
-        Some(PlannedSide {
+        Some(OwnedParse {
             text: text.to_string(),
             tree,
         })

@@ -3,12 +3,13 @@
 use std::collections::HashMap;
 
 use crate::line_merge::line_merge;
-use crate::options::{MergeOptions, Policy};
+use crate::options::MergeOptions;
 use crate::parse::{canonical, same_data, Kind, NodeId, Tree, Versions};
 use crate::resource::Path;
 
 use super::documents::same;
-use super::{Verdict, Violation};
+use super::pairing::{by_key, by_likeness, Item, Row};
+use super::{Rule, Verdict, Violation};
 
 /// One version's node at a path, if it has one.
 pub(super) type At = Option<NodeId>;
@@ -20,24 +21,27 @@ pub(super) struct Checker<'t> {
     pub o: &'t Tree<'t>,
     pub t: &'t Tree<'t>,
     pub r: &'t Tree<'t>,
-    pub policy: Policy,
+    pub rule: Rule,
     /// The resource being checked, as conflicts name it.
     pub resource: String,
     /// Its `group/Kind`, for the list-key schema.
     pub group_kind: Option<String>,
+    /// The file's name: some list-key rules depend on it (a kustomization's).
+    pub file_name: Option<&'t str>,
     violations: Vec<Violation>,
 }
 
 impl<'t> Checker<'t> {
-    pub fn new(versions: &'t Versions<'t>, result: &'t Tree<'t>, policy: Policy) -> Checker<'t> {
+    pub fn new(versions: &'t Versions<'t>, result: &'t Tree<'t>, rule: Rule) -> Checker<'t> {
         Checker {
             b: &versions.base,
             o: &versions.ours,
             t: &versions.theirs,
             r: result,
-            policy,
+            rule,
             resource: String::new(),
             group_kind: None,
+            file_name: versions.file_name.as_deref(),
             violations: Vec::new(),
         }
     }
@@ -51,6 +55,19 @@ impl<'t> Checker<'t> {
             violations: Vec::new(),
             ..*self
         }
+    }
+
+    /// What `check` finds, run on a probe of this checker: for trying a reading before
+    /// taking its findings.
+    pub fn attempt(&self, check: impl FnOnce(&mut Checker<'t>)) -> Vec<Violation> {
+        let mut probe = self.probe();
+        check(&mut probe);
+        probe.violations
+    }
+
+    /// Takes findings made on a probe.
+    pub fn extend(&mut self, found: Vec<Violation>) {
+        self.violations.extend(found);
     }
 
     pub fn violation(&mut self, resource: &str, path: &str, common: Option<&str>, what: String) {
@@ -87,7 +104,7 @@ impl<'t> Checker<'t> {
             common
         };
         let null = |tree: &Tree, x: At| x.is_some_and(|n| tree.is_null(n));
-        let kyaml = self.policy == Policy::Theirs;
+        let kyaml = self.rule == Rule::Kyaml;
         if same(ot, o, tt, t) {
             // Unchanged, or changed alike (kyaml clears the nulls of ours it walks).
             if !(self.equal(path, ot, o, r) || kyaml && cleared_same(rt, r, ot, o)) {
@@ -153,8 +170,8 @@ impl<'t> Checker<'t> {
     /// One side deleted the value and the other changed it.
     fn deleted_and_changed(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [At; 4]) {
         let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
-        match self.policy {
-            Policy::Mark => {
+        match self.rule {
+            Rule::Mark => {
                 // The deleting side may have carried the change over to what replaced the
                 // value (a resource restructured into another with the same edit): then the
                 // deletion loses nothing of it.
@@ -175,12 +192,12 @@ impl<'t> Checker<'t> {
                     },
                 )
             }
-            Policy::Ours => {
+            Rule::Ours => {
                 if !self.equal(path, ot, o, r) {
                     self.at(path, common, expected("ours wins", ot, o, rt, r));
                 }
             }
-            Policy::Theirs => {
+            Rule::Kyaml => {
                 // kyaml deletes what theirs deleted (keeping what ours added under it), and
                 // brings back what ours deleted as theirs' change from base.
                 // An empty delta may come out as an empty or null value.
@@ -237,8 +254,8 @@ impl<'t> Checker<'t> {
             }
             return self.list(path, common, [b, Some(o), Some(t), r]);
         }
-        match self.policy {
-            Policy::Theirs => {
+        match self.rule {
+            Rule::Kyaml => {
                 // kyaml: a null on either side clears the field, whatever the other did.
                 if ot.is_null(o) || tt.is_null(t) {
                     if r.is_some() {
@@ -254,12 +271,12 @@ impl<'t> Checker<'t> {
                     self.at(path, common, expected("theirs wins", tt, Some(t), rt, r));
                 }
             }
-            Policy::Ours => {
+            Rule::Ours => {
                 if !self.equal(path, ot, Some(o), r) {
                     self.at(path, common, expected("ours wins", ot, Some(o), rt, r));
                 }
             }
-            Policy::Mark => {
+            Rule::Mark => {
                 if let (Some(b), Some(r)) = (b, r) {
                     if [(bt, b), (ot, o), (tt, t), (rt, r)]
                         .iter()
@@ -309,7 +326,7 @@ impl<'t> Checker<'t> {
                         // kyaml's rules (which keep ours' order whatever theirs did).
                         let position = |n: NodeId| rt.children(r).iter().position(|&c| c == n);
                         let in_order = set
-                            || self.policy == Policy::Theirs
+                            || self.rule == Rule::Kyaml
                             || pairs
                                 .windows(2)
                                 .all(|w| position(w[0].2) < position(w[1].2));
@@ -355,28 +372,49 @@ impl<'t> Checker<'t> {
                 return;
             }
         }
-        let index = |tree: &'t Tree<'t>, m: At| -> HashMap<&'t str, NodeId> {
+        let items = |tree: &'t Tree<'t>, m: At| -> Vec<Item> {
             m.filter(|&m| tree.node(m).kind == Kind::Map)
-                .map(|m| tree.entries(m).map(|(k, v)| (tree.value(k), v)).collect())
+                .map(|m| {
+                    tree.entries(m)
+                        .map(|(k, v)| Item {
+                            key: tree.value(k).to_string(),
+                            shown: tree.value(k).to_string(),
+                            node: v,
+                        })
+                        .collect()
+                })
                 .unwrap_or_default()
         };
-        let (bi, oi, ti, ri) = (
-            index(bt, b),
-            index(ot, Some(o)),
-            index(tt, Some(t)),
-            index(rt, r),
-        );
-        let mut keys: Vec<&str> = Vec::new();
-        for (tree, m) in [(ot, Some(o)), (tt, Some(t)), (bt, b), (rt, r)] {
-            if let Some(m) = m.filter(|&m| tree.node(m).kind == Kind::Map) {
-                keys.extend(tree.entries(m).map(|(k, _)| tree.value(k)));
+        let items = [
+            items(bt, b),
+            items(ot, Some(o)),
+            items(tt, Some(t)),
+            items(rt, r),
+        ];
+        let refs = items.each_ref().map(Vec::as_slice);
+        let rows = by_key(refs);
+        let found = self.attempt(|c| c.entries(path, common, refs, &rows));
+        // A key one side renamed (a CI job, a chart's values section) reads as the same
+        // entry only by likeness.
+        if !found.is_empty() && rows.iter().any(Row::incomplete) {
+            let alike = by_likeness([bt, ot, tt, rt], refs, &[])
+                .map(|rows| self.attempt(|c| c.entries(path, common, refs, &rows)));
+            if alike.is_some_and(|v| v.is_empty()) {
+                return;
             }
         }
-        let mut seen = std::collections::HashSet::new();
-        keys.retain(|k| seen.insert(*k));
-        for key in keys {
-            let at = |i: &HashMap<&str, NodeId>| i.get(key).copied();
-            self.entry(path, common, key, [at(&bi), at(&oi), at(&ti), at(&ri)]);
+        self.extend(found);
+    }
+
+    /// The entries of a map both sides changed, under one reading of which are one entry.
+    fn entries(&mut self, path: &Path, common: Option<&str>, items: [&[Item]; 4], rows: &[Row]) {
+        for row in rows {
+            let key = [3, 1, 2, 0]
+                .into_iter()
+                .find_map(|v| row.0[v].map(|i| items[v][i].key.as_str()))
+                .unwrap_or_default();
+            let at = |v: usize| row.0[v].map(|i| items[v][i].node);
+            self.entry(path, common, key, [at(0), at(1), at(2), at(3)]);
         }
     }
 
