@@ -234,6 +234,7 @@ impl Checker<'_> {
         // Where both sides removed as many copies of an element base holds twice or more,
         // they may have removed the same copy or two different ones: either count is right.
         let mut fewer_allowed: HashMap<u128, i64> = HashMap::new();
+        let mut more_allowed: HashMap<u128, i64> = HashMap::new();
         let (mut ours_new, mut theirs_new, mut both_dropped) = (Vec::new(), Vec::new(), Vec::new());
         for &c in &contents {
             let get = |m: &HashMap<u128, i64>| m.get(&c).copied().unwrap_or(0);
@@ -242,6 +243,12 @@ impl Checker<'_> {
             want.insert(c, if d_o == d_t { nb + d_o } else { nb + d_o + d_t });
             if d_o == d_t && d_o < 0 && nb > 1 {
                 fewer_allowed.insert(c, -d_o);
+            }
+            // Both sides added as many copies of an element: at one place they are one
+            // addition, at two places two (git's line merge keeps both, and an `args` list
+            // may well hold a value twice).
+            if d_o == d_t && d_o > 0 && places(&bd, &od, c) != places(&bd, &td, c) {
+                more_allowed.insert(c, d_o);
             }
             if d_o > 0 {
                 ours_new.push(c);
@@ -257,8 +264,11 @@ impl Checker<'_> {
             let have = cr.get(&c).copied().unwrap_or(0);
             let should = want[&c].max(0);
             let lowest = (should - fewer_allowed.get(&c).copied().unwrap_or(0)).max(0);
-            if have >= lowest && have <= should {
+            let highest = should + more_allowed.get(&c).copied().unwrap_or(0);
+            if have >= lowest && have <= highest {
                 0
+            } else if have > highest {
+                have - highest
             } else {
                 have - should
             }
@@ -512,6 +522,22 @@ impl Alike {
         out.sort_by(|&a, &b| score(b).total_cmp(&score(a)));
         out
     }
+}
+
+/// Where a side's copies of element `c` stand: each after the nearest base element before
+/// it (`None` at the start), in order.
+fn places(base: &[u128], side: &[u128], c: u128) -> Vec<Option<u128>> {
+    let in_base: HashSet<u128> = base.iter().copied().collect();
+    let mut before = None;
+    let mut out = Vec::new();
+    for &x in side {
+        if x == c {
+            out.push(before);
+        } else if in_base.contains(&x) {
+            before = Some(x);
+        }
+    }
+    out
 }
 
 /// Where each element a sequence holds once stands in it (elements it repeats are left out).
