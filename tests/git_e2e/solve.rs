@@ -243,24 +243,59 @@ fn no_add_leaves_the_index_alone() {
     assert_eq!(status(&s), format!("M  {FILE}\n"));
 }
 
-/// A file the user already resolved by hand (no markers left) is not overwritten.
+/// A file someone has started to resolve by hand (one conflict settled, markers left around
+/// another) is no longer what git's merge wrote: solve leaves it byte for byte, names it, and
+/// still solves the other files of the same call. A file resolved completely is left alike.
 #[test]
 fn a_file_resolved_by_hand_is_not_touched() {
-    let s = repo(&[(FILE, BASE)]);
-    let (ours, theirs, _) = adjacent();
-    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    let other = "deploy/other.yaml";
+    let s = repo(&[(FILE, BASE), (other, BASE)]);
+    let (ours, theirs) = conflicting();
+    let (other_ours, other_theirs, other_merged) = adjacent();
+    diverge(
+        &s,
+        &[(FILE, &ours), (other, &other_ours)],
+        &[(FILE, &theirs), (other, &other_theirs)],
+    );
     let out = s.git(&["merge", "feature"]);
     assert_eq!(code(&out), 1);
+    let git_wrote = String::from_utf8_lossy(&s.read(FILE)).into_owned();
+    let replicas = "<<<<<<< HEAD\n  replicas: 5\n=======\n  replicas: 4\n>>>>>>> feature\n";
+    assert!(git_wrote.contains(replicas), "{git_wrote}");
+    let edited = git_wrote.replace(replicas, "  replicas: 4\n");
+    assert!(
+        edited.contains("<<<<<<< HEAD\n"),
+        "a conflict is left: {edited}"
+    );
+    s.write(FILE, &edited);
+
+    let out = solve(&s, &[FILE, other]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "kmerge: {FILE}: edited since the merge wrote it: not touched (--force re-merges it, \
+             keeping a copy of yours)\n\
+             kmerge: {other}: merged 1 conflicting hunk by structure; staged\n\
+             kmerge solve: 1 solved and staged, 0 with conflicts left, 1 not touched\n"
+        )
+    );
+    assert_eq!(s.read(FILE), edited.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&s.read(other)), other_merged);
+    assert_eq!(status(&s), format!("M  {other}\nUU {FILE}\n"));
+
     s.write(FILE, &ours);
     let out = solve(&s, &[FILE]);
-    assert_eq!(code(&out), 1);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("has no conflict markers"),
+        stderr(&out).starts_with(&format!(
+            "kmerge: {FILE}: edited since the merge wrote it: not touched"
+        )),
         "{}",
         stderr(&out)
     );
     assert_eq!(String::from_utf8_lossy(&s.read(FILE)), ours);
-    assert_eq!(status(&s), format!("UU {FILE}\n"));
+    assert_eq!(status(&s), format!("M  {other}\nUU {FILE}\n"));
 
     let out = solve(&s, &["config.json"]);
     assert_eq!(code(&out), 0, "a file not in conflict has nothing to solve");
