@@ -539,9 +539,20 @@ fn help_explains_rules_and_git_setup() {
     for (command, needles) in [
         (
             "install",
-            ["--global", "--uninstall", "core.attributesFile"],
+            &["--global", "--uninstall", "core.attributesFile"][..],
         ),
-        ("solve", ["--no-add", "index", "conflict-marker-size"]),
+        (
+            "solve",
+            &[
+                "--no-add",
+                "index",
+                "conflict-marker-size",
+                "--force",
+                "solve-backup",
+                "edited since the merge wrote",
+                "histogram",
+            ],
+        ),
     ] {
         let out = s.kmerge(&[command, "--help"]);
         assert_eq!(code(&out), 0);

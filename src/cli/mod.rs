@@ -183,8 +183,17 @@ writes the result into the work-tree file. A clean result is staged as `git add`
 (--no-add leaves the index alone); a file with conflicts left keeps kmerge's narrower markers.
 
 Without FILE: every conflicted file .gitattributes sends to kmerge, and every conflicted
-*.yaml/*.yml with no merge attribute. A file added or deleted on one side, or whose markers
-are gone (resolved by hand?), is reported and not touched.
+*.yaml/*.yml with no merge attribute. A file added or deleted on one side is reported and not
+touched.
+
+Your work is never overwritten: a file is re-merged only while it is byte for byte what a
+merge wrote, either git's line merge of the three versions as the merge, rebase or
+cherry-pick under way wrote it (its labels, conflict style, marker size and line endings; by
+the histogram diff of git's merges or the Myers diff of git merge-file), or kmerge's own
+result (a conflict the driver left, or an earlier solve: running it twice is harmless). A file
+edited since is named and left as it is; --force re-merges it after copying it to
+.git/kmerge/solve-backup/PATH. Recognising git's histogram merge runs git merge-file
+--diff-algorithm, git 2.44 or later.
 
 Exit 0 when every file is solved, 1 otherwise.";
 
@@ -196,6 +205,16 @@ struct SolveArgs {
     /// Do not stage the files solved cleanly.
     #[arg(long)]
     no_add: bool,
+    /// Re-merge files edited since the merge wrote them, after copying each to
+    /// .git/kmerge/solve-backup/PATH.
+    ///
+    /// Without it, a file that is not byte for byte what the merge (or kmerge) wrote, such as
+    /// one with some conflicts resolved by hand, is left as it is. With it, the file is first
+    /// copied to .git/kmerge/solve-backup/PATH in the git folder of this work tree (numbered
+    /// PATH.1, PATH.2, ... beside an earlier, different copy), the copy's path is printed, and
+    /// the file is re-merged from the index.
+    #[arg(long)]
+    force: bool,
     #[command(flatten)]
     merge: MergeFlags,
 }

@@ -7,6 +7,10 @@
 //! `merge.conflictStyle` — and the result replaces the work-tree file. A clean result is staged
 //! as `git add` would (unless `--no-add`); one with conflicts left keeps kmerge's narrower
 //! markers for the user to finish.
+//!
+//! A file is replaced only while it is exactly what a merge wrote there ([`written`]): one a
+//! person has started to resolve is named and left alone, unless `--force`, which first copies
+//! it under `.git/kmerge/solve-backup/`.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -16,9 +20,12 @@ use git2::{AttrCheckFlags, AttrValue, IndexEntry, Oid, Repository};
 
 use super::{one_line, resolved, SolveArgs, EXIT_CLEAN, EXIT_CONFLICT};
 use crate::atomic_write::write_atomically;
-use crate::driver::merge_bytes;
 use crate::line_merge::configured_style;
 use crate::options::{Labels, MergeOptions};
+
+mod written;
+
+use written::{remerge, remerge_if_as_written, Git, Remerge, Versions};
 
 /// The three stages of one conflicted path; a side that added or deleted the file has none.
 struct Stages {
@@ -65,6 +72,7 @@ pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
     }
     let labels = git_labels(&repo);
     let style = configured_style();
+    let mut git_program = Git::new(&repo, &workdir);
     let mut tally = Tally::default();
     let mut staged = false;
     for path in &paths {
@@ -100,24 +108,30 @@ pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
             let blob = repo.find_blob(entry.id).map_err(git)?;
             Ok(blob.content().to_vec())
         };
-        let outcome = merge_bytes(&blob(base)?, &blob(ours)?, &blob(theirs)?, &opts)
-            .with_context(|| format!("merging {shown}"))?;
-        // A file without markers was resolved by hand, unless it is this very result (a
-        // second run, after --no-add): the user's work is never overwritten.
-        let current = std::fs::read(&file).ok();
-        let by_hand = current.as_deref().is_some_and(|text| {
-            text != outcome.bytes.as_slice() && !holds_markers(text, opts.marker_size)
-        });
-        if by_hand {
-            eprintln!(
-                "kmerge: {shown}: has no conflict markers, so it may be resolved by hand: not \
-                 touched (`git checkout -m {shown}` recreates git's conflict)"
-            );
+        let versions = Versions {
+            ids: [base.id, ours.id, theirs.id],
+            texts: [blob(base)?, blob(ours)?, blob(theirs)?],
+        };
+        let current = match std::fs::read(&file) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e).with_context(|| format!("reading {}", file.display())),
+        };
+        let Some(Remerge { outcome, work_tree }) = merge_to_write(
+            &repo,
+            &mut git_program,
+            path,
+            &versions,
+            current.as_deref(),
+            &opts,
+            a.force,
+        )?
+        else {
             tally.untouched += 1;
             continue;
-        }
-        if current.as_deref() != Some(outcome.bytes.as_slice()) {
-            write_atomically(&file, &outcome.bytes)
+        };
+        if current.as_deref() != Some(work_tree.as_slice()) {
+            write_atomically(&file, &work_tree)
                 .with_context(|| format!("writing {}", file.display()))?;
         }
         for message in &outcome.messages {
@@ -234,13 +248,76 @@ fn marker_size(repo: &Repository, path: &Path) -> usize {
     .unwrap_or(7)
 }
 
-/// Whether a text still holds a conflict: a line opening with `<` markers.
-fn holds_markers(text: &[u8], size: usize) -> bool {
-    let open = "<".repeat(size);
-    text.split(|&b| b == b'\n').any(|line| {
-        line.strip_prefix(open.as_bytes())
-            .is_some_and(|rest| matches!(rest.first(), None | Some(b' ' | b'\r')))
-    })
+/// kmerge's merge of a conflicted file, to write over `current` (the work-tree file, `None`
+/// if it is gone), or `None` when `current` is a person's work, which is left as it is and
+/// named on stderr. Only what a merge wrote is replaced, unless `force`, which first copies it
+/// away ([`back_up`]).
+fn merge_to_write(
+    repo: &Repository,
+    git_program: &mut Git,
+    path: &Path,
+    versions: &Versions,
+    current: Option<&[u8]>,
+    opts: &MergeOptions,
+    force: bool,
+) -> anyhow::Result<Option<Remerge>> {
+    let shown = path.display();
+    let checked = match current {
+        Some(text) => remerge_if_as_written(git_program, path, versions, text, opts)
+            .with_context(|| format!("checking whether {shown} is as the merge wrote it")),
+        None => Ok(None),
+    };
+    let why = match (checked, force) {
+        (Ok(Some(remerged)), _) => return Ok(Some(remerged)),
+        (Ok(None), false) => {
+            let (what, hint) = match current {
+                Some(_) => ("edited", "--force re-merges it, keeping a copy of yours"),
+                None => ("deleted", "--force re-merges it"),
+            };
+            eprintln!("kmerge: {shown}: {what} since the merge wrote it: not touched ({hint})");
+            return Ok(None);
+        }
+        (Err(e), false) => return Err(e),
+        (Ok(None), true) => "edited since the merge wrote it".to_string(),
+        // The check failed (git too old for the histogram merge, say): --force needs no
+        // verdict, since the copy keeps the file either way.
+        (Err(e), true) => format!("not known to be as the merge wrote it ({e:#})"),
+    };
+    if let Some(text) = current {
+        let backup =
+            back_up(repo, path, text).with_context(|| format!("keeping a copy of {shown}"))?;
+        eprintln!(
+            "kmerge: {shown}: {why}: your version is copied to {}",
+            backup.display()
+        );
+    }
+    let remerged =
+        remerge(git_program, path, versions, opts).with_context(|| format!("merging {shown}"))?;
+    Ok(Some(remerged))
+}
+
+/// Copies a person's version of `path` to `.git/kmerge/solve-backup/<path>` before `--force`
+/// replaces it, in the git folder of this work tree (a linked worktree has its own). An
+/// earlier copy that differs is kept: the new one is numbered `<path>.1`, `<path>.2`, ...
+fn back_up(repo: &Repository, path: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
+    let root = repo.path().join("kmerge").join("solve-backup");
+    let mut backup = root.join(path);
+    let mut n = 0;
+    while let Ok(earlier) = std::fs::read(&backup) {
+        if earlier == text {
+            return Ok(backup);
+        }
+        n += 1;
+        let mut numbered = path.as_os_str().to_owned();
+        numbered.push(format!(".{n}"));
+        backup = root.join(numbered);
+    }
+    if let Some(folder) = backup.parent() {
+        std::fs::create_dir_all(folder)
+            .with_context(|| format!("creating {}", folder.display()))?;
+    }
+    write_atomically(&backup, text).with_context(|| format!("writing {}", backup.display()))?;
+    Ok(backup)
 }
 
 /// The labels git gives the driver for the operation in progress: `HEAD` for ours; for a

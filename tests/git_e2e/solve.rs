@@ -7,7 +7,9 @@
 //! git's own line merge runs; the driver's reference result comes from the same merge run
 //! again with the driver defined through `git -c`.
 
-use crate::common::{code, driver_ran, git_repo, kmerge_bin, stderr, stdout, traced_git, Scratch};
+use crate::common::{
+    code, driver_ran, git_repo, kmerge_bin, run_git, stderr, stdout, traced_git, Scratch,
+};
 use crate::{BASE, FILE};
 
 /// Ours bumps the image, theirs adds a field right below it: git conflicts, kmerge does not.
@@ -384,4 +386,337 @@ fn outside_a_conflict_there_is_nothing_to_solve() {
         "{}",
         stderr(&out)
     );
+}
+
+/// `git merge` with the kmerge driver defined, left as it stops (no abort): the file as the
+/// driver wrote it.
+fn merge_with_driver(s: &Scratch, commit: &str) -> (String, i32) {
+    let args = with_driver(&["merge", "--no-commit", "--no-ff", commit]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, trace) = traced_git(s, &args);
+    assert!(driver_ran(&trace, FILE), "the driver did not run:\n{trace}");
+    (
+        String::from_utf8_lossy(&s.read(FILE)).into_owned(),
+        code(&out),
+    )
+}
+
+/// Where `--force` keeps a person's file, in the git folder of the work tree at `dir`.
+fn backup_in(s: &Scratch, dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let out = s
+        .command("git")
+        .current_dir(dir)
+        .args(["rev-parse", "--absolute-git-dir"])
+        .output()
+        .unwrap();
+    std::path::PathBuf::from(stdout(&out).trim())
+        .join("kmerge/solve-backup")
+        .join(name)
+}
+
+/// `--force` re-merges a file edited since the merge wrote it, after copying the person's
+/// bytes to `.git/kmerge/solve-backup/<path>` and printing that path; a later, different copy
+/// is numbered rather than written over the first.
+#[test]
+fn force_re_merges_an_edited_file_and_keeps_a_copy() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs) = conflicting();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    let (reference, _) = drivers_merge(&s);
+    let out = s.git(&["merge", "feature"]);
+    assert_eq!(code(&out), 1);
+    let edited = format!("# looked at\n{}", String::from_utf8_lossy(&s.read(FILE)));
+    s.write(FILE, &edited);
+
+    let out = solve(&s, &["--force", FILE]);
+    assert_eq!(code(&out), 1, "the true conflict is left: {}", stderr(&out));
+    let backup = backup_in(&s, s.path(), FILE);
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "kmerge: {FILE}: edited since the merge wrote it: your version is copied to {}\n\
+             kmerge: {FILE}: conflict in ",
+            backup.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference);
+    assert_eq!(std::fs::read(&backup).unwrap(), edited.as_bytes());
+    assert_eq!(status(&s), format!("UU {FILE}\n"));
+
+    // Forced again over the same edit: the copy is there already.
+    s.write(FILE, &edited);
+    let out = solve(&s, &["--force", FILE]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("copied to {}\n", backup.display())));
+    // Over a different edit: the first copy stays, the second is numbered.
+    let edited_again = format!("# looked at again\n{edited}");
+    s.write(FILE, &edited_again);
+    let out = solve(&s, &["--force", FILE]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let numbered = backup.with_file_name("web.yaml.1");
+    assert!(stderr(&out).contains(&format!("copied to {}\n", numbered.display())));
+    assert_eq!(std::fs::read(&backup).unwrap(), edited.as_bytes());
+    assert_eq!(std::fs::read(&numbered).unwrap(), edited_again.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference);
+}
+
+/// In a linked worktree the copy goes to that worktree's own git folder
+/// (`.git/worktrees/<name>/`), beside its index and `MERGE_HEAD`.
+#[test]
+fn force_in_a_linked_worktree_keeps_the_copy_in_its_git_folder() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs) = conflicting();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    s.git_ok(&["worktree", "add", "-q", "-b", "linked", "linked", "main"]);
+    let linked = s.join("linked");
+    let git_there = |args: &[&str]| run_git(s.command("git").current_dir(&linked).args(args));
+    assert_eq!(code(&git_there(&["merge", "feature"])), 1);
+    let file = linked.join(FILE);
+    std::fs::write(&file, "resolved: by hand\n").unwrap();
+
+    let out = s
+        .command(kmerge_bin())
+        .current_dir(&linked)
+        .args(["solve", "--force"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let backup = backup_in(&s, &linked, FILE);
+    assert!(
+        backup.ends_with(format!(".git/worktrees/linked/kmerge/solve-backup/{FILE}")),
+        "{}",
+        backup.display()
+    );
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "kmerge: {FILE}: edited since the merge wrote it: your version is copied to {}\n",
+            backup.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&backup).unwrap(), b"resolved: by hand\n");
+    assert!(
+        !s.join(".git/kmerge").exists(),
+        "nothing in the main git folder"
+    );
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("<<<<<<< HEAD\n"));
+}
+
+/// A second solve over a conflict kmerge left (its own earlier run, or the driver's merge)
+/// recognises kmerge's own result: it re-merges to the same bytes, never refuses, and
+/// `--force` then keeps no copy, since nothing was edited.
+#[test]
+fn a_conflict_kmerge_left_is_solved_again_without_refusal() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs) = conflicting();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    let out = s.git(&["merge", "feature"]);
+    assert_eq!(code(&out), 1);
+    let first = solve(&s, &[FILE]);
+    assert_eq!(code(&first), 1, "{}", stderr(&first));
+    let kmerge_wrote = s.read(FILE);
+    for args in [&[FILE][..], &[], &["--force", FILE]] {
+        let again = solve(&s, args);
+        assert_eq!(code(&again), 1, "{args:?}: {}", stderr(&again));
+        assert_eq!(stderr(&again), stderr(&first), "{args:?}");
+        assert_eq!(s.read(FILE), kmerge_wrote, "{args:?}");
+    }
+    assert!(
+        !s.join(".git/kmerge").exists(),
+        "no copy of an unedited file"
+    );
+    s.git_ok(&["merge", "--abort"]);
+
+    // The conflict the driver itself left in `git merge`.
+    let (driver_wrote, driver_code) = merge_with_driver(&s, "feature");
+    assert_eq!(driver_code, 1);
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("edited"), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), driver_wrote);
+}
+
+/// A `conflict-marker-size` attribute: git's markers are that long, solve recognises them and
+/// writes the driver's markers of the same size.
+#[test]
+fn a_custom_marker_size_is_recognised() {
+    let s = repo(&[(FILE, BASE)]);
+    s.write(
+        ".gitattributes",
+        "*.yaml merge=kmerge conflict-marker-size=10\n",
+    );
+    s.git_ok(&["commit", "-q", "-a", "-m", "longer markers"]);
+    let (ours, theirs) = conflicting();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    let (reference, _) = drivers_merge(&s);
+    assert!(reference.contains("\n<<<<<<<<<< HEAD\n"), "{reference}");
+    let out = s.git(&["merge", "feature"]);
+    assert_eq!(code(&out), 1);
+    let git_wrote = String::from_utf8_lossy(&s.read(FILE)).into_owned();
+    assert!(git_wrote.contains("\n<<<<<<<<<< HEAD\n"), "{git_wrote}");
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("edited"), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference);
+}
+
+/// Where git writes the work tree with CRLF (`eol=crlf`, or `core.autocrlf`), the file git
+/// left is recognised after the same conversion, and solve writes CRLF as git would have
+/// checked the driver's result out, while the index gets LF.
+#[test]
+fn a_crlf_work_tree_is_recognised_and_kept_crlf() {
+    for setup in ["eol=crlf", "core.autocrlf"] {
+        let s = git_repo();
+        if setup == "eol=crlf" {
+            s.write(".gitattributes", "*.yaml merge=kmerge text=auto eol=crlf\n");
+        } else {
+            s.write(".gitattributes", "*.yaml merge=kmerge\n");
+            s.git_ok(&["config", "core.autocrlf", "true"]);
+        }
+        s.write(FILE, BASE);
+        s.git_ok(&["add", "."]);
+        s.git_ok(&["commit", "-q", "-m", "base"]);
+        let (ours, theirs, merged) = adjacent();
+        diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+        let (reference, _) = drivers_merge(&s);
+        let crlf = |text: &str| text.replace('\n', "\r\n");
+        assert_eq!(reference, crlf(&merged), "{setup}");
+
+        let out = s.git(&["merge", "feature"]);
+        assert_eq!(code(&out), 1);
+        let git_wrote = String::from_utf8_lossy(&s.read(FILE)).into_owned();
+        assert!(
+            git_wrote.contains("<<<<<<< HEAD\r\n"),
+            "{setup}: {git_wrote:?}"
+        );
+        let out = solve(&s, &[]);
+        assert_eq!(code(&out), 0, "{setup}: {}", stderr(&out));
+        assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference, "{setup}");
+        assert_eq!(status(&s), format!("M  {FILE}\n"), "{setup}");
+        let staged = s.git_ok(&["show", &format!(":{FILE}")]);
+        assert_eq!(stdout(&staged), merged, "{setup}");
+    }
+}
+
+/// Git's merges diff with the histogram algorithm, git merge-file and kmerge's fallback with
+/// Myers. On repeated lines (the `value:` lines of an env list) the two put their conflicts in
+/// different places: the file `git merge` wrote is recognised by git's histogram merge.
+#[test]
+fn a_conflict_gits_histogram_diff_wrote_is_recognised() {
+    let env = |pairs: &[(&str, &str)]| {
+        let mut text = BASE.to_string();
+        text.push_str("          env:\n");
+        for (name, value) in pairs {
+            text.push_str(&format!(
+                "            - name: {name}\n              value: \"{value}\"\n"
+            ));
+        }
+        text
+    };
+    let base = env(&[("D", "1"), ("E", "2"), ("A", "2")]);
+    let ours = env(&[("D", "1"), ("E", "true"), ("A", "2")]);
+    let theirs = env(&[("D", "2"), ("E", "2")]);
+    let merged = env(&[("D", "2"), ("E", "true")]);
+    let s = repo(&[(FILE, &base)]);
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+
+    let out = s.git(&["merge", "feature"]);
+    assert_eq!(code(&out), 1);
+    let wrote = String::from_utf8_lossy(&s.read(FILE)).into_owned();
+    let histogram = "\
+            - name: D
+              value: \"2\"
+            - name: E
+<<<<<<< HEAD
+              value: \"true\"
+            - name: A
+=======
+>>>>>>> feature
+              value: \"2\"
+";
+    assert!(wrote.ends_with(histogram), "{wrote}");
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), merged);
+}
+
+/// With a git older than 2.44 (`git merge-file` without `--diff-algorithm`), a file the Myers
+/// merge or kmerge reproduces is still recognised; an edited one cannot be told from git's
+/// histogram merge, so solve stops with git's reason (exit 2, nothing written), and `--force`
+/// still re-merges it after keeping a copy.
+#[test]
+fn a_git_without_the_histogram_merge_fails_safe() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs) = conflicting();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    let (reference, _) = drivers_merge(&s);
+    let real_git = stdout(&run_git(s.command("sh").args(["-c", "command -v git"])));
+    let old_git = s.write(
+        "old-git/git",
+        format!(
+            "#!/bin/sh\n\
+             for a in \"$@\"; do case \"$a\" in --diff-algorithm*)\n\
+             echo \"error: unknown option \\`${{a#--}}'\" >&2; exit 129;; esac; done\n\
+             exec '{}' \"$@\"\n",
+            real_git.trim()
+        ),
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&old_git, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = std::env::join_paths(
+        std::iter::once(s.join("old-git"))
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let solve_with_old_git = |args: &[&str]| {
+        s.command(kmerge_bin())
+            .env("PATH", &path)
+            .arg("solve")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = s.git(&["merge", "feature"]);
+    assert_eq!(code(&out), 1);
+    let out = solve_with_old_git(&[]);
+    assert_eq!(code(&out), 1, "git's Myers merge matches: {}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference);
+
+    let edited = format!("# looked at\n{reference}");
+    s.write(FILE, &edited);
+    let out = solve_with_old_git(&[]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "kmerge: error: checking whether {FILE} is as the merge wrote it: running git's \
+             histogram merge (`git merge-file --diff-algorithm`, git 2.44 or later): git failed"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(s.read(FILE), edited.as_bytes());
+
+    let out = solve_with_old_git(&["--force"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let backup = backup_in(&s, s.path(), FILE);
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "kmerge: {FILE}: not known to be as the merge wrote it (checking whether"
+        )) && err.contains(&format!(
+            "git 2.44 or later): git failed (exit status: 129): error: unknown option \
+             `diff-algorithm=histogram'): your version is copied to {}\n",
+            backup.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&backup).unwrap(), edited.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference);
 }
