@@ -540,6 +540,33 @@ fn a_conflict_kmerge_left_is_solved_again_without_refusal() {
     assert_eq!(String::from_utf8_lossy(&s.read(FILE)), driver_wrote);
 }
 
+/// A merge of a commit named by its full id (as `git pull` merges, too) labels theirs with
+/// that id, which no branch name reproduces: the file's own labels are tried, checked by the
+/// same byte-for-byte comparison, and the re-merge carries them as the driver's would.
+#[test]
+fn a_merge_by_commit_id_is_recognised_by_its_own_labels() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs) = conflicting();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    let id = stdout(&s.git_ok(&["rev-parse", "feature"]));
+    let id = id.trim();
+    let (reference, driver_code) = merge_with_driver(&s, id);
+    assert_eq!(driver_code, 1);
+    assert!(
+        reference.contains(&format!(">>>>>>> {id}\n")),
+        "{reference}"
+    );
+    s.git_ok(&["merge", "--abort"]);
+
+    let out = s.git(&["merge", id]);
+    assert_eq!(code(&out), 1);
+    assert!(String::from_utf8_lossy(&s.read(FILE)).contains(&format!(">>>>>>> {id}\n")));
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("edited"), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference);
+}
+
 /// A `conflict-marker-size` attribute: git's markers are that long, solve recognises them and
 /// writes the driver's markers of the same size.
 #[test]
@@ -602,11 +629,12 @@ fn a_crlf_work_tree_is_recognised_and_kept_crlf() {
     }
 }
 
-/// Git's merges diff with the histogram algorithm, git merge-file and kmerge's fallback with
+/// Git's merges diff with the histogram algorithm; `git checkout -m` (which recreates a
+/// conflict, labelled `ours` and `theirs`), git merge-file and kmerge's fallback diff with
 /// Myers. On repeated lines (the `value:` lines of an env list) the two put their conflicts in
-/// different places: the file `git merge` wrote is recognised by git's histogram merge.
+/// different places. Both files are recognised.
 #[test]
-fn a_conflict_gits_histogram_diff_wrote_is_recognised() {
+fn histogram_and_myers_conflicts_are_both_recognised() {
     let env = |pairs: &[(&str, &str)]| {
         let mut text = BASE.to_string();
         text.push_str("          env:\n");
@@ -624,9 +652,19 @@ fn a_conflict_gits_histogram_diff_wrote_is_recognised() {
     let s = repo(&[(FILE, &base)]);
     diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
 
-    let out = s.git(&["merge", "feature"]);
-    assert_eq!(code(&out), 1);
-    let wrote = String::from_utf8_lossy(&s.read(FILE)).into_owned();
+    let mut wrote = Vec::new();
+    for myers in [false, true] {
+        let out = s.git(&["merge", "feature"]);
+        assert_eq!(code(&out), 1);
+        if myers {
+            s.git_ok(&["checkout", "-m", "--", FILE]);
+        }
+        wrote.push(String::from_utf8_lossy(&s.read(FILE)).into_owned());
+        let out = solve(&s, &[]);
+        assert_eq!(code(&out), 0, "myers: {myers}: {}", stderr(&out));
+        assert_eq!(String::from_utf8_lossy(&s.read(FILE)), merged, "{myers}");
+        s.git_ok(&["merge", "--abort"]);
+    }
     let histogram = "\
             - name: D
               value: \"2\"
@@ -638,10 +676,21 @@ fn a_conflict_gits_histogram_diff_wrote_is_recognised() {
 >>>>>>> feature
               value: \"2\"
 ";
-    assert!(wrote.ends_with(histogram), "{wrote}");
-    let out = solve(&s, &[]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), merged);
+    let myers = "\
+            - name: D
+<<<<<<< ours
+              value: \"1\"
+            - name: E
+              value: \"true\"
+            - name: A
+=======
+              value: \"2\"
+            - name: E
+>>>>>>> theirs
+              value: \"2\"
+";
+    assert!(wrote[0].ends_with(histogram), "{}", wrote[0]);
+    assert!(wrote[1].ends_with(myers), "{}", wrote[1]);
 }
 
 /// With a git older than 2.44 (`git merge-file` without `--diff-algorithm`), a file the Myers

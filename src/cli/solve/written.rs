@@ -25,7 +25,7 @@ use tempfile::TempDir;
 
 use crate::driver::{merge_bytes, Outcome};
 use crate::line_merge::{is_binary, line_merge};
-use crate::options::{ConflictStyle, MergeOptions};
+use crate::options::{ConflictStyle, Labels, MergeOptions};
 
 /// The three versions of a conflicted file, from the index: their ids (for git) and their
 /// contents (for kmerge and libgit2).
@@ -165,7 +165,39 @@ pub(super) fn remerge(
 }
 
 /// kmerge's merge of the versions, if `current` is what a merge wrote from them, else `None`.
+///
+/// The labels tried first are `opts`' (git's for the operation under way, as kmerge works them
+/// out); then those `current`'s own markers carry, since git's label for theirs is whatever
+/// the user named (`git merge feature~1`, a full commit id for `git pull`) and cannot always
+/// be worked out, and `git checkout -m` recreates a conflict labelled `ours` and `theirs`.
+/// Labels read from the file change nothing about the comparison: the whole file must still
+/// be the merge of the index's versions byte for byte, and the re-merge then marks its
+/// conflicts with those same labels, as the driver would have.
 pub(super) fn remerge_if_as_written(
+    git: &mut Git,
+    path: &Path,
+    versions: &Versions,
+    current: &[u8],
+    opts: &MergeOptions,
+) -> anyhow::Result<Option<Remerge>> {
+    if let Some(remerged) = as_written(git, path, versions, current, opts)? {
+        return Ok(Some(remerged));
+    }
+    match labels_in(current, opts.marker_size, &opts.labels) {
+        Some(labels) if labels != opts.labels => {
+            let opts = MergeOptions {
+                labels,
+                ..opts.clone()
+            };
+            as_written(git, path, versions, current, &opts)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// kmerge's merge of the versions, if `current` is what a merge wrote from them with `opts`'
+/// labels, else `None`.
+fn as_written(
     git: &mut Git,
     path: &Path,
     versions: &Versions,
@@ -196,4 +228,48 @@ pub(super) fn remerge_if_as_written(
     }
     let histogram = git.histogram_merge(&versions.ids, opts)?;
     Ok(matches(histogram, git)?.then_some(remerged))
+}
+
+/// The labels of the first conflict markers of `size` in `text` (a work-tree file, so a line
+/// may end in CRLF); the base label, absent outside diff3 style, is `default`'s.
+fn labels_in(text: &[u8], size: usize, default: &Labels) -> Option<Labels> {
+    let label = |marker: u8| {
+        let marker = vec![marker; size];
+        text.split(|&b| b == b'\n').find_map(|line| {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let rest = line.strip_prefix(marker.as_slice())?;
+            let label = match rest {
+                [] => &[][..],
+                [b' ', label @ ..] => label,
+                _ => return None,
+            };
+            String::from_utf8(label.to_vec()).ok()
+        })
+    };
+    Some(Labels {
+        ours: label(b'<')?,
+        base: label(b'|').unwrap_or_else(|| default.base.clone()),
+        theirs: label(b'>')?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_read_from_the_first_markers() {
+        let default = Labels::default();
+        let text = b"a\r\n<<<<<<< HEAD\r\nb\r\n||||||| parent of 1a2b (x)\r\n=======\r\nc\r\n\
+                     >>>>>>> 1a2b (x)\r\n<<<<<<< other\r\n";
+        let found = labels_in(text, 7, &default).unwrap();
+        assert_eq!(found.ours, "HEAD");
+        assert_eq!(found.base, "parent of 1a2b (x)");
+        assert_eq!(found.theirs, "1a2b (x)");
+        let found = labels_in(b"<<<<<<<<<< a\n=\n>>>>>>>>>> b\n", 10, &default).unwrap();
+        assert_eq!((found.ours.as_str(), found.base.as_str()), ("a", "base"));
+        assert_eq!(found.theirs, "b");
+        assert!(labels_in(b"<<<<<<<< a\n>>>>>>>> b\n", 7, &default).is_none());
+        assert!(labels_in(b"a: 1\n", 7, &default).is_none());
+    }
 }
