@@ -105,12 +105,6 @@ pub fn violations(
     }
 }
 
-/// Whether a conflicted result gives valid YAML taking either side of every conflict (git's
-/// default marker size).
-pub fn sides_parse(result: &str) -> Result<(), String> {
-    crate::verify::sides_parse(result.as_bytes(), 7)
-}
-
 /// The driver's merge of the whole file, without merging a multi-document file document by
 /// document: what that shortcut must reach.
 pub fn merge_whole_file(
@@ -140,4 +134,12 @@ pub fn block_reader_agrees(text: &str) -> Result<bool, String> {
             tree.nodes.len()
         )),
     }
+}
+
+/// Whether a conflicted result of the three texts holds whichever side a person takes (git's
+/// default marker size): each side parses and keeps that side's data plus the other side's
+/// changes outside the conflicts.
+pub fn sides_hold(base: &str, ours: &str, theirs: &str, result: &str) -> Result<(), String> {
+    let versions = Versions::parse(base, ours, theirs).map_err(|e| format!("{e:#}"))?;
+    crate::verify::sides_hold(&versions, result.as_bytes(), 7, None).map_err(|e| e.what)
 }

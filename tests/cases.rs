@@ -13,6 +13,11 @@
 //! pending = "why it does not pass yet"   # required under pending/, refused elsewhere
 //! ```
 //!
+//! A conflict case may also hold `resolved-ours.yaml` and `resolved-theirs.yaml`: the output
+//! with every conflict taken from ours' side (base sections dropped), and from theirs', must
+//! be that file as data. A person resolves a conflict by taking a side, and must lose nothing
+//! doing so.
+//!
 //! The real binary runs `kmerge merge3 --base base.yaml --ours ours.yaml --theirs theirs.yaml
 //! -o <tmp> <args>` inside the case folder, and the test named `<group>/<case>` checks its exit
 //! code, stderr and output. Adding a case needs no code, and one case runs by name:
@@ -213,6 +218,25 @@ fn check(
     }
     let expected = fs::read(expected_path).map_err(|e| format!("reading expected.yaml: {e}"))?;
     let actual = fs::read(out_path).map_err(|e| format!("no output written: {e}"))?;
+    let dir = expected_path.parent().unwrap_or(Path::new("."));
+    for (i, name) in ["resolved-ours.yaml", "resolved-theirs.yaml"]
+        .iter()
+        .enumerate()
+    {
+        let Ok(want) = fs::read(dir.join(name)) else {
+            continue;
+        };
+        let side = sides(&String::from_utf8_lossy(&actual))[i].clone();
+        let want = yaml_documents(&want).map_err(|e| format!("{name}: {e}"))?;
+        let got = yaml_documents(side.as_bytes())
+            .map_err(|e| format!("the output resolved as {name} does not parse: {e}"))?;
+        if want != got {
+            return Err(format!(
+                "the output with every conflict taken from one side differs from {name} as data:\n{}",
+                unified_diff(&fs::read(dir.join(name)).unwrap_or_default(), side.as_bytes(), name)
+            ));
+        }
+    }
     let diff = || unified_diff(&expected, &actual, "expected.yaml");
     match expect.compare {
         Compare::Bytes if actual != expected => {
@@ -233,6 +257,32 @@ fn check(
             }
         }
     }
+}
+
+/// The texts a conflicted output gives with every conflict taken from ours' side, and from
+/// theirs' (git's default marker size, base sections dropped): written here apart from
+/// kmerge's own reading of markers.
+fn sides(text: &str) -> [String; 2] {
+    let (mut ours, mut theirs) = (String::new(), String::new());
+    // 0 outside a conflict, 1 in ours' part, 2 in base's, 3 in theirs'.
+    let mut part = 0;
+    for line in text.split_inclusive('\n') {
+        let marker = |c: &str| line.starts_with(&c.repeat(7)) && !line[7..].starts_with(c);
+        match part {
+            0 if marker("<") => part = 1,
+            1 if marker("|") => part = 2,
+            1 | 2 if marker("=") => part = 3,
+            3 if marker(">") => part = 0,
+            0 => {
+                ours.push_str(line);
+                theirs.push_str(line);
+            }
+            1 => ours.push_str(line),
+            3 => theirs.push_str(line),
+            _ => {}
+        }
+    }
+    [ours, theirs]
 }
 
 /// An active case: it must pass.

@@ -10,19 +10,20 @@
 //! description = "the class of wrong merge and how wrong.yaml shows it"
 //! policy = "theirs"            # "mark" (default), "theirs" or "ours"
 //! rejects = "spec.template"    # a part of the violation the verifier must report
-//! conflicted = true            # wrong.yaml is a conflicted result: one side must not parse
+//! conflicted = true            # wrong.yaml is a conflicted result: a side of it must not
+//!                               # parse, or must lose data
 //! ```
 //!
 //! The test checks that the verifier rejects `wrong.yaml` naming `rejects` (for a conflicted
-//! result: that taking one side gives invalid YAML), and that it accepts `right.yaml` (for a
-//! conflicted right result: that both sides parse) — so a verifier that rejects everything
-//! fails too.
+//! result: that taking one side of every conflict gives invalid YAML or loses data), and that
+//! it accepts `right.yaml` (for a conflicted right result: that both sides parse and hold) —
+//! so a verifier that rejects everything fails too.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use kmerge::options::Policy;
-use kmerge::testing::{sides_parse, violations};
+use kmerge::testing::{sides_hold, violations};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 struct Expect {
@@ -77,8 +78,10 @@ fn run(dir: &Path) -> Result<(), Failed> {
     let (base, ours, theirs, wrong, right) = (base?, ours?, theirs?, wrong?, right?);
     let has_markers = |t: &str| t.lines().any(|l| l.starts_with("<<<<<<< "));
     if expect.conflicted {
-        if sides_parse(&wrong).is_ok() {
-            return Err("both sides of wrong.yaml parse: the check would let it through".into());
+        if sides_hold(&base, &ours, &theirs, &wrong).is_ok() {
+            return Err(
+                "both sides of wrong.yaml parse and hold: the check would let it through".into(),
+            );
         }
     } else {
         let found = violations(&base, &ours, &theirs, &wrong, expect.policy)?;
@@ -91,7 +94,7 @@ fn run(dir: &Path) -> Result<(), Failed> {
         }
     }
     if has_markers(&right) {
-        sides_parse(&right).map_err(|e| format!("right.yaml: {e}"))?;
+        sides_hold(&base, &ours, &theirs, &right).map_err(|e| format!("right.yaml: {e}"))?;
     } else {
         let found = violations(&base, &ours, &theirs, &right, expect.policy)?;
         if !found.is_empty() {

@@ -114,10 +114,10 @@ pub(crate) fn merge_bytes_by(
     }
 }
 
-/// The note for a conflicted result that keeps git's markers, much narrower than the
-/// structural merge's.
+/// The note for a conflicted result that keeps git's markers, narrower than the structural
+/// merge's and holding whichever side is taken.
 const GIT_MARKERS_KEPT: &str =
-    "git's line merge marks under half the lines the structural merge would: its markers are kept";
+    "git's line merge marks fewer lines than the structural merge would, and either side of it holds: its markers are kept";
 
 /// Why a structural attempt ended without an outcome.
 pub(crate) enum Attempt {
@@ -190,6 +190,7 @@ fn by_structure(
     }
     let versions = versions?;
     let (mut merged, tree) = planned_and_rendered(&versions, opts)?;
+    let mut forced = Vec::new();
     if merged.conflicts.is_empty() {
         // One parse of the result (the comment pass's) serves the read-back and the check.
         let verdict = verify::check(&versions, &reads_back(&merged.text, tree)?, opts.policy);
@@ -207,55 +208,44 @@ fn by_structure(
             "kmerge's check rejected its own clean merge ({}), a bug in kmerge (please report it): marked as a conflict",
             violations[0]
         ));
-        let forced: Vec<(String, String)> = violations
-            .iter()
-            .filter_map(|v| Some((v.resource.clone(), v.common.clone()?)))
-            .collect();
-        let retry = merge::plan_with_conflicts_at(&versions, opts, &forced)
-            .and_then(|plan| {
-                let rendered = render::render(&versions, &plan, opts)?;
-                Ok(Merged {
-                    text: rendered.text,
-                    conflicts: plan.conflicts,
-                    notes: rendered.notes,
-                    planned_side: rendered.planned_side,
-                })
-            })
-            .ok()
-            .filter(|m| !m.conflicts.is_empty())
-            .and_then(|mut m| {
-                sides_hold_as_planned(&mut m, opts.marker_size)
-                    .is_ok()
-                    .then_some(m)
-            });
-        return Ok(match retry {
-            Some(m) => conflicted(m, messages),
-            None => last_resort(base, ours, theirs, opts, git_conflicts, messages),
-        });
+        forced = wider(&forced, &violations);
+        merged = match planned_with_conflicts_at(&versions, opts, &forced) {
+            Ok(m) if !m.conflicts.is_empty() => m,
+            _ => {
+                return Ok(last_resort(
+                    base,
+                    ours,
+                    theirs,
+                    opts,
+                    git_conflicts,
+                    messages,
+                ))
+            }
+        };
     }
-    // The versions' trees are done with: the two sides' parses below need their room.
-    drop((versions, tree));
-    if let Err(e) = sides_hold_as_planned(&mut merged, opts.marker_size) {
-        messages.push(format!(
-            "kmerge's conflicts would not leave valid YAML ({e}), a bug in kmerge (please report it): git's markers used"
-        ));
-        return Ok(last_resort(
-            base,
-            ours,
-            theirs,
-            opts,
-            git_conflicts,
-            messages,
-        ));
-    }
-    // Never worse than git: where both leave conflicts and git's markers enclose less than
-    // half as many lines (a list both sides reshuffled can be narrower line by line than
-    // element by element), git's result is kept; otherwise the field-shaped markers are.
-    if let Some(line) = git_conflicts {
-        let size = opts.marker_size;
-        if 2 * marked_lines(&line.bytes, size) < marked_lines(merged.text.as_bytes(), size)
-            && verify::sides_parse(&line.bytes, size).is_ok()
-        {
+    let size = opts.marker_size;
+    let checked = widened(&versions, opts, merged, forced);
+    let git_holds = git_conflicts
+        .as_ref()
+        .is_some_and(|line| verify::sides_hold(&versions, &line.bytes, size, None).is_ok());
+    let git = git_conflicts.filter(|_| git_holds);
+    let merged = match checked {
+        Ok((merged, widenings)) => {
+            messages.extend(widenings);
+            merged
+        }
+        Err(why) => {
+            messages.push(format!(
+                "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"
+            ));
+            return Ok(last_resort(base, ours, theirs, opts, git, messages));
+        }
+    };
+    // Never worse than git: where git's markers hold too and enclose fewer lines (a list
+    // both sides reshuffled can be narrower line by line than element by element), git's
+    // result is kept; otherwise the field-shaped markers are.
+    if let Some(line) = git {
+        if marked_lines(&line.bytes, size) < marked_lines(merged.text.as_bytes(), size) {
             let mut messages = conflict_messages(&merged.conflicts);
             messages.push(GIT_MARKERS_KEPT.into());
             return Ok(Outcome {
@@ -268,6 +258,103 @@ fn by_structure(
         }
     }
     Ok(conflicted(merged, messages))
+}
+
+/// How many times a conflicted result's conflicts are widened before git's result is used.
+const WIDENINGS: usize = 12;
+
+/// The structural result's conflicts, widened until taking either side of every conflict
+/// loses nothing ([`verify::sides_hold`]): each round marks a conflict where a side lost
+/// data (the deepest path both sides have there), then at the path above that, up to the
+/// whole document. With one line for each round that widened; `Err` with the last finding
+/// where no widening holds.
+fn widened(
+    versions: &Versions,
+    opts: &MergeOptions,
+    mut merged: Merged,
+    mut forced: Vec<(String, String)>,
+) -> Result<(Merged, Vec<String>), String> {
+    let mut notes = Vec::new();
+    for _ in 0..WIDENINGS {
+        let planned = merged.planned_side.take();
+        let broken =
+            match verify::sides_hold(versions, merged.text.as_bytes(), opts.marker_size, planned) {
+                Ok(()) => return Ok((merged, notes)),
+                Err(broken) => broken,
+            };
+        let wider = wider(&forced, &broken.violations);
+        if wider.len() == forced.len() {
+            return Err(broken.what);
+        }
+        notes.push(format!("a conflict widened, since {}", broken.what));
+        forced = wider;
+        merged = planned_with_conflicts_at(versions, opts, &forced).map_err(|e| e.to_string())?;
+    }
+    Err("its conflicts could not be widened enough".into())
+}
+
+/// `forced` with a conflict more for each violation: at the deepest path above it that
+/// ours and theirs both have, or, where one is forced there already, at the next path up.
+fn wider(forced: &[(String, String)], violations: &[verify::Violation]) -> Vec<(String, String)> {
+    let mut out = forced.to_vec();
+    for v in violations {
+        let Some(mut path) = v.common.clone() else {
+            continue;
+        };
+        loop {
+            let at = (v.resource.clone(), path.clone());
+            if !out.contains(&at) {
+                out.push(at);
+                break;
+            }
+            match parent(&path) {
+                Some(p) => path = p,
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+/// The path above a field path (`a.b[name=x].c` → `a.b[name=x]` → `a.b` → `a` → the
+/// document, ``), `None` for the document itself.
+fn parent(path: &str) -> Option<String> {
+    if path.is_empty() {
+        return None;
+    }
+    // The last segment: a bracketed element (its match found by depth), else a key.
+    let element = path.ends_with(']');
+    let mut depth = 0usize;
+    for (i, c) in path.char_indices().rev() {
+        match c {
+            ']' => depth += 1,
+            '[' => {
+                depth = depth.saturating_sub(1);
+                if element && depth == 0 {
+                    return Some(path[..i].to_string());
+                }
+            }
+            '.' if depth == 0 => return Some(path[..i].to_string()),
+            _ => {}
+        }
+    }
+    Some(String::new())
+}
+
+/// [`planned_and_rendered`] with a conflict marked at each of `forced`.
+fn planned_with_conflicts_at(
+    versions: &Versions,
+    opts: &MergeOptions,
+    forced: &[(String, String)],
+) -> Result<Merged, Reason> {
+    let plan = merge::plan_with_conflicts_at(versions, opts, forced)?;
+    let rendered = render::render(versions, &plan, opts)?;
+    Ok(Merged {
+        text: rendered.text,
+        conflicts: plan.conflicts,
+        notes: rendered.notes,
+        planned_side: rendered.planned_side,
+    })
 }
 
 /// A Helm/Go template, merged as its skeleton ([`template`]): git's clean line merge where the
@@ -386,17 +473,18 @@ struct Expected {
 }
 
 /// Whether a conflicted skeleton leaves a template whichever side is taken: each side parses
-/// (ours' as `planned` where the comment pass edited it, see [`verify::sides_parse_as`])
-/// and, where the versions' blocks are whole (`whole`), keeps every block whole (a side that
-/// lost a block's `end` would not render).
-fn sides_hold(
+/// (ours' as `planned` where the comment pass edited it) and holds its data (see
+/// [`verify::sides_hold`]) and, where the versions' blocks are whole (`whole`), keeps every
+/// block whole (a side that lost a block's `end` would not render).
+fn skeleton_sides_hold(
+    versions: &Versions,
     tokens: &template::Tokens,
     skeleton: &str,
     size: usize,
     whole: bool,
     planned: Option<render::PlannedSide>,
 ) -> bool {
-    verify::sides_parse_as(skeleton.as_bytes(), size, planned).is_ok()
+    verify::sides_hold(versions, skeleton.as_bytes(), size, planned).is_ok()
         && (!whole
             || markers::sides(skeleton, size)
                 .iter()
@@ -472,7 +560,16 @@ fn merge_skeletons(
             None => false,
         });
     let planned = merged.planned_side.take();
-    if !all_there || !sides_hold(tokens, &merged.text, opts.marker_size, whole, planned) {
+    if !all_there
+        || !skeleton_sides_hold(
+            versions,
+            tokens,
+            &merged.text,
+            opts.marker_size,
+            whole,
+            planned,
+        )
+    {
         return Err(refused("would lose control lines or leave invalid YAML"));
     }
     // Conflicts are named in the template's own text, not its tokens.
@@ -494,7 +591,9 @@ fn merge_skeletons(
         let git_sides_hold = std::str::from_utf8(&line.bytes)
             .ok()
             .and_then(|text| tokens.mask(text))
-            .is_some_and(|masked| sides_hold(tokens, &masked, size, whole, None));
+            .is_some_and(|masked| {
+                skeleton_sides_hold(versions, tokens, &masked, size, whole, None)
+            });
         if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) && git_sides_hold
         {
             return Ok(Outcome {
@@ -515,13 +614,6 @@ fn merge_skeletons(
         },
         messages,
     ))
-}
-
-/// Whether each side of a conflicted structural result parses, with no repeated key, and
-/// ours' side still reads as the merge wrote it before the comment pass (which is then done
-/// with).
-fn sides_hold_as_planned(merged: &mut Merged, size: usize) -> Result<(), String> {
-    verify::sides_parse_as(merged.text.as_bytes(), size, merged.planned_side.take())
 }
 
 /// A clean outcome, which resolved `resolved_hunks` conflicts of git's line merge.
@@ -639,7 +731,7 @@ pub struct Merged {
     /// that overlapped ours' and were not taken).
     pub notes: Vec<String>,
     /// Ours' side of a conflicted result before the comment pass edited it, where it did:
-    /// the check of the conflict's sides holds ours' side to it ([`sides_hold_as_planned`]).
+    /// the check of the conflict's sides holds ours' side to it ([`verify::sides_hold`]).
     pub(crate) planned_side: Option<render::PlannedSide>,
 }
 

@@ -63,25 +63,15 @@ pub(crate) fn has_marker_lines(text: &[u8]) -> bool {
     at_line_starts(text, memchr::memchr3_iter(b'<', b'>', b'|', text)).any(marker)
 }
 
-/// How many lines conflict markers of `size` enclose in `text`, the marker lines included.
+/// How many lines conflicts of markers of `size` enclose in `text`, as git's own count goes:
+/// the lines between `<<<<<<<` and `>>>>>>>` (ours', base's in diff3 style, and theirs'),
+/// the marker lines left out. A conflict left open runs to the end. "Never more lines than
+/// git" compares this count.
 pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
-    let open = "<".repeat(size);
-    let close = ">".repeat(size);
-    let lines_from = |from: usize, to: usize| memchr::memchr_iter(b'\n', &text[from..to]).count();
-    let mut count = 0;
-    let mut opened: Option<usize> = None;
-    for at in at_line_starts(text, memchr::memchr2_iter(b'<', b'>', text)) {
-        let line = &text[at..];
-        if opened.is_none() && line.starts_with(open.as_bytes()) {
-            opened = Some(at);
-        } else if line.starts_with(close.as_bytes()) {
-            if let Some(from) = opened.take() {
-                count += lines_from(from, at) + 1;
-            }
-        }
-    }
-    // A conflict left open runs to the end.
-    count + opened.map_or(0, |from| lines_from(from, text.len()) + 1)
+    let text = String::from_utf8_lossy(text);
+    lines_in(&text, size)
+        .filter(|(_, _, here)| matches!(here, In::Ours | In::Base | In::Theirs))
+        .count()
 }
 
 /// How many conflicts markers of `size` open in `text`: its `<<<<<<<` lines.
@@ -253,7 +243,7 @@ mod tests {
         };
         let text = m.wrap("x: 1\n", "x: 0\n", "x: 2\n");
         assert!(has_marker_lines(text.as_bytes()));
-        assert_eq!(marked_lines(text.as_bytes(), 7), 7);
+        assert_eq!(marked_lines(text.as_bytes(), 7), 3);
         assert_eq!(
             sides(&text, 7),
             ["x: 1\n".to_string(), "x: 2\n".to_string()]
@@ -275,12 +265,14 @@ mod tests {
     #[test]
     fn marked_lines_and_hunks_count_whole_lines() {
         let one = "a: 1\n<<<<<<< ours\nb: 2\n=======\nb: 3\n>>>>>>> theirs\nc: 4\n";
-        assert_eq!(marked_lines(one.as_bytes(), 7), 5);
+        assert_eq!(marked_lines(one.as_bytes(), 7), 2);
+        let diff3 = "<<<<<<< ours\nb: 2\n||||||| base\nb: 1\n=======\nb: 3\n>>>>>>> theirs\n";
+        assert_eq!(marked_lines(diff3.as_bytes(), 7), 3);
         assert_eq!(conflict_hunks(one.as_bytes(), 7), 1);
-        // A close with no open counts nothing; an open inside a conflict opens nothing more;
-        // a conflict left open runs to the end (the empty line after the last break too).
+        // A close with no open counts nothing; an open inside a conflict opens nothing more,
+        // nor does a close without its `=======`; a conflict left open runs to the end.
         let odd = ">>>>>>> stray\n<<<<<<<\n<<<<<<< again\nx\n>>>>>>>\n<<<<<<<\ny\n";
-        assert_eq!(marked_lines(odd.as_bytes(), 7), 4 + 3);
+        assert_eq!(marked_lines(odd.as_bytes(), 7), 5);
         assert_eq!(conflict_hunks(odd.as_bytes(), 7), 3);
         // Other sizes, markers not at a line start, longer runs of the character.
         assert_eq!(marked_lines(one.as_bytes(), 8), 0);

@@ -9,7 +9,7 @@ use crate::resource::Path;
 use super::identity::{documents, repeated, Document, Identity, IDENTITY_FIELDS};
 use super::pairing::{by_key, by_likeness, Item, Row};
 use super::values::Checker;
-use super::{Rule, Verdict};
+use super::{Rule, Taken, Verdict};
 
 /// Checks a parsed result against the three versions.
 pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
@@ -21,6 +21,16 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
     }
     let items = docs.each_ref().map(|d| items(d));
     let refs = items.each_ref().map(Vec::as_slice);
+    // A conflict as wide as the file: taking a side gives that side's file.
+    if let Rule::Resolved(side) = rule {
+        let taken = match side {
+            Taken::Ours => &versions.ours,
+            Taken::Theirs => &versions.theirs,
+        };
+        if super::same_documents(taken, result) {
+            return Verdict::Holds;
+        }
+    }
     let mut checker = Checker::new(versions, result, rule);
     let found = checker.attempt(|c| c.documents(&docs, &by_identity(&docs, refs)));
     let rows = by_identity(&docs, refs);
@@ -156,8 +166,10 @@ impl Checker<'_> {
         let (b, o, t) = (root(0), root(1), root(2));
         match (b, o, t) {
             (_, Some(_), Some(_)) | (None, Some(_), None) | (None, None, Some(_)) => true,
-            (Some(_), Some(_), None) => !same(self.b, b, self.o, o) && self.rule != Rule::Kyaml,
-            (Some(_), None, Some(_)) => !same(self.b, b, self.t, t) && self.rule == Rule::Kyaml,
+            (Some(_), Some(_), None) => !same(self.b, b, self.o, o) && self.rule.keeps(Taken::Ours),
+            (Some(_), None, Some(_)) => {
+                !same(self.b, b, self.t, t) && self.rule.keeps(Taken::Theirs)
+            }
             _ => false,
         }
     }

@@ -5,13 +5,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::parse::{canonical, data_names, Kind, NodeId, Tree};
+use crate::parse::{canonical, data_names, same_data, Kind, NodeId, Tree};
 use crate::resource::{element_key, list_kind, ListKind, Path};
 
 use super::identity::{Identity, IDENTITY_FIELDS};
 use super::pairing::{by_key, by_likeness, Item, Leaves, Row, COMPARED_PAIRS};
 use super::values::{cleared_same, At, Checker};
-use super::Rule;
+use super::{Rule, Taken};
 
 /// An element of a version and the result's element with the same key: (shown key, the
 /// version's node, the result's node).
@@ -46,7 +46,7 @@ impl Checker<'_> {
             }
         }
         match self.rule {
-            Rule::Mark => self.plain(path, common, at),
+            Rule::Mark | Rule::Resolved(_) => self.plain(path, common, at),
             Rule::Kyaml => {
                 // kyaml takes a list without merge keys whole from theirs.
                 if !cleared_same(rt, r, tt, t) {
@@ -392,6 +392,10 @@ impl Checker<'_> {
             };
             return self.at(path, common, what);
         }
+        // A conflict taken from one side holds that side's order and replacements there.
+        if matches!(self.rule, Rule::Resolved(_)) {
+            return;
+        }
         if let Some(x) = replaced_by_both(&bd, &od, &td, &rd) {
             let shown = node(&bd, &bi, x)
                 .map(|n| canonical(bt, n).chars().take(30).collect::<String>())
@@ -423,8 +427,17 @@ impl Checker<'_> {
         }
     }
 
-    /// Whether `r` is a clean merge of base element `b` with ours' `o` and theirs' `t`.
+    /// Whether `r` is a clean merge of base element `b` with ours' `o` and theirs' `t` (or,
+    /// in a conflicted result taken from one side, that side's version).
     fn merges(&self, b: NodeId, o: NodeId, t: NodeId, r: NodeId) -> bool {
+        let taken = match self.rule {
+            Rule::Resolved(Taken::Ours) => Some((self.o, o)),
+            Rule::Resolved(Taken::Theirs) => Some((self.t, t)),
+            _ => None,
+        };
+        if taken.is_some_and(|(tree, x)| same_data(tree, x, self.r, r)) {
+            return true;
+        }
         let mut probe = self.probe();
         probe.value(&Path::default(), None, [Some(b), Some(o), Some(t), Some(r)]);
         matches!(probe.verdict(), super::Verdict::Holds)

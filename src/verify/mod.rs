@@ -42,6 +42,11 @@ pub(crate) enum Rule {
     Kyaml,
     /// `--on-conflict ours`: ours' value.
     Ours,
+    /// A conflicted result with every conflict taken from one side: that side's value at a
+    /// path both changed, whole or merged part by part below it (a conflict as wide as the
+    /// path or narrower), the rest as a clean merge holds it. A person takes a side and must
+    /// lose nothing of it, nor any change of the other side outside the conflicts.
+    Resolved(Taken),
 }
 
 impl Rule {
@@ -52,6 +57,31 @@ impl Rule {
             Policy::Theirs => Rule::Kyaml,
             Policy::Ours => Rule::Ours,
         }
+    }
+
+    /// Whether a resource `side` changed and the other deleted stays in the result.
+    fn keeps(self, side: Taken) -> bool {
+        match (self, side) {
+            (Rule::Mark | Rule::Ours, Taken::Ours) | (Rule::Kyaml, Taken::Theirs) => true,
+            (Rule::Resolved(taken), side) => taken == side,
+            _ => false,
+        }
+    }
+}
+
+/// The side a conflicted result is resolved to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Taken {
+    Ours,
+    Theirs,
+}
+
+impl fmt::Display for Taken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Taken::Ours => "ours'",
+            Taken::Theirs => "theirs'",
+        })
     }
 }
 
@@ -136,63 +166,88 @@ pub(crate) fn check_parsed(
     }
 }
 
-/// Whether both files a conflicted result gives, taking ours' side of every conflict or
-/// theirs', parse as YAML: a conflict the user resolves by picking a side must leave a valid
-/// file either way.
-pub(crate) fn sides_parse(text: &[u8], marker_size: usize) -> Result<(), String> {
-    sides_parse_as(text, marker_size, None)
+/// Why a conflicted result does not hold.
+#[derive(Debug)]
+pub(crate) struct SidesBroken {
+    /// What is wrong, for the user: the first finding.
+    pub what: String,
+    /// The paths where a side loses data, where widening a conflict can help.
+    pub violations: Vec<Violation>,
 }
 
-/// [`sides_parse`], where ours' side must also read as the same documents as `planned`:
-/// ours' side as the merge wrote it, before the comment pass edited its comment lines
-/// outside the conflicts. The pass must not change data, and the parse of ours' side here
-/// is the one that shows it.
-pub(crate) fn sides_parse_as(
+impl From<String> for SidesBroken {
+    fn from(what: String) -> SidesBroken {
+        SidesBroken {
+            what,
+            violations: Vec::new(),
+        }
+    }
+}
+
+/// Checks a conflicted result the way a person uses it: taking ours' side of every conflict,
+/// and theirs' (base sections dropped), each must parse with no repeated key and hold that
+/// side's data plus the other side's changes outside the conflicts ([`Rule::Resolved`]): a
+/// side that loses an element is as harmful as a wrong clean merge. Where the comment pass
+/// edited the text, ours' side must also read as the same data as the merge wrote it before
+/// (`planned`).
+pub(crate) fn sides_hold(
+    versions: &Versions,
     text: &[u8],
     marker_size: usize,
     planned: Option<OwnedParse>,
-) -> Result<(), String> {
+) -> Result<(), SidesBroken> {
     let text = std::str::from_utf8(text).map_err(|e| format!("not UTF-8: {e}"))?;
     let [ours, theirs] = markers::sides(text, marker_size);
-    fn check<'t>(side: &str, picked: &'t str) -> Result<Tree<'t>, String> {
-        match parse::parse(picked) {
-            Err(e) => Err(format!("taking {side} side of every conflict: {e}")),
-            Ok(tree) => match tree.duplicate_keys.first() {
-                Some(dup) => Err(format!(
-                    "taking {side} side of every conflict repeats a key ({dup})"
-                )),
-                None => Ok(tree),
-            },
+    let side = |taken: Taken, picked: &str| -> Result<(), SidesBroken> {
+        let tree = side_tree(taken, picked)?;
+        if taken == Taken::Ours {
+            if let Some(planned) = &planned {
+                let before = planned.tree.clone().attach(&planned.text).ok_or_else(|| {
+                    "ours' side before the comment pass is not the text it was parsed from"
+                        .to_string()
+                })?;
+                if !same_documents(&before, &tree) {
+                    return Err("the comment pass changed the data of ours' side"
+                        .to_string()
+                        .into());
+                }
+            }
         }
-    }
-    let as_planned = |tree: Tree| -> Result<(), String> {
-        let Some(planned) = planned else {
-            return Ok(());
-        };
-        let before = planned
-            .tree
-            .attach(&planned.text)
-            .ok_or("ours' side before the comment pass is not the text it was parsed from")?;
-        match same_documents(&before, &tree) {
-            true => Ok(()),
-            false => Err("the comment pass changed the data of ours' side".into()),
+        match documents::check(versions, &tree, Rule::Resolved(taken)) {
+            Verdict::Holds | Verdict::Unsure => Ok(()),
+            Verdict::Broken(violations) => Err(SidesBroken {
+                what: format!("taking {taken} side of every conflict, {}", violations[0]),
+                violations,
+            }),
         }
     };
-    // Two whole parses: on a large file, one on each core. Ours' error is reported first.
+    // Two whole parses and checks: on a large file, one on each core. Ours' finding is
+    // reported first.
     if text.len() < PARALLEL_FROM {
-        return check("ours", &ours)
-            .and_then(as_planned)
-            .and_then(|()| check("theirs", &theirs).map(drop));
+        return side(Taken::Ours, &ours).and_then(|()| side(Taken::Theirs, &theirs));
     }
     let (ours, theirs) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| check("theirs", &theirs).map(drop));
-        let ours = check("ours", &ours).and_then(as_planned);
+        let second = scope.spawn(|| side(Taken::Theirs, &theirs));
+        let ours = side(Taken::Ours, &ours);
         match second.join() {
             Ok(theirs) => (ours, theirs),
             Err(panic) => std::panic::resume_unwind(panic),
         }
     });
     ours.and(theirs)
+}
+
+/// The tree of one side of a conflicted result, if it parses with no repeated key.
+fn side_tree(taken: Taken, picked: &str) -> Result<Tree<'_>, String> {
+    match parse::parse(picked) {
+        Err(e) => Err(format!("taking {taken} side of every conflict: {e}")),
+        Ok(tree) => match tree.duplicate_keys.first() {
+            Some(dup) => Err(format!(
+                "taking {taken} side of every conflict repeats a key ({dup})"
+            )),
+            None => Ok(tree),
+        },
+    }
 }
 
 /// Text size (bytes) from which the two sides of a conflicted result parse on two threads.
@@ -253,7 +308,7 @@ pub(crate) fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged:
 
 /// Whether two trees hold the same documents, in order, as data: what a pass that edits only
 /// comment and blank lines must leave.
-fn same_documents(a: &Tree, b: &Tree) -> bool {
+pub(super) fn same_documents(a: &Tree, b: &Tree) -> bool {
     let (x, y) = (identity::documents(a), identity::documents(b));
     x.len() == y.len()
         && x.iter()
@@ -304,20 +359,46 @@ mod tests {
 
     #[test]
     fn ours_side_must_read_as_the_merge_wrote_it() {
+        let versions = Versions::parse(
+            "a: 1\nb: 1\nc: 4\n",
+            "a: 1\nb: 2\nc: 4\n",
+            "a: 1\nb: 3\nc: 4\n",
+        )
+        .expect("the versions parse");
         let marked =
             "# header\na: 1 # one\n<<<<<<< ours\nb: 2\n=======\nb: 3\n>>>>>>> theirs\nc: 4\n";
+        let hold = |text: &str, planned| {
+            sides_hold(&versions, text.as_bytes(), 7, planned).map_err(|e| e.what)
+        };
         // The pass added or changed comments only: the same data.
-        assert_eq!(
-            sides_parse_as(marked.as_bytes(), 7, planned("a: 1\nb: 2\nc: 4\n")),
-            Ok(())
-        );
+        assert_eq!(hold(marked, planned("a: 1\nb: 2\nc: 4\n")), Ok(()));
         // Ours' side now reads otherwise than written: the pass changed data.
         assert_eq!(
-            sides_parse_as(marked.as_bytes(), 7, planned("a: 1\nb: 2\nc: 5\n")),
+            hold(marked, planned("a: 1\nb: 2\nc: 5\n")),
             Err("the comment pass changed the data of ours' side".to_string())
         );
         // Theirs' side is checked as before.
-        let bad = "a: 1\n<<<<<<< ours\nb: 2\n=======\nb: [\n>>>>>>> theirs\n";
-        assert!(sides_parse_as(bad.as_bytes(), 7, planned("a: 1\nb: 2\n")).is_err());
+        let bad = "a: 1\n<<<<<<< ours\nb: 2\n=======\nb: [\n>>>>>>> theirs\nc: 4\n";
+        assert!(hold(bad, planned("a: 1\nb: 2\nc: 4\n")).is_err());
+    }
+
+    #[test]
+    fn a_side_that_loses_the_other_sides_change_outside_the_conflict_is_refused() {
+        let versions = Versions::parse(
+            "a: 1\nb: 1\nc: 4\n",
+            "a: 1\nb: 2\nc: 4\n",
+            "a: 1\nb: 3\nc: 5\n",
+        )
+        .expect("the versions parse");
+        let hold = |text: &str| sides_hold(&versions, text.as_bytes(), 7, None).map_err(|e| e.what);
+        let right = "a: 1\n<<<<<<< ours\nb: 2\n=======\nb: 3\n>>>>>>> theirs\nc: 5\n";
+        assert_eq!(hold(right), Ok(()));
+        // Theirs' change of c is outside the conflict, and lost: ours' side is ours' whole
+        // file (as a conflict over all of it would give), theirs' side shows the loss.
+        let lossy = "a: 1\n<<<<<<< ours\nb: 2\n=======\nb: 3\n>>>>>>> theirs\nc: 4\n";
+        assert!(hold(lossy).is_err_and(|e| e.contains("taking theirs' side")));
+        // A conflict over all of it: each side whole.
+        let whole = "<<<<<<< ours\na: 1\nb: 2\nc: 4\n=======\na: 1\nb: 3\nc: 5\n>>>>>>> theirs\n";
+        assert_eq!(hold(whole), Ok(()));
     }
 }

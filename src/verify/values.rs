@@ -6,10 +6,11 @@ use crate::line_merge::line_merge;
 use crate::options::MergeOptions;
 use crate::parse::{canonical, same_data, Kind, NodeId, Tree, Versions};
 use crate::resource::Path;
+use crate::text::markers;
 
 use super::documents::same;
 use super::pairing::{by_key, by_likeness, Item, Row};
-use super::{Rule, Verdict, Violation};
+use super::{Rule, Taken, Verdict, Violation};
 
 /// One version's node at a path, if it has one.
 pub(super) type At = Option<NodeId>;
@@ -161,16 +162,45 @@ impl<'t> Checker<'t> {
             }
             return;
         }
+        // A conflict taken from one side holds that side's value, whole or part by part.
+        if let Rule::Resolved(side) = self.rule {
+            let (st, s) = self.side(side, o, t);
+            if self.equal(path, st, s, r) {
+                return;
+            }
+        }
         match (o, t) {
             (Some(on), Some(tn)) => self.both_changed(path, common, b, on, tn, r),
             _ => self.deleted_and_changed(path, common, [b, o, t, r]),
         }
     }
 
+    /// The tree and value of the side a conflicted result was resolved to.
+    fn side(&self, side: Taken, o: At, t: At) -> (&'t Tree<'t>, At) {
+        match side {
+            Taken::Ours => (self.o, o),
+            Taken::Theirs => (self.t, t),
+        }
+    }
+
+    /// A violation of a result resolved to `side` that lacks that side's value at `path`.
+    fn not_taken(&mut self, path: &Path, common: Option<&str>, side: Taken, o: At, t: At) {
+        let (st, s) = self.side(side, o, t);
+        let what = expected(
+            &format!("taking {side} side of every conflict"),
+            st,
+            s,
+            self.r,
+            None,
+        );
+        self.at(path, common, what);
+    }
+
     /// One side deleted the value and the other changed it.
     fn deleted_and_changed(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [At; 4]) {
         let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
         match self.rule {
+            Rule::Resolved(side) => self.not_taken(path, common, side, o, t),
             Rule::Mark => {
                 // The deleting side may have carried the change over to what replaced the
                 // value (a resource restructured into another with the same edit): then the
@@ -235,7 +265,10 @@ impl<'t> Checker<'t> {
         // A null base map is an empty one both sides filled, as the merge reads it.
         let base_map = base_kind.is_none_or(|k| k == Kind::Map) || b.is_some_and(|b| bt.is_null(b));
         if ok == Kind::Map && tk == Kind::Map && base_map {
-            if result_kind != Some(Kind::Map) {
+            // A key left with nothing under it reads as null: the merge of a map whose every
+            // entry went, one side's deletions and the other's.
+            let emptied = r.is_some_and(|r| rt.is_null(r));
+            if result_kind != Some(Kind::Map) && !emptied {
                 return self.at(
                     path,
                     common,
@@ -276,7 +309,7 @@ impl<'t> Checker<'t> {
                     self.at(path, common, expected("ours wins", ot, Some(o), rt, r));
                 }
             }
-            Rule::Mark => {
+            Rule::Mark | Rule::Resolved(_) => {
                 if let (Some(b), Some(r)) = (b, r) {
                     if [(bt, b), (ot, o), (tt, t), (rt, r)]
                         .iter()
@@ -285,11 +318,14 @@ impl<'t> Checker<'t> {
                         return self.lines(path, common, b, o, t, r);
                     }
                 }
-                self.at(
-                    path,
-                    common,
-                    "both sides changed it differently: a conflict, not a clean merge",
-                );
+                match self.rule {
+                    Rule::Resolved(side) => self.not_taken(path, common, side, Some(o), Some(t)),
+                    _ => self.at(
+                        path,
+                        common,
+                        "both sides changed it differently: a conflict, not a clean merge",
+                    ),
+                }
             }
         }
     }
@@ -468,10 +504,19 @@ impl<'t> Checker<'t> {
                 "one side changed the text's style (literal or folded), the other its lines: a conflict",
             );
         }
+        let taken = match self.rule {
+            Rule::Resolved(side) => Some(side),
+            _ => None,
+        };
         let want = if ho == ht || hb == ht {
             ho
         } else if hb == ho {
             ht
+        } else if let Some(side) = taken {
+            match side {
+                Taken::Ours => ho,
+                Taken::Theirs => ht,
+            }
         } else {
             return self.at(
                 path,
@@ -493,6 +538,20 @@ impl<'t> Checker<'t> {
             text(tt, t).as_bytes(),
             &opts,
         );
+        // A conflict inside the text, taken from one side: git's line merge with each of its
+        // conflicts taken from that side.
+        let merged = merged.map(|mut m| {
+            if let (true, Some(side)) = (m.conflicted, taken) {
+                let [ours, theirs] = markers::sides(&String::from_utf8_lossy(&m.bytes), 7);
+                m.bytes = match side {
+                    Taken::Ours => ours,
+                    Taken::Theirs => theirs,
+                }
+                .into_bytes();
+                m.conflicted = false;
+            }
+            m
+        });
         match merged {
             Ok(m) if !m.conflicted => {
                 if m.bytes != text(rt, r).as_bytes() {
