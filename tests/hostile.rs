@@ -1010,7 +1010,8 @@ fn empty_base() {
 /// edited version whole between markers.
 fn keeps_whole_in_conflict(kept: Vec<u8>) -> impl Fn(&[u8], i32) -> Result<(), String> {
     move |result, code| {
-        let has_markers = holds(result, b"<<<<<<< ours") && holds(result, b">>>>>>> theirs");
+        // kmerge's markers, or git's where they enclose fewer lines (git's own labels).
+        let has_markers = holds(result, b"<<<<<<<") && holds(result, b">>>>>>>");
         if code == 1 && has_markers && holds(result, &kept) {
             Ok(())
         } else {
