@@ -22,6 +22,7 @@ use std::time::Duration;
 use common::{kmerge_bin, note, run_guarded, yaml_documents};
 use kmerge::driver::merge_bytes;
 use kmerge::options::MergeOptions;
+use kmerge::testing::sides_hold;
 use yaml_serde::Value;
 
 /// A clean git merge whose result has a duplicate `serviceName:` key that no input had (both
@@ -200,6 +201,8 @@ struct Counts {
     conflict: usize,
     error: usize,
     marked_lines: usize,
+    /// The lines git's own merge marks in the same cases.
+    git_marked_lines: usize,
     bytes: usize,
 }
 
@@ -214,26 +217,38 @@ impl Counts {
         self.conflict += other.conflict;
         self.error += other.error;
         self.marked_lines += other.marked_lines;
+        self.git_marked_lines += other.git_marked_lines;
         self.bytes += other.bytes;
     }
 }
 
-/// Lines from each `<<<<<<<` to its `>>>>>>>`, both included, as realworld.py counts them.
+/// The lines conflicts enclose, as git's own count goes: those between `<<<<<<<` and
+/// `>>>>>>>` (ours', base's in diff3 style, theirs'), the marker lines left out.
 fn marked_lines(text: &[u8]) -> usize {
+    // 0 outside a conflict, else inside one.
     let mut inside = false;
     let mut n = 0;
     for line in String::from_utf8_lossy(text).lines() {
-        if line.starts_with("<<<<<<<") {
+        let marker = |c: &str| line.starts_with(&c.repeat(7));
+        if !inside && marker("<") {
             inside = true;
-        }
-        if inside {
-            n += 1;
-        }
-        if line.starts_with(">>>>>>>") {
+        } else if inside && marker(">") {
             inside = false;
+        } else if inside && !marker("=") && !marker("|") {
+            n += 1;
         }
     }
     n
+}
+
+/// `git merge-file`'s result of a case (ours, base, theirs), and whether it conflicts.
+fn git_merge(dir: &Path) -> (Vec<u8>, bool) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["merge-file", "-p", "ours.yaml", "base.yaml", "theirs.yaml"])
+        .output()
+        .expect("running git merge-file");
+    (out.stdout, out.status.code() != Some(0))
 }
 
 #[test]
@@ -284,7 +299,30 @@ fn realworld_score_and_class_b_guard() {
             }
             (Some(1), _) => {
                 c.conflict += 1;
-                c.marked_lines += result.as_deref().map_or(0, marked_lines);
+                let mine = result.as_deref().map_or(0, marked_lines);
+                c.marked_lines += mine;
+                // Never more lines than git's own conflict, where git's markers hold
+                // whichever side is taken.
+                let (git, git_conflicts) = git_merge(&case.dir);
+                let theirs = marked_lines(&git);
+                c.git_marked_lines += theirs;
+                let text =
+                    |name: &str| String::from_utf8_lossy(&read(&case.dir, name)).into_owned();
+                if git_conflicts
+                    && mine > theirs
+                    && sides_hold(
+                        &text("base.yaml"),
+                        &text("ours.yaml"),
+                        &text("theirs.yaml"),
+                        &String::from_utf8_lossy(&git),
+                    )
+                    .is_ok()
+                {
+                    failures.push(format!(
+                        "case {}: kmerge marks {mine} lines, git {theirs}, and git's markers hold                          whichever side is taken",
+                        case.name
+                    ));
+                }
                 "conflict"
             }
             _ => {
@@ -326,12 +364,14 @@ fn realworld_score_and_class_b_guard() {
     let (mut a_all, mut b_all) = (Counts::default(), Counts::default());
     for (class, c) in &counts {
         note(&format!(
-            "class {class}: {} cases: exact {}, differs {}, conflict {} ({} lines inside markers), error {}",
+            "class {class}: {} cases: exact {}, differs {}, conflict {} ({} lines inside markers, \
+             git's merge {} in the same cases), error {}",
             c.total(),
             c.exact,
             c.differs,
             c.conflict,
             c.marked_lines,
+            c.git_marked_lines,
             c.error
         ));
         if class.starts_with('a') {
@@ -342,7 +382,8 @@ fn realworld_score_and_class_b_guard() {
     }
     note(&format!(
         "summary: class a exact {}/{}, differs {}; class b exact {}/{}; class a conflicts {} with {} \
-         lines inside markers, errors {}; byte-identical to the human's file: class b {}/{}, class a {}",
+         lines inside markers (git's merge: {}), errors {}; byte-identical to the human's file: \
+         class b {}/{}, class a {}",
         a_all.exact,
         a_all.total(),
         a_all.differs,
@@ -350,6 +391,7 @@ fn realworld_score_and_class_b_guard() {
         b_all.total(),
         a_all.conflict,
         a_all.marked_lines,
+        a_all.git_marked_lines,
         a_all.error,
         b_all.bytes,
         b_all.total(),
