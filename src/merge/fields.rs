@@ -53,6 +53,17 @@ impl<'t> Merger<'t> {
             let what = "kmerge's check of the merged data found the rules wrong here".into();
             return self.conflict_field(path, what, b, o, Some(t));
         }
+        // A block scalar kept with `+` holds its trailing blank lines as value, outside its
+        // span, where the text splice cannot carry them: where ours' and theirs' differ
+        // there, the person decides.
+        if !self.opts.policy.kyaml()
+            && self.prepend().is_none()
+            && ours.kept_blank_lines(o.node) != theirs.kept_blank_lines(t.node)
+            && !same_data(ours, o.node, theirs, t.node)
+        {
+            let what = "the blank lines ending a kept (|+) block scalar differ".into();
+            return self.conflict_field(path, what, b, o, Some(t));
+        }
         if self.apply_patch(o, t) {
             return;
         }
@@ -266,6 +277,8 @@ impl<'t> Merger<'t> {
             && self.prepend().is_none()
             && self.forced.is_empty()
             && self.ours.node(o.node).kind != Kind::Alias
+            && !self.ours.value_outruns_text(o.node)
+            && !self.theirs.value_outruns_text(t.node)
             && self.theirs.src(t.node) == ours
             && b.is_some_and(|b| self.base.src(b.node) == ours)
     }

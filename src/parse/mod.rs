@@ -469,6 +469,30 @@ impl<'a> Tree<'a> {
         Some((n.start + at, &code[at..at + len]))
     }
 
+    /// Whether a node's value runs past its text ([`Tree::src`]): it ends in a block scalar
+    /// kept with `+`, whose trailing blank lines are part of its value but not of its span.
+    /// Two such nodes of the same text may differ as data.
+    pub fn value_outruns_text(&self, id: NodeId) -> bool {
+        self.kept_blank_lines(id).is_some()
+    }
+
+    /// Where a node ends in a block scalar kept with `+`: how many line breaks end that
+    /// scalar's value (its trailing blank lines, past its span, and its last line's break).
+    pub fn kept_blank_lines(&self, id: NodeId) -> Option<usize> {
+        let mut n = id;
+        loop {
+            match self.nodes[n].kind {
+                Kind::Map | Kind::Seq => n = *self.children(n).last()?,
+                Kind::Scalar => {
+                    let kept = self.block_header(n)?.1.contains('+');
+                    let value = self.value(n);
+                    return kept.then(|| value.len() - value.trim_end_matches('\n').len());
+                }
+                Kind::Alias => return None,
+            }
+        }
+    }
+
     /// A literal or folded scalar's content lines; `None` for any other node.
     pub fn block_lines(&self, id: NodeId) -> Option<BlockLines<'a>> {
         use crate::text::{indent_of_line, line_end, next_line_start};
@@ -517,7 +541,11 @@ fn value_of<'t>(text: &'t str, n: &'t Node) -> &'t str {
 /// anchored text. Formatting and comments do not count.
 pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     let (x, y) = (&a.nodes[an], &b.nodes[bn]);
-    if a.src(an) == b.src(bn) && x.kind != Kind::Alias {
+    if a.src(an) == b.src(bn)
+        && x.kind != Kind::Alias
+        && !a.value_outruns_text(an)
+        && !b.value_outruns_text(bn)
+    {
         return true;
     }
     match (x.kind, y.kind) {
