@@ -740,11 +740,23 @@ impl Merger<'_> {
             for &e in b.map_or(&[][..], |b| base.children(b)) {
                 *held.entry(crate::parse::canonical(base, e)).or_default() += 1;
             }
+            let mut added = false;
             for &e in theirs.children(t.node) {
                 let data = crate::parse::canonical(theirs, e);
-                if let Some(n) = held.get_mut(&data).filter(|n| **n > 0) {
-                    *n -= 1;
-                    omit.push(Field::item(e));
+                match held.get_mut(&data).filter(|n| **n > 0) {
+                    Some(n) => {
+                        *n -= 1;
+                        omit.push(Field::item(e));
+                    }
+                    None => added = true,
+                }
+            }
+            // Theirs took a base element away and put a new one in: an element without a
+            // key edited (`--workers=2` → `--workers=4`) reads so. Ours removed it: the
+            // person decides, as for a keyed element.
+            if added && held.values().any(|&n| n > 0) && !self.opts.policy.kyaml() {
+                if let Resolution::Mark = self.opts.policy.resolve() {
+                    return false;
                 }
             }
         }

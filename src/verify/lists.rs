@@ -3,9 +3,10 @@
 //! sequences of elements compared by content, so a move is seen as a move and not as an edit
 //! of whatever element landed in its place.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use crate::parse::{canonical, data_names, same_data, Kind, NodeId, Tree};
+use crate::parse::{canonical, data_names, digest, same_data, Kind, NodeId, Tree};
 use crate::resource::{element_key, list_kind, ListKind, Path};
 
 use super::identity::{Identity, IDENTITY_FIELDS};
@@ -32,6 +33,18 @@ impl Checker<'_> {
             }
             named(tree, list, kind.as_ref())
         };
+        // A list one side emptied while the other took an element away and put a new one in
+        // (an element without a key edited): the edited element must not come back alone.
+        let keyed = matches!(kind, Some(ListKind::Keyed(_)) | None);
+        if self.rule == Rule::Mark && !keyed {
+            if let Some(who) = emptied_against_an_edit([(bt, b), (ot, o), (tt, t)]) {
+                return self.at(
+                    path,
+                    common,
+                    format!("{who} emptied the list and the other side changed an element of it: a conflict, not a clean merge"),
+                );
+            }
+        }
         if kind.as_ref() != Some(&ListKind::Plain) {
             if let (Some(bn), Some(on), Some(tn)) = (name(bt, b), name(ot, o), name(tt, t)) {
                 let Some(rn) = name(rt, r) else {
@@ -233,7 +246,8 @@ impl Checker<'_> {
         let mut want: HashMap<u128, i64> = HashMap::new();
         // Where both sides removed as many copies of an element base holds twice or more,
         // they may have removed the same copy or two different ones: either count is right.
-        let mut fewer_allowed: HashMap<u128, i64> = HashMap::new();
+        // (In a cell: what a resolved conflict may lose is known only after the merges.)
+        let fewer_allowed: RefCell<HashMap<u128, i64>> = RefCell::new(HashMap::new());
         let mut more_allowed: HashMap<u128, i64> = HashMap::new();
         let (mut ours_new, mut theirs_new, mut both_dropped) = (Vec::new(), Vec::new(), Vec::new());
         for &c in &contents {
@@ -242,7 +256,7 @@ impl Checker<'_> {
             let (d_o, d_t) = (no - nb, nt - nb);
             want.insert(c, if d_o == d_t { nb + d_o } else { nb + d_o + d_t });
             if d_o == d_t && d_o < 0 && nb > 1 {
-                fewer_allowed.insert(c, -d_o);
+                fewer_allowed.borrow_mut().insert(c, -d_o);
             }
             // Both sides added as many copies of an element: at one place they are one
             // addition, at two places two (git's line merge keeps both, and an `args` list
@@ -263,7 +277,8 @@ impl Checker<'_> {
         let gap = |c: u128, want: &HashMap<u128, i64>| -> i64 {
             let have = cr.get(&c).copied().unwrap_or(0);
             let should = want[&c].max(0);
-            let lowest = (should - fewer_allowed.get(&c).copied().unwrap_or(0)).max(0);
+            let fewer = fewer_allowed.borrow().get(&c).copied().unwrap_or(0);
+            let lowest = (should - fewer).max(0);
             let highest = should + more_allowed.get(&c).copied().unwrap_or(0);
             if have >= lowest && have <= highest {
                 0
@@ -330,6 +345,8 @@ impl Checker<'_> {
             .filter(|c| cr.contains_key(c))
             .collect();
         let mut budget = 20_000usize;
+        // The base elements a merge of both sides' versions explains.
+        let mut merged: HashSet<u128> = HashSet::new();
         // The merges that explain the most first: a merged element the result has too many
         // of, standing for ours' and theirs' versions it has too few of.
         'merged: while off(&want) > 0 {
@@ -366,6 +383,7 @@ impl Checker<'_> {
                                 if let (Some(bn), Some(on), Some(tn), Some(rn)) = ids {
                                     if self.merges(bn, on, tn, rn) {
                                         want = trial;
+                                        merged.insert(x);
                                         continue 'merged;
                                     }
                                 }
@@ -375,6 +393,44 @@ impl Checker<'_> {
                 }
             }
             break;
+        }
+        // A base element one side deleted and the other replaced in its place (an element
+        // without a key edited): a deletion against a change, which a clean result cannot
+        // settle; taken from one side, that side's state of it.
+        for &x in both_dropped.iter().filter(|x| !merged.contains(x)) {
+            let at_x = |anchors: &[Option<usize>], sd: &[u128], new: &[u128]| -> Vec<u128> {
+                new.iter()
+                    .copied()
+                    .filter(|&c| want[&c] > 0 && placed(anchors, sd, x, c))
+                    .collect()
+            };
+            let (by_ours, by_theirs) = (at_x(&ao, &od, &ours_new), at_x(&at, &td, &theirs_new));
+            let (deleter, replacement) = match (by_ours.is_empty(), by_theirs.is_empty()) {
+                (true, false) => (Taken::Ours, by_theirs),
+                (false, true) => (Taken::Theirs, by_ours),
+                _ => continue,
+            };
+            match self.rule {
+                Rule::Mark => {
+                    let shown = node(&bd, &bi, x)
+                        .map(|n| canonical(bt, n).chars().take(30).collect::<String>())
+                        .unwrap_or_default();
+                    return self.at(
+                        path,
+                        common,
+                        format!(
+                            "{deleter} side deleted element {shown}, the other side replaced it: a conflict, not a clean merge"
+                        ),
+                    );
+                }
+                // The deleting side taken: the replacement may be gone.
+                Rule::Resolved(side) if side == deleter => {
+                    for c in replacement {
+                        fewer_allowed.borrow_mut().insert(c, want[&c]);
+                    }
+                }
+                _ => {}
+            }
         }
         let (mut extra, mut missing) = (0, 0);
         for &c in &contents {
@@ -441,6 +497,42 @@ impl Checker<'_> {
         let mut probe = self.probe();
         probe.value(&Path::default(), None, [Some(b), Some(o), Some(t), Some(r)]);
         matches!(probe.verdict(), super::Verdict::Holds)
+    }
+}
+
+/// The side that emptied a list (`ours` or `theirs`) where the other side both took a base
+/// element away and put a new one in; `None` otherwise. Elements by content.
+fn emptied_against_an_edit([(bt, b), (ot, o), (tt, t)]: [(&Tree, At); 3]) -> Option<&'static str> {
+    let seq = |tree: &Tree, x: At| x.filter(|&x| tree.node(x).kind == Kind::Seq);
+    let items = |tree: &Tree, x: At| -> Vec<u128> {
+        seq(tree, x)
+            .map(|x| tree.children(x).iter().map(|&e| digest(tree, e)).collect())
+            .unwrap_or_default()
+    };
+    let (bd, od, td) = (items(bt, b), items(ot, o), items(tt, t));
+    if bd.is_empty() {
+        return None;
+    }
+    let edited = |sd: &[u128]| {
+        let mut held: HashMap<u128, usize> = HashMap::new();
+        for &x in &bd {
+            *held.entry(x).or_default() += 1;
+        }
+        let mut added = false;
+        for x in sd {
+            match held.get_mut(x).filter(|n| **n > 0) {
+                Some(n) => *n -= 1,
+                None => added = true,
+            }
+        }
+        added && held.values().any(|&n| n > 0)
+    };
+    if seq(ot, o).is_some() && od.is_empty() && edited(&td) {
+        Some("ours")
+    } else if seq(tt, t).is_some() && td.is_empty() && edited(&od) {
+        Some("theirs")
+    } else {
+        None
     }
 }
 

@@ -264,10 +264,11 @@ impl<'t> Checker<'t> {
         let result_kind = r.map(|r| kind(rt, r));
         // A null base map is an empty one both sides filled, as the merge reads it.
         let base_map = base_kind.is_none_or(|k| k == Kind::Map) || b.is_some_and(|b| bt.is_null(b));
+        // Where a conflict taken from one side leaves a key with nothing under it, it reads
+        // as null: the merge of a collection whose every entry went, one side's deletions and
+        // the other's. (A clean result must write `[]` or `{}`: to Helm a null unsets.)
+        let emptied = matches!(self.rule, Rule::Resolved(_)) && r.is_some_and(|r| rt.is_null(r));
         if ok == Kind::Map && tk == Kind::Map && base_map {
-            // A key left with nothing under it reads as null: the merge of a map whose every
-            // entry went, one side's deletions and the other's.
-            let emptied = r.is_some_and(|r| rt.is_null(r));
             if result_kind != Some(Kind::Map) && !emptied {
                 return self.at(
                     path,
@@ -278,7 +279,7 @@ impl<'t> Checker<'t> {
             return self.map(path, common, b, o, t, r);
         }
         if ok == Kind::Seq && tk == Kind::Seq && base_kind.is_none_or(|k| k == Kind::Seq) {
-            if result_kind != Some(Kind::Seq) {
+            if result_kind != Some(Kind::Seq) && !emptied {
                 return self.at(
                     path,
                     common,
