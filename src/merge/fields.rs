@@ -116,7 +116,11 @@ impl<'t> Merger<'t> {
         };
         // Ours' text is what gets edited, so ours must be a block collection; theirs may be
         // an empty `{}`/`[]`, whose "children" are all deletions.
-        let theirs_mergeable = !tn.flow || (tn.child_count() == 0);
+        // kyaml merges a map field by field whatever its style, into ours' node: a flow map of
+        // theirs merges into ours' block one there (its entries' text is valid block text).
+        let theirs_mergeable = !tn.flow
+            || (tn.child_count() == 0)
+            || (self.opts.policy.kyaml() && tn.kind == Kind::Map && on.kind == Kind::Map);
         if on.kind == tn.kind
             && ours.is_block_collection(o.node)
             && theirs_mergeable

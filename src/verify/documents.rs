@@ -36,7 +36,7 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
     let rows = by_identity(&docs, refs);
     if !found.is_empty() && rows.iter().any(Row::incomplete) {
         let skip: &[&str] = &IDENTITY_FIELDS;
-        let alike = by_likeness(trees, refs, skip)
+        let alike = by_likeness(trees, refs, skip, rule.winner())
             .map(|rows| checker.attempt(|c| c.documents(&docs, &rows)));
         if alike.is_some_and(|v| v.is_empty()) {
             return Verdict::Holds;
@@ -175,15 +175,20 @@ impl Checker<'_> {
     }
 
     /// The identity a row's document should have in the result: ours' or theirs' where one
-    /// side renamed it (`Some(None)` for a document without one); `None` where it should be
-    /// gone or both sides renamed it differently.
+    /// side renamed it (`Some(None)` for a document without one), the winning side's where
+    /// both did and the rule lets one win; `None` where it should be gone or both sides
+    /// renamed it differently in mark mode.
     fn identity_expected(&self, docs: &[Vec<Document>; 4], row: &Row) -> Option<Option<Identity>> {
         let id = |v: usize| row.0[v].map(|d| docs[v][d].identity.clone());
         match (id(0), id(1), id(2)) {
             (_, Some(o), Some(t)) if o == t => Some(o),
             (Some(b), Some(o), Some(t)) if b == o => Some(t),
             (Some(b), Some(o), Some(t)) if b == t => Some(o),
-            (_, Some(_), Some(_)) => None,
+            (_, Some(o), Some(t)) => match self.rule.winner() {
+                Some(Taken::Ours) => Some(o),
+                Some(Taken::Theirs) => Some(t),
+                None => None,
+            },
             (_, Some(o), None) => Some(o),
             (_, None, Some(t)) => Some(t),
             (_, None, None) => None,

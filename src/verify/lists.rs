@@ -146,7 +146,7 @@ impl Checker<'_> {
                 _ => IDENTITY_FIELDS.to_vec(),
             };
             let trees = [self.b, self.o, self.t, self.r];
-            let alike = by_likeness(trees, refs, &keys)
+            let alike = by_likeness(trees, refs, &keys, self.rule.winner())
                 .map(|rows| self.attempt(|c| c.keyed_rows(path, common, set, refs, &rows)));
             if alike.is_some_and(|v| v.is_empty()) {
                 return;

@@ -59,6 +59,16 @@ impl Rule {
         }
     }
 
+    /// The side whose value stands where both changed it differently, if the rule lets one.
+    fn winner(self) -> Option<Taken> {
+        match self {
+            Rule::Mark => None,
+            Rule::Kyaml => Some(Taken::Theirs),
+            Rule::Ours => Some(Taken::Ours),
+            Rule::Resolved(side) => Some(side),
+        }
+    }
+
     /// Whether a resource `side` changed and the other deleted stays in the result.
     fn keeps(self, side: Taken) -> bool {
         match (self, side) {

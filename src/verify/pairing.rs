@@ -22,6 +22,8 @@ use std::hash::{Hash, Hasher};
 
 use crate::parse::{canonical, Kind, NodeId, Tree};
 
+use super::Taken;
+
 /// One item of a collection: its identity (document identity, map key, element key), how
 /// paths show it, and its node.
 #[derive(Clone, Debug)]
@@ -69,9 +71,15 @@ pub(super) type Skip<'a> = &'a [&'a str];
 /// The versions' items paired by likeness: each base item with its counterpart in ours and
 /// in theirs (see [`pair_sides`]); items new to both sides by identity; each row with the
 /// result's item of the identity the row's sides give it (a side's new identity where the
-/// other kept base's). `None` where two rows would claim one item of the result: the
-/// reading cannot say which is which.
-pub(super) fn by_likeness(trees: [&Tree; 4], items: [&[Item]; 4], skip: Skip) -> Option<Vec<Row>> {
+/// other kept base's; where both renamed it differently, the identity of the side a policy
+/// lets win, `winner`, else none). `None` where two rows would claim one item of the result:
+/// the reading cannot say which is which.
+pub(super) fn by_likeness(
+    trees: [&Tree; 4],
+    items: [&[Item]; 4],
+    skip: Skip,
+    winner: Option<Taken>,
+) -> Option<Vec<Row>> {
     let [bt, ot, tt, _] = trees;
     let [ours, theirs] = pair_sides(bt, items[0], [(ot, items[1]), (tt, items[2])], skip);
     let mut rows: Vec<Row> = (0..items[0].len())
@@ -115,8 +123,13 @@ pub(super) fn by_likeness(trees: [&Tree; 4], items: [&[Item]; 4], skip: Skip) ->
             (_, Some(o), Some(t)) if o == t => Some(o),
             (b, Some(o), Some(t)) if b == Some(o) => Some(t),
             (b, Some(o), Some(t)) if b == Some(t) => Some(o),
-            // Renamed two ways: no name is right, and the check finds it lost.
-            (_, Some(_), Some(_)) => None,
+            // Renamed two ways: the winner's name, else none is right (and the check finds it
+            // lost).
+            (_, Some(o), Some(t)) => match winner {
+                Some(Taken::Ours) => Some(o),
+                Some(Taken::Theirs) => Some(t),
+                None => None,
+            },
             (_, Some(o), None) => Some(o),
             (_, None, Some(t)) => Some(t),
             (_, None, None) => None,

@@ -356,6 +356,10 @@ impl<'t> Checker<'t> {
                         .is_some_and(|&w| self.equal(&path.key(key), xt, Some(v), Some(w)))
                 })
             }
+            // An alias is a reference: its anchor's value is checked where the anchor stands,
+            // so one side's edit of an anchored value and the other's edit beside its alias
+            // both stand.
+            (Kind::Alias, Kind::Alias) => xt.value(x) == rt.value(r),
             (Kind::Seq, Kind::Seq) if xn.child_count() == rn.child_count() => {
                 match self.keyed_pairs(path, xt, x, r) {
                     Some((set, pairs)) => {
@@ -434,7 +438,7 @@ impl<'t> Checker<'t> {
         // A key one side renamed (a CI job, a chart's values section) reads as the same
         // entry only by likeness.
         if !found.is_empty() && rows.iter().any(Row::incomplete) {
-            let alike = by_likeness([bt, ot, tt, rt], refs, &[])
+            let alike = by_likeness([bt, ot, tt, rt], refs, &[], self.rule.winner())
                 .map(|rows| self.attempt(|c| c.entries(path, common, refs, &rows)));
             if alike.is_some_and(|v| v.is_empty()) {
                 return;
@@ -635,6 +639,8 @@ pub(super) fn cleared_same(rt: &Tree, r: At, tt: &Tree, t: At) -> bool {
                 && (rt.children(r).iter().zip(tt.children(t)).all(pairwise)
                     || elements_in_any_order(rt, rt.children(r), tt, tt.children(t)))
         }
+        // An alias by its anchor's name (see `Checker::equal`).
+        (Kind::Alias, Kind::Alias) => rt.value(r) == tt.value(t),
         _ => same_data(rt, r, tt, t),
     }
 }
