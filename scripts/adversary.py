@@ -3,10 +3,15 @@
 
 Makes three-way merges from real YAML files: ours and theirs are each made from one base by 1-4
 random, realistic TEXT edits that keep the file's formatting (a scalar changed, a key added,
-deleted or moved, a list element added, deleted or reordered, a container or a resource copied and
-renamed, documents reordered, a collection emptied, a value set to null, a Service port added,
-comments changed, lines of a block scalar edited). Edits of the two sides are biased towards each
-other (neighbouring lines, the same node) so that git's line merge often conflicts. The merge
+deleted or moved, a list element added, deleted, reordered or two swapped, a container or a
+resource copied and renamed, a keyed element or a resource renamed (sometimes with a new element
+or resource under the old name beside it), an element copied under its own name, documents
+reordered, a collection emptied, a value set to null, a Service port added, comments changed,
+lines or the trailing blank lines of a block scalar edited, a small collection turned into flow
+style, and in values files an anchor with an alias or a `<<` merge key added). Edits of the two
+sides are biased towards each other (neighbouring lines, the same node, the same kind of edit; a
+rename on the other side mostly picks the same new name) so that git's line merge often
+conflicts. The merge
 command runs on each triple and every clean result is checked AS DATA by an oracle that shares no
 code with the tool under test:
 
@@ -42,10 +47,9 @@ ours/theirs it only accepts the winning side's value where both sides changed a 
 NOT model kyaml's theirs-mode rules (null clears a field, a changed list is taken whole), so its
 reports for those policies are not to be trusted (untriaged).
 --out DIR keeps every failing case as DIR/<n>/{base,ours,theirs,result}.yaml + why.txt.
-Edits never touch a resource's identity (apiVersion, kind, metadata.name/namespace) nor the key
-field of a list element: by the pairing rules a rename against a change is a conflict by
-definition, so renames are only made on copies. Line edits of folded (>) block scalars are not
-made either (their value is one line: a line-wise merge cannot be judged as data).
+Names (metadata.name and namespace, the key fields of list elements) are edited like any other
+value; only a resource's apiVersion and kind are not. Line edits of folded (>) block scalars are
+not made (their value is one line: a line-wise merge cannot be judged as data).
 Inputs: base/ours/theirs.yaml of ../shared/realworld/*/ that load as YAML without duplicate keys
 (--inputs DIR changes the root); --perf adds ../shared/perf/ files cut to a few documents.
 --templates merges Helm chart templates instead (../shared/templates/*/ files holding `{{`): each is
@@ -690,6 +694,7 @@ NEW_VALS = ["platform", "backend", '"true"', "true", "3", "30", "IfNotPresent", 
 ARG_POOL = ["--verbose", "--log-level=debug", "--port=8080", "--metrics", "extra.yaml"]
 NAME_POOL = ["metrics", "sidecar", "debug", "LOG_LEVEL", "FEATURE_FLAG", "cache"]
 PORT_POOL = [8443, 9090, 9443]
+BLOCK_LINES = ["echo start", "set -e", "listen 8080;", "key = value", "line two"]
 COMMENTS = ["# changed by the team", "# TODO: revisit", "# pinned for now", "# see the runbook"]
 KEY_FIELDS = ["name", "mountPath", "devicePath", "containerPort", "port", "ip", "topologyKey", "type", "key", "id", "protocol"]
 INTERESTING = {"image", "replicas", "value", "tag", "version", "name", "app", "memory", "cpu", "port",
@@ -700,11 +705,11 @@ def is_plain(n):
     return n.style in (None, "")
 
 
-IDENTITY_PATHS = (["apiVersion"], ["kind"], ["metadata"], ["metadata", "name"], ["metadata", "namespace"])
+KIND_PATHS = (["apiVersion"], ["kind"])
 
 
 class Pair:
-    __slots__ = ("mapnode", "k", "v", "key", "line", "col", "first_in_item", "last", "path", "schema", "doc", "protected")
+    __slots__ = ("mapnode", "k", "v", "key", "line", "col", "first_in_item", "last", "path", "schema", "doc", "alias")
 
 
 class Item:
@@ -724,6 +729,8 @@ class Index:
         self.docs = [d for d in yaml.compose_all(text, Loader=CLoader)]
         self.pairs, self.items, self.scalars, self.maps, self.seqs = [], [], [], [], []
         self.multiline = set()
+        self.seen = set()
+        self.anchors, self.merge_maps = [], set()
         self.doc_idents = []
         self.several = len([d for d in self.docs if d is not None]) > 1
         for di, d in enumerate(self.docs):
@@ -739,13 +746,15 @@ class Index:
             return None
         vals = {k.value: v for k, v in d.value if isinstance(k, yaml.ScalarNode)}
         md = vals.get("metadata")
-        name = None
+        name = namespace = None
         if isinstance(md, yaml.MappingNode):
             for k, v in md.value:
                 if isinstance(k, yaml.ScalarNode) and k.value == "name" and isinstance(v, yaml.ScalarNode):
                     name = v
+                if isinstance(k, yaml.ScalarNode) and k.value == "namespace" and isinstance(v, yaml.ScalarNode):
+                    namespace = v
         kind = vals.get("kind")
-        return {"kind": kind.value if isinstance(kind, yaml.ScalarNode) else None, "name": name}
+        return {"kind": kind.value if isinstance(kind, yaml.ScalarNode) else None, "name": name, "namespace": namespace}
 
     def last_line(self, n):
         if isinstance(n, yaml.ScalarNode):
@@ -764,7 +773,10 @@ class Index:
         return self.last_line(last)
 
     def walk(self, n, path, schema, di):
-        """Records pairs, items and scalars below n; returns n's last line (see last_line)."""
+        """Records pairs, items and scalars below n; returns n's last line (see last_line).
+        PyYAML's composer gives an alias the anchored node itself: a node met a second time is
+        an alias, whose text is one token the caller locates (it is not walked again)."""
+        self.seen.add(id(n))
         if isinstance(n, yaml.ScalarNode):
             last = self.last_line(n)
             if n.end_mark.line > n.start_mark.line:
@@ -779,8 +791,20 @@ class Index:
             for k, v in n.value:
                 kname = str(k.value) if isinstance(k, yaml.ScalarNode) else "?"
                 kpath = path + [kname]
-                vlast = self.walk(v, kpath, schema + [kname], di)
                 klast = k.end_mark.line
+                alias = id(v) in self.seen
+                if alias:
+                    vlast = klast
+                    if block and kname == "<<":
+                        self.merge_maps.add(id(n))
+                else:
+                    anchor = None
+                    if block and isinstance(k, yaml.ScalarNode) and klast < len(lines):
+                        m = re.match(r"\s*:\s*&(\S+)", lines[klast][k.end_mark.column:])
+                        anchor = m.group(1) if m else None
+                    vlast = self.walk(v, kpath, schema + [kname], di)
+                    if anchor:
+                        self.anchors.append((anchor, klast, v, vlast))
                 last = max(klast, vlast)
                 if block and isinstance(k, yaml.ScalarNode) and k.start_mark.line == klast:
                     ln, col = k.start_mark.line, k.start_mark.column
@@ -791,9 +815,9 @@ class Index:
                         p.first_in_item = prefix == "-"
                         p.last = max(ln, vlast)
                         p.path, p.schema, p.doc = kpath, schema + [kname], di
-                        p.protected = self.protected(kpath, di)
+                        p.alias = alias
                         self.pairs.append(p)
-                        if isinstance(v, yaml.ScalarNode) and not p.protected:
+                        if isinstance(v, yaml.ScalarNode) and not alias and not self.kind_field(kpath, di):
                             self.scalars.append((v, kpath, di, kname))
             return last if block and n.value else n.end_mark.line
         if isinstance(n, yaml.SequenceNode):
@@ -804,6 +828,10 @@ class Index:
             last = n.end_mark.line
             for i, it in enumerate(n.value):
                 ipath = path + ["[%d]" % i]
+                if id(it) in self.seen:
+                    # An alias item: where its line is, the composer does not say; the list
+                    # gets no items (items_by_seq wants them all), so no item edit touches it.
+                    continue
                 last = self.walk(it, ipath, ischema, di)
                 if block:
                     ln, col = it.start_mark.line, it.start_mark.column
@@ -819,15 +847,19 @@ class Index:
             return last if block and n.value else n.end_mark.line
         return n.end_mark.line
 
-    def protected(self, path, di):
-        """Identity fields of a resource and the key fields of list elements: changing one is a
-        delete plus an add for the pairing rules, which makes a rename on one side against a change
-        on the other a conflict by definition (even a single-document file stops being one when the
-        other side copies the resource); leave them be."""
-        if len(path) >= 2 and path[-2].startswith("[") and path[-1] in KEY_FIELDS:
-            return True
+    def in_anchor(self, line):
+        return any(a <= line <= b for (_, a, _, b) in self.anchors)
+
+    def kind_field(self, path, di):
+        """A resource's apiVersion or kind: a value edit there makes another kind of resource,
+        which no person does by editing one word (renames change metadata.name and key fields,
+        and those are edited like any other value)."""
         ident = self.doc_idents[di] if di < len(self.doc_idents) else None
-        return bool(ident and (ident["kind"] or ident["name"] is not None) and path in IDENTITY_PATHS)
+        return bool(ident and (ident["kind"] or ident["name"] is not None) and path in KIND_PATHS)
+
+    def identified(self):
+        """Whether any document is a resource (has a kind or a metadata.name)."""
+        return any(i and (i["kind"] or i["name"] is not None) for i in self.doc_idents)
 
     def doc_chunks(self):
         """Line ranges of the documents, split at '---' lines; None if that does not match the parse."""
@@ -921,12 +953,23 @@ def cands_scalar(ix, rng):
             new = new_scalar(rng, key, n.value, n.tag)
             if new is None or new == n.value:
                 return None
-            return replace_span(ix.lines, n.start_mark.line, n.start_mark.column, n.end_mark.column, quote_like(n, new))
+            line, col = value_start(ix, n)
+            return replace_span(ix.lines, line, col, n.end_mark.column, quote_like(n, new))
         w = "%s %s" % (ix.doc_label(di), ".".join(path))
         out.append(Cand("scalar", n.start_mark.line, ("scalar", n.start_mark.line), apply, w))
         if key in INTERESTING or (len(path) >= 2 and path[-2] in ("labels", "annotations", "env")):
             out.extend([out[-1]] * 2)
+        if ix.in_anchor(n.start_mark.line):
+            # A value under an anchor changes every alias of it too (issue 27).
+            out.extend([out[-1]] * 4)
     return out
+
+
+def value_start(ix, n):
+    """Line and column where a node's own text starts: PyYAML's mark includes its anchor or tag."""
+    line, col = n.start_mark.line, n.start_mark.column
+    m = re.match(r"(?:[&!]\S*\s+)+", ix.lines[line][col:])
+    return line, col + (m.end() if m else 0)
 
 
 def cands_add_key(ix, rng):
@@ -941,13 +984,20 @@ def cands_add_key(ix, rng):
             def apply(rng, p=p, col=col, names=names):
                 key = rng.choice([k for k in NEW_KEYS if k not in names] or ["extra"])
                 ind = " " * col
-                if rng.random() < 0.25:
+                r = rng.random()
+                if r < 0.2:
                     new = [nl(ix, "%s%s:" % (ind, key)), nl(ix, "%s  sub: %s" % (ind, rng.choice(NEW_VALS)))]
+                elif r < 0.35:
+                    # a block scalar (issue 27: one added to a map the other side turned into flow style)
+                    new = [nl(ix, "%s%s: %s" % (ind, key, rng.choice(["|", "|-", ">", "|+"])))]
+                    new += [nl(ix, "%s  %s" % (ind, t)) for t in rng.sample(BLOCK_LINES, rng.randint(1, 3))]
                 else:
                     new = [nl(ix, "%s%s: %s" % (ind, key, rng.choice(NEW_VALS)))]
                 lines = with_eol(ix.lines, ix)
                 return lines[:p.last + 1] + new + lines[p.last + 1:]
-            out.append(Cand("add-key", p.last, ("map", ps[0].line), apply, "%s %s" % (ix.doc_label(p.doc), ".".join(p.path[:-1]) or "<root>")))
+            c = Cand("add-key", p.last, ("map", ps[0].line), apply, "%s %s" % (ix.doc_label(p.doc), ".".join(p.path[:-1]) or "<root>"))
+            # A map that merges an anchor (`<<: *x`) is where a key added meets the anchor's.
+            out.extend([c] * (4 if id(p.mapnode) in ix.merge_maps else 1))
     return out
 
 
@@ -978,8 +1028,6 @@ def cands_del_key(ix, rng):
     out = []
     bymap = siblings_of(ix)
     for p in ix.pairs:
-        if p.protected:
-            continue
         sib = bymap[id(p.mapnode)]
         if len(p.mapnode.value) < 2 or len(sib) != len(p.mapnode.value):
             continue
@@ -1155,10 +1203,14 @@ def value_prefix(ix, p):
     return l[:c + 1]
 
 
+EMPTIED_LISTS = {"args", "command", "rules", "finalizers", "patches", "env", "volumes", "volumeMounts", "ports",
+                 "resources", "steps", "containers", "tolerations", "additionalPrinterColumns"}
+
+
 def cands_empty(ix, rng):
     out = []
     for p in ix.pairs:
-        if p.protected:
+        if p.alias:
             continue
         v = p.v
         if not isinstance(v, (yaml.MappingNode, yaml.SequenceNode)) or v.flow_style or not v.value:
@@ -1172,15 +1224,16 @@ def cands_empty(ix, rng):
                 return None
             e = "[]" if isinstance(v, yaml.SequenceNode) else "{}"
             return ix.lines[:p.line] + [nl(ix, pre + " " + e)] + ix.lines[p.last + 1:]
-        out.append(Cand("empty", p.line, ("pair", p.line), apply, "%s %s" % (ix.doc_label(p.doc), ".".join(p.path))))
+        c = Cand("empty", p.line, ("pair", p.line), apply, "%s %s" % (ix.doc_label(p.doc), ".".join(p.path)))
+        # The lists a person empties (issue 27: `args: []`, RBAC `rules: []`, `finalizers: []`,
+        # a kustomization's `patches: []`) come up more often than any map.
+        out.extend([c] * (4 if isinstance(v, yaml.SequenceNode) and p.key in EMPTIED_LISTS else 1))
     return out
 
 
 def cands_null(ix, rng):
     out = []
     for p in ix.pairs:
-        if p.protected:
-            continue
         v = p.v
         if isinstance(v, yaml.ScalarNode) and v.value == "" and is_plain(v):
             continue
@@ -1273,15 +1326,26 @@ def cands_block_text(ix, rng):
         def apply(rng, n=n, first=first, last=last):
             lines = with_eol(ix.lines, ix)
             r = rng.random()
+            hline, hcol = value_start(ix, n)
+            m = re.match(r"[|>][0-9+-]*", lines[hline][hcol:])
+            if not m:
+                return None
+            header = m.group(0)
+            ind = "".join(ch for ch in header if ch.isdigit())
             if r < 0.2:
-                hl = lines[n.start_mark.line]
-                m = re.match(r"[|>][0-9+-]*", hl[n.start_mark.column:])
-                if not m:
-                    return None
-                ind = "".join(ch for ch in m.group(0) if ch.isdigit())
-                new = rng.choice([h for h in ("|", "|-", ">-", ">", "|+") if h != m.group(0).replace(ind, "")])
+                new = rng.choice([h for h in ("|", "|-", ">-", ">", "|+") if h != header.replace(ind, "")])
                 new = new[0] + ind + new[1:]
-                return replace_span(lines, n.start_mark.line, n.start_mark.column, n.start_mark.column + len(m.group(0)), new)
+                return replace_span(lines, hline, hcol, hcol + len(header), new)
+            if r < 0.32:
+                # The trailing blank lines of a keep-chomping (`|+`) scalar are part of its value
+                # (issue 27): one more or one less, the header made `|+` where it was not.
+                if n.style != "|":
+                    return None
+                if "+" not in header:
+                    lines = replace_span(lines, hline, hcol, hcol + len(header), "|" + ind + "+")
+                elif last + 1 < len(lines) and not lines[last + 1].strip() and rng.random() < 0.5:
+                    return lines[:last + 1] + lines[last + 2:]
+                return lines[:last + 1] + [ix.eol] + lines[last + 1:]
             content = [i for i in range(first, last + 1) if lines[i].strip()]
             # A folded scalar's lines are one line of data: a line-wise merge of the text is
             # right, but no data-level check can tell; only its header is edited.
@@ -1290,10 +1354,10 @@ def cands_block_text(ix, rng):
             i = rng.choice(content[:3]) if rng.random() < 0.5 else rng.choice(content)
             l = lines[i]
             ind = l[:len(l) - len(l.lstrip())]
-            if r < 0.55:
+            if r < 0.6:
                 body = l.rstrip("\r\n")
                 return lines[:i] + [nl(ix, body + " " + rng.choice(["--debug", "# edited", "x", "2"]))] + lines[i + 1:]
-            if r < 0.8:
+            if r < 0.82:
                 return lines[:i + 1] + [nl(ix, ind + rng.choice(["echo done", "set -x", "key = value", "line added"]))] + lines[i + 1:]
             # Deleting the first line could change the block's detected indentation, and with it
             # every line of the value: not an edit a person makes.
@@ -1372,6 +1436,293 @@ def cands_reorder_docs(ix, rng):
     return [Cand("reorder-docs", ix.chunks[0][0], ("docs", 0), apply, "documents")]
 
 
+# Renames, swaps, duplicates, anchors and flow style (issue 27) -------------------------------
+
+CASE = {}   # one merge's state shared by its two sides' edits: the names renames chose
+RENAME_SUFFIXES = ["renamed", "v2", "new", "main"]
+# The field a rename changes: a list's key where the schema table or the seeds' rule has one
+# (mountPath before name, as for volumeMounts), else any key-like field.
+RENAME_FIELDS = ["mountPath", "devicePath", "containerPort", "port", "ip", "topologyKey", "name", "type", "key", "id"]
+SWAP_LISTS = {"rules", "args", "command", "containers", "env", "ports", "steps", "additionalPrinterColumns",
+              "patches", "volumeMounts", "volumes", "resources", "verbs", "initContainers", "tolerations"}
+FLOW_UNSAFE = re.compile(r"[,\[\]{}#&*!|>%@`\"']|: |^[-?:]|^$|\s$")
+
+
+def rename_value(rng, field, old, tag):
+    """A new name for a key field; a side renaming what the other side renamed mostly picks the
+    same name (issue 27: both sides renamed one Tekton param the same way)."""
+    shared = CASE.setdefault("renames", {})
+    k = (field, old)
+    if k in shared and rng.random() < 0.75:
+        return shared[k]
+    if tag.endswith(":int"):
+        try:
+            n = int(old)
+        except ValueError:
+            return None
+        new = str(rng.choice(PORT_POOL + [n + 1, n + 1000]))
+    elif old.startswith("/"):
+        new = old.rstrip("/") + "-" + rng.choice(["data", "v2"])
+    elif rng.random() < 0.7:
+        new = old + "-" + rng.choice(RENAME_SUFFIXES)
+    else:
+        new = rng.choice(NAME_POOL)
+    if new == old:
+        new = old + "2"
+    shared.setdefault(k, new)
+    return new
+
+
+def scalar_fields(node):
+    """A block map's single-line plain or quoted values written on their key's line, by key."""
+    out = {}
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode) and v.value \
+                and v.start_mark.line == v.end_mark.line == k.start_mark.line and v.style in (None, "", '"', "'") \
+                and v.start_mark != v.end_mark:
+            out[k.value] = v
+    return out
+
+
+def edit_in_block(ix, block, first_line, v, new):
+    """`block` (lines from `first_line` on) with the scalar `v` replaced by `new`."""
+    line, col = value_start(ix, v)
+    return replace_span(block, line - first_line, col, v.end_mark.column, quote_like(v, new))
+
+
+def changed_copy(ix, rng, block, first_line, fields, keep):
+    """A copy of an element's lines with one scalar outside `keep` changed (when it has one)."""
+    others = [(k, v) for k, v in fields.items() if k not in keep]
+    if not others:
+        return list(block)
+    k, v = rng.choice(others)
+    new = new_scalar(rng, k, v.value, v.tag)
+    if new is None or new == v.value:
+        return list(block)
+    return edit_in_block(ix, block, first_line, v, new)
+
+
+def cands_rename_item(ix, rng):
+    out = []
+    for its in items_by_seq(ix).values():
+        for it in its:
+            if not isinstance(it.node, yaml.MappingNode):
+                continue
+            fields = scalar_fields(it.node)
+            keys = [f for f in RENAME_FIELDS if f in fields]
+            if not keys:
+                continue
+
+            def apply(rng, it=it, fields=fields, keys=keys):
+                f = keys[0] if rng.random() < 0.6 else rng.choice(keys)
+                v = fields[f]
+                new = rename_value(rng, f, v.value, v.tag)
+                if new is None:
+                    return None
+                lines = with_eol(ix.lines, ix)
+                a, b = it.line, it.last + 1
+                renamed = edit_in_block(ix, lines[a:b], a, v, new)
+                if rng.random() < 0.3:
+                    # A new element under the old key, beside the renamed one (issue 27: both
+                    # sides renamed a Tekton param, one then added a new param by the old name).
+                    again = changed_copy(ix, rng, lines[a:b], a, fields, keys)
+                    renamed = renamed + again if rng.random() < 0.5 else again + renamed
+                return lines[:a] + renamed + lines[b:]
+            out.append(Cand("rename-item", it.line, ("item", it.line), apply, "%s %s" % (ix.doc_label(it.doc), ".".join(it.path))))
+    return out
+
+
+def one_line_scalar(n):
+    return isinstance(n, yaml.ScalarNode) and n.start_mark.line == n.end_mark.line and n.style in (None, "", '"', "'") \
+        and n.value and n.start_mark != n.end_mark
+
+
+def cands_rename_doc(ix, rng):
+    out = []
+    for di, ident in enumerate(ix.doc_idents):
+        if not ident or not one_line_scalar(ident["name"]):
+            continue
+        chunk = None
+        if ix.chunks:
+            real = [i for i, d in enumerate(ix.docs) if d is not None]
+            chunk = ix.chunks[real.index(di)] if di in real else None
+
+        def apply(rng, di=di, ident=ident, chunk=chunk):
+            lines = with_eol(ix.lines, ix)
+            name = ident["name"]
+            new = rename_value(rng, "metadata.name", name.value, name.tag)
+            edited = edit_in_block(ix, lines, 0, name, new)
+            ns = ident["namespace"]
+            if one_line_scalar(ns) and rng.random() < 0.15:
+                edited = edit_in_block(ix, edited, 0, ns, rename_value(rng, "metadata.namespace", ns.value, ns.tag))
+            if chunk and rng.random() < 0.25:
+                # The old name again, on a new resource after the renamed one.
+                a, b = chunk
+                block = lines[a:b]
+                scalars = [(n, p) for (n, p, d, k) in ix.scalars if d == di and one_line_scalar(n) and p not in (
+                    ["metadata", "name"], ["metadata", "namespace"])]
+                if scalars:
+                    n, p = rng.choice(scalars)
+                    nv = new_scalar(rng, p[-1], n.value, n.tag)
+                    if nv and nv != n.value:
+                        block = edit_in_block(ix, block, a, n, nv)
+                while len(block) > 1 and (not block[-1].strip() or block[-1].lstrip().startswith("#")):
+                    block = block[:-1]
+                if not re.match(r"^---(\s|$)", block[0]):
+                    block = [nl(ix, "---")] + block
+                return edited[:b] + block + edited[b:]
+            return edited
+        out.append(Cand("rename-doc", ident["name"].start_mark.line, ("doc", di), apply, ix.doc_label(di)))
+    return out
+
+
+def cands_swap_items(ix, rng):
+    out = []
+    for its in items_by_seq(ix).values():
+        if len(its) < 2:
+            continue
+        path = its[0].path[:-1]
+
+        def apply(rng, its=its):
+            lines = with_eol(ix.lines, ix)
+            blocks = [lines[a:b] for a, b in (item_block(ix, its, k) for k in range(len(its)))]
+            if blocks[-1] and not blocks[-1][-1].endswith("\n"):
+                return None
+            i, j = sorted(rng.sample(range(len(its)), 2))
+            order = list(range(len(its)))
+            order[i], order[j] = order[j], order[i]
+            return lines[:its[0].line] + [l for k in order for l in blocks[k]] + lines[its[-1].last + 1:]
+        c = Cand("swap-items", its[0].line, ("seq", its[0].line), apply, "%s %s" % (ix.doc_label(its[0].doc), ".".join(path)))
+        out.extend([c] * (3 if path and path[-1] in SWAP_LISTS else 1))
+    return out
+
+
+def cands_dup_item(ix, rng):
+    """A copy of an element that keeps its name (issue 27: two CI steps with one name)."""
+    out = []
+    for its in items_by_seq(ix).values():
+        path = its[0].path[:-1]
+        for it in its:
+            if not isinstance(it.node, yaml.MappingNode):
+                continue
+            fields = scalar_fields(it.node)
+            if "name" not in fields:
+                continue
+
+            def apply(rng, it=it, fields=fields):
+                lines = with_eol(ix.lines, ix)
+                a, b = it.line, it.last + 1
+                copy = changed_copy(ix, rng, lines[a:b], a, fields, RENAME_FIELDS)
+                pos = a if rng.random() < 0.5 else b
+                return lines[:pos] + copy + lines[pos:]
+            c = Cand("dup-item", it.line, ("seq", its[0].line), apply, "%s %s" % (ix.doc_label(it.doc), ".".join(path)))
+            out.extend([c] * (3 if path and path[-1] in ("steps", "jobs", "tasks", "params") else 1))
+    return out
+
+
+def flow_text(ix, n):
+    """A single-line scalar's source text where it can stand in a flow collection, else None."""
+    if not one_line_scalar(n):
+        return None
+    line, col = value_start(ix, n)
+    if col != n.start_mark.column:
+        return None
+    t = ix.lines[line][col:n.end_mark.column]
+    if n.style in (None, "") and FLOW_UNSAFE.search(t):
+        return None
+    return t
+
+
+def cands_flow_style(ix, rng):
+    """A small block map or list of scalars rewritten as a flow collection on its key's line."""
+    out = []
+    for p in ix.pairs:
+        v = p.v
+        if p.alias or not isinstance(v, (yaml.MappingNode, yaml.SequenceNode)) or v.flow_style or not v.value \
+                or len(v.value) > 6 or v.start_mark.line <= p.line:
+            continue
+        parts = []
+        for e in v.value:
+            if isinstance(v, yaml.MappingNode):
+                kt, xt = flow_text(ix, e[0]), flow_text(ix, e[1])
+                if kt is None or xt is None or e[0].start_mark.line != e[1].start_mark.line:
+                    parts = None
+                    break
+                parts.append("%s: %s" % (kt, xt))
+            else:
+                xt = flow_text(ix, e)
+                if xt is None:
+                    parts = None
+                    break
+                parts.append(xt)
+        if not parts or any("#" in ix.lines[i] for i in range(p.line + 1, p.last + 1)):
+            continue
+        text = ("{%s}" if isinstance(v, yaml.MappingNode) else "[%s]") % ", ".join(parts)
+
+        def apply(rng, p=p, text=text):
+            pre = value_prefix(ix, p)
+            if pre is None:
+                return None
+            return with_eol(ix.lines[:p.line], ix) + [nl(ix, pre + " " + text)] + ix.lines[p.last + 1:]
+        out.append(Cand("flow-style", p.line, ("pair", p.line), apply, "%s %s" % (ix.doc_label(p.doc), ".".join(p.path))))
+    return out
+
+
+def cands_anchor(ix, rng):
+    """In a values file (no resource in it): an anchor on a block map with an alias of it or a
+    `<<` merge key in a later map, or an alias pointed at another anchor (issue 27)."""
+    if ix.identified():
+        return []
+    out = []
+    maps = [ps for ps in siblings_of(ix).values() if len(ps) == len(ps[0].mapnode.value)]
+    existing = {name: (line, node, last) for (name, line, node, last) in ix.anchors}
+    taken = set(re.findall(r"[&*]([A-Za-z0-9_.-]+)", ix.text))
+    for p in ix.pairs:
+        v = p.v
+        if p.alias or not isinstance(v, yaml.MappingNode) or v.flow_style or not v.value:
+            continue
+        named = [n for n, (line, node, last) in existing.items() if node is v]
+        if not named and v.start_mark.line <= p.line:
+            continue
+        targets = [ps for ps in maps if ps[0].line > p.last and ps[0].doc == p.doc]
+        if not targets:
+            continue
+
+        def apply(rng, p=p, named=named, targets=targets):
+            lines = with_eol(ix.lines, ix)
+            if named:
+                name = named[0]
+            else:
+                name = next(n for n in ("base", "defaults", "common", "shared", "anchor1", "anchor2") if n not in taken)
+                pre = value_prefix(ix, p)
+                if pre is None:
+                    return None
+                lines[p.line] = pre + " &" + name + lines[p.line][len(pre):]
+            ps = rng.choice(targets)
+            merge = rng.random() < 0.6 and not any(q.key == "<<" for q in ps)
+            q = rng.choice(ps)
+            if merge:
+                text = "<<: *" + name
+            else:
+                names = {x.key for x in ps}
+                text = "%s: *%s" % (rng.choice([k for k in NEW_KEYS if k not in names] or ["extra"]), name)
+            return lines[:q.last + 1] + [nl(ix, " " * q.col + text)] + lines[q.last + 1:]
+        out.append(Cand("anchor", p.line, ("pair", p.line), apply, "%s %s" % (ix.doc_label(p.doc), ".".join(p.path))))
+    if len(existing) >= 2:
+        for p in ix.pairs:
+            if not p.alias:
+                continue
+            m = re.search(r"\*([A-Za-z0-9_.-]+)", ix.lines[p.line])
+            others = [n for n, (line, node, last) in existing.items() if m and n != m.group(1) and last < p.line]
+            if not m or not others:
+                continue
+
+            def retarget(rng, p=p, m=m, others=others):
+                return replace_span(ix.lines, p.line, m.start(1), m.end(1), rng.choice(others))
+            out.append(Cand("anchor", p.line, ("pair", p.line), retarget, "%s %s" % (ix.doc_label(p.doc), ".".join(p.path))))
+    return out
+
+
 KINDS = [
     ("scalar", cands_scalar, 3.0), ("add-key", cands_add_key, 2.0), ("del-key", cands_del_key, 2.0),
     ("add-item", cands_add_item, 2.0), ("del-item", cands_del_item, 2.0),
@@ -1379,6 +1730,8 @@ KINDS = [
     ("reorder-docs", cands_reorder_docs, 1.0), ("reorder-list", cands_reorder_list, 2.0), ("move-key", cands_move_key, 2.0),
     ("empty", cands_empty, 1.0), ("null", cands_null, 1.5), ("svc-port", cands_svc_port, 3.0),
     ("comment", cands_comment, 1.0), ("block-text", cands_block_text, 1.5),
+    ("rename-item", cands_rename_item, 2.5), ("rename-doc", cands_rename_doc, 1.0), ("swap-items", cands_swap_items, 1.5),
+    ("dup-item", cands_dup_item, 0.7), ("anchor", cands_anchor, 2.0), ("flow-style", cands_flow_style, 0.8),
 ]
 
 
@@ -1399,12 +1752,17 @@ def edit_side(ix, rng, n_edits, anchors=None):
         tries += 1
         kinds = [k for k in KINDS if k[0] not in G.get("skip", ())]
         rng.shuffle(kinds)
-        total = sum(w for _, _, w in kinds)
-        x = rng.random() * total
-        for name, gen, w in kinds:
-            x -= w
-            if x <= 0:
-                break
+        mirror = [k for k in kinds if anchors and k[0] in {a[0] for a in anchors}]
+        if mirror and rng.random() < 0.3:
+            # The kind of edit the other side made (both rename, both swap, both empty...).
+            name, gen, w = rng.choice(mirror)
+        else:
+            total = sum(w for _, _, w in kinds)
+            x = rng.random() * total
+            for name, gen, w in kinds:
+                x -= w
+                if x <= 0:
+                    break
         cands = gen(ix, rng)
         if not cands:
             continue
@@ -1735,6 +2093,7 @@ def judge(oracle, inputs, status, res, skeleton=None):
 
 def make_case(i, seed, inputs):
     rng = random.Random("%s:%d" % (seed, i))
+    CASE.clear()
     name, base, skeleton = inputs[rng.randrange(len(inputs))]
     bix = Index(base)
     ours, o_docs, eo = edit_side(bix, rng, rng.randint(1, 4))
