@@ -1,65 +1,132 @@
 #!/usr/bin/env python3
 """Adversarial random-merge harness with an independent data oracle (Python 3 + PyYAML only).
 
-Makes three-way merges from real YAML files: ours and theirs are each made from one base by 1-4
-random, realistic TEXT edits that keep the file's formatting (a scalar changed, a key added,
-deleted or moved, a list element added, deleted, reordered or two swapped, a container or a
-resource copied and renamed, a keyed element or a resource renamed (sometimes with a new element
-or resource under the old name beside it), an element copied under its own name, documents
-reordered, a collection emptied, a value set to null, a Service port added, comments changed,
-lines or the trailing blank lines of a block scalar edited, a small collection turned into flow
-style, and in values files an anchor with an alias or a `<<` merge key added). Edits of the two
-sides are biased towards each other (neighbouring lines, the same node, the same kind of edit; a
-rename on the other side mostly picks the same new name) so that git's line merge often
-conflicts. The merge
-command runs on each triple and every clean result is checked AS DATA by an oracle that shares no
-code with the tool under test:
+WHAT IS MERGED (--mode). Three-way merges made from real YAML files: ours and theirs are each made
+from one base by 1-4 random, realistic TEXT edits that keep the file's formatting:
+
+  - a scalar changed; a key added (sometimes with a block scalar), deleted, moved, set to null;
+    a map or list emptied (`args: []`, RBAC `rules: []`, `finalizers: []`, `patches: []` most);
+  - a list element added, deleted, reordered, or two swapped; a container or resource copied under
+    a new name; an element copied under its own name (two CI steps with one name);
+  - a keyed element renamed (its key field: a volumeMount's mountPath, a port's containerPort,
+    else its name), sometimes with a new element under the old key beside it; a resource renamed
+    (metadata.name, sometimes the namespace), sometimes with a new resource under the old name;
+    a side renaming what the other side renamed mostly picks the same new name;
+  - documents reordered; a Service port added; comments changed; lines of a literal block scalar
+    edited, its header changed, or the trailing blank lines of a `|+` one; a small block map or
+    list rewritten in flow style;
+  - in values files (no resource in them): an anchor added with an alias of it or a `<<` merge key
+    in a later map, an alias pointed at another anchor; values under anchors and maps holding `<<`
+    are edited more often.
+Names are edited like any other value; a resource's apiVersion and kind are not. Line edits of
+folded (>) scalars are not made (their value is one line). Edits of the two sides are biased
+towards each other (neighbouring lines, the same node, the same kind of edit) so that git's line
+merge often conflicts.
+
+Modes: `manifests` (inputs with a resource in them), `values` (plain YAML: values files, Chart.yaml,
+CI files; with ../shared also the values, Chart and CI files of ../shared/templates), `templates`
+(Helm templates, below), `packages` (folders, below), `mixed` (the four in turn, the default) and
+`files` (manifests and values together). Inputs: base/ours/theirs.yaml of ../shared/realworld/*/
+(without ../shared, the repository's tests/realworld/; --inputs DIR changes the root; --max-bytes
+leaves out large files) that load as YAML without duplicate keys; --perf adds ../shared/perf/
+files cut to a few documents.
+
+`templates`: Helm chart templates (../shared/templates/*/ files holding `{{`), each read as the
+harness's own skeleton (class Skeleton: control lines and block-valued actions as comments, other
+actions as plain scalars, each the width of its action), edited as YAML, put back into template
+text, merged, and the result (each side of a conflict) read as a skeleton again and judged as
+below; an action in the result that no input has is a violation. Control lines are comments to
+the oracle: where they land is not judged.
+
+`packages`: 2-5 real files laid out as a folder (base/), each side made by 1-4 package edits: a
+file edited (1-3 of the edits above), added (another real file), deleted, or moved (renamed or
+put in another folder, then edited or not). The command runs on the three folders ({base}
+{ours} {theirs} are folders, {out} a folder to create) and the result folder is judged as one
+set of documents: resources by identity wherever they are, other documents by their file and
+position, files paired by path (a file a side moved, by its content: the base file that side
+lacks and the new file of that side, each the other's clearly most alike, half their leaves
+alike); each resource of the result must sit in a file ours or theirs put it in (or where its
+file went), and a clean result leaves no file without a document.
+
+THE ORACLE. It shares no code with the tool under test; it reads the three versions and the
+result as data (PyYAML, YAML 1.1 typing; aliases expanded and `<<` merged; an anchor defined again
+binds later aliases) and pairs by its own reading:
 
   - documents pair by identity (API group, kind, namespace, name); documents with neither kind
-    nor metadata.name pair by position among such documents; three single-document inputs pair
+    nor metadata.name by position among such documents; three single-document inputs pair
     whatever their identities;
-  - for each path with values b, o, t, r (any may be absent): o == t -> r == o; b == o -> r == t;
-    b == t -> r == o; otherwise maps recurse, keyed lists (Kubernetes schema table, then the first
-    of mountPath, devicePath, ip, type, topologyKey, name, containerPort) recurse by key (an
-    element one side renamed, as the README defines it (lists section): the one base element that side lost and
-    the other kept, the one element new to that side alone, after the same neighbour, with half
-    its leaves alike, is judged as that base element under its new key), other
-    lists are compared as element multisets (plus the relative order both sides agree on),
-    multi-line strings must equal git's clean line merge, and anything else must not be clean;
-  - a deletion against a change must not be clean; a null is a value (one side deleting the key
-    while the other sets it to null leaves it absent); no duplicate map key, identity or list key.
+  - lists are keyed by the Kubernetes schema table, else by the first of mountPath, devicePath,
+    ip, type, topologyKey, name, containerPort that every element carries, non-null and unique in
+    each version (a missing protocol of a composite key is TCP); kustomization file lists and the
+    table's other lists are element multisets;
+  - renames (keyed elements and resources alike): a base key gone from a side and a key new to it
+    whose elements have at least half of their other leaves alike, each the other's clearly best
+    match (by a quarter of the leaves), are that element renamed: judged as the base element
+    under the new key, with the other side's element of the old key (or of its own new key where
+    it renamed it too). Where a reading is not clear (two candidates alike, the other side holding
+    the new key too, a side keeping the old key while a new element is more alike), every
+    plausible pairing is tried and the result is wrong only if it is wrong under all of them;
+  - a file with anchors is read a second time with each alias as a reference to the node its
+    anchor names (not expanded): it is right if either reading finds nothing wrong.
 
-For a conflicted result the "take ours" and "take theirs" files are built from the markers and
-must both load as YAML.
+Path by path, with values b, o, t, r (any may be absent): o == t -> r == o; b == o -> r == t;
+b == t -> r == o; otherwise (both sides changed it, differently) maps recurse, keyed lists recurse
+by key, other lists are element multisets (one element both sides modified may stand as the
+field-level merge of the two; the relative order both sides agree on is kept), multi-line strings
+must equal git's clean line merge, a deletion against a change and anything else must not be
+clean; one side deleting what the other set to null or emptied leaves it absent; no duplicate
+map key, identity or list key.
+
+  - mark (the default policy): the above.
+  - ours: the same, but where both sides changed a path differently ours' value wins (a deletion
+    against a change: ours' state; a multi-line string: ours' whole text or git's line merge with
+    ours taken in its conflicting hunks).
+  - theirs: kyaml's merge3 as ../shared/notes/kyaml-semantics.md states it: a resource theirs
+    deleted goes, one ours deleted comes back from theirs, ours' own stays (kpt's variants too: a
+    resource ours changed stays, one ours deleted stays deleted); a null in ours or theirs clears
+    the field (kpt: only a null that is a change); a scalar or a list without keys theirs changed
+    is theirs', else ours'; a map ours lacks gets theirs' changes only; a map or keyed list theirs
+    deleted loses base's fields and elements (a keyed list: ours' own too); keyed elements are
+    merged by key as maps (an element ours lacks gets theirs' changed fields and its key; one
+    theirs deleted goes, or keeps only ours' own fields), set lists as sets; a type change takes
+    either side's value. kyaml pairs by key alone: a rename is also read as a deletion and an
+    addition.
+  - a clean result of git's line merge (stderr `line merge used:`) is judged by mark's rules
+    whatever the policy: no policy decided it.
+
+A CONFLICTED RESULT (exit 1): the files of taking ours', then theirs' part of every conflict (base
+sections dropped) must each load (no duplicate key) and pass the side check: the reading above
+with that side winning wherever both sides changed a path differently, where the side's whole
+value is also right (so a conflict as wide as a list or a document is fine); elsewhere it must
+hold the other side's changes as a clean result would. A finding of a list that equals git's
+element-by-element merge with the winning side's stretch of each conflict taken gets `/hunk` after
+its rule (the conflict took a stretch whole; the other side's change inside it is lost).
+
+FINDINGS, by category: `wrong-clean` (exit 0, the oracle disagrees), `side-loses-data` (the side
+check fails), `side-unloadable`, `crash` (exit status 2 or more, a signal, a timeout, no output,
+or a stderr line asking for a bug report: "a bug in kmerge"), `policy-conflict` (exit 1 under
+--on-conflict theirs or ours without `line merge used:` on stderr). A finding in a result of
+git's line merge is marked `(line fallback)`.
 
 Usage:
-  scripts/adversary.py --cmd 'kmerge merge3 --base {base} --ours {ours} --theirs {theirs} -o {out}'
-      [--n 1500] [--seed 1] [--out DIR] [--policy mark] [--perf] [--jobs 2] [--skip-kinds null,empty] [-v]
-  scripts/adversary.py --git [...]            # git merge-file as the command
-  scripts/adversary.py --cmd ... --index 17 --out DIR   # redo merge 17 of the run, keep its files
-  scripts/adversary.py --cmd ... --shrink CASE_DIR      # minimise a saved failing case
-                                                        # (writes CASE_DIR/min/)
-  scripts/adversary.py --cmd ... --check DIR [DIR...]   # the oracle's verdict on case folders
-                                                        # (e.g. scripts/adversary-findings/*)
-TEMPLATE placeholders: {base} {ours} {theirs} {out} (shell-quoted paths) and {policy}.
---policy is passed to the command only through {policy}. The oracle's rules are mark mode's; with
-ours/theirs it only accepts the winning side's value where both sides changed a value and does
-NOT model kyaml's theirs-mode rules (null clears a field, a changed list is taken whole), so its
-reports for those policies are not to be trusted (untriaged).
---out DIR keeps every failing case as DIR/<n>/{base,ours,theirs,result}.yaml + why.txt.
-Names (metadata.name and namespace, the key fields of list elements) are edited like any other
-value; only a resource's apiVersion and kind are not. Line edits of folded (>) block scalars are
-not made (their value is one line: a line-wise merge cannot be judged as data).
-Inputs: base/ours/theirs.yaml of ../shared/realworld/*/ that load as YAML without duplicate keys
-(--inputs DIR changes the root); --perf adds ../shared/perf/ files cut to a few documents.
---templates merges Helm chart templates instead (../shared/templates/*/ files holding `{{`): each is
-read as the harness's own skeleton (class Skeleton: control lines and block-valued actions as
-comments, other actions as plain scalars, each the width of its action), edited as YAML, put back
-into template text, merged, and the result (each side of a conflict) read as a skeleton again and
-judged as above; an action in the result that no input has is a violation. Control lines are
-comments to the oracle: where they land is not judged. --shrink and --check take plain YAML only.
-Output: one line per category, breakdowns of wrong clean results by violated rule and by edit
-kind, and a final summary line. Exit status 0 unless the harness itself fails.
+  scripts/adversary.py --cmd 'kmerge merge3 --on-conflict {policy} --base {base} --ours {ours} --theirs {theirs} -o {out}'
+      [--n 1500] [--seed 1] [--policy mark[,theirs,ours]] [--mode mixed] [--out DIR] [--jobs 2]
+      [--max-bytes N] [--perf] [--fail-on-findings] [-v]
+  scripts/adversary.py --git [...]            # git merge-file as the command (files only)
+  scripts/adversary.py --cmd ... --mode M --policy P --index 17 --out DIR   # redo merge 17, keep it
+  scripts/adversary.py --cmd ... --shrink CASE_DIR [...]  # minimise saved cases (CASE_DIR/min/)
+  scripts/adversary.py --cmd ... --check DIR [DIR...]     # the oracle's verdict on case folders
+TEMPLATE placeholders: {base} {ours} {theirs} {out} (shell-quoted paths) and {policy}; --policy
+reaches the command only through {policy}. --n merges are made for each policy, the same ones.
+--out DIR keeps every merge with a finding as DIR/<mode>-<policy>-<seed>-<n>/ with
+{base,ours,theirs,result}.yaml (packages: base/ ours/ theirs/ result/ folders) and why.txt, and the
+report as DIR/report-<mode>-<policies>-<seed>.txt. --shrink drops documents and lines (packages:
+files, then documents) while the merge keeps one of its findings (templates are not shrunk);
+--check and --shrink take the policy from the case's why.txt unless --policy is given.
+--skip-kinds leaves edit kinds out (triage only: never to make a run pass).
+Output: per policy and mode, merges and findings by category; per category, findings by rule and
+by edit kind; a final summary line. Exit status 0 unless the harness fails, or (with
+--fail-on-findings) a merge has a finding.
 """
 import argparse
 import collections
@@ -96,7 +163,7 @@ class DuplicateKeyError(yaml.constructor.ConstructorError):
     pass
 
 
-class StrictLoader(CLoader):
+class NoDuplicates:
     """PyYAML keeps the last of two equal keys silently; a merge result must not have them."""
 
     def construct_mapping(self, node, deep=False):
@@ -119,6 +186,27 @@ class StrictLoader(CLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+class StrictLoader(NoDuplicates, CLoader):
+    pass
+
+
+class StrictPyLoader(NoDuplicates, yaml.SafeLoader):
+    """The pure-Python loader, for what libyaml's composer refuses or hides: an anchor defined
+    again (YAML allows it: later aliases name the later node; PyYAML's composer stops), and the
+    anchor each node was defined with (for the reference reading of aliases, load_refs)."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            return super().compose_node(parent, index)
+        anchor = self.peek_event().anchor
+        if anchor is not None:
+            self.anchors.pop(anchor, None)
+        node = super().compose_node(parent, index)
+        if anchor is not None:
+            node.adv_anchor = anchor
+        return node
+
+
 def construct_docs(nodes):
     """Documents from composed nodes (one parse serves the edit index and the strict load)."""
     loader = StrictLoader("")
@@ -133,12 +221,57 @@ def construct_docs(nodes):
 
 
 def load_docs(text):
-    """All documents of a text as canonical values; empty documents are dropped."""
+    """All documents of a text as canonical values (aliases expanded, `<<` merged); empty
+    documents are dropped."""
+    try:
+        return [canon(d) for d in yaml.load_all(text, Loader=StrictLoader) if d is not None]
+    except yaml.composer.ComposerError as e:
+        if "found duplicate anchor" not in str(e):
+            raise
+        return [canon(d) for d in yaml.load_all(text, Loader=StrictPyLoader) if d is not None]
+
+
+def load_refs(text):
+    """All documents with aliases NOT expanded: an alias is ("alias", where its anchor is) and
+    `<<` an ordinary key. The second reading of a file with anchors: an alias added or kept by
+    one side refers to the anchored node, so what the other side changed there shows through it
+    (DESIGN.md: aliases are never expanded)."""
+    loader = StrictPyLoader(text)
     docs = []
-    for d in yaml.load_all(text, Loader=StrictLoader):
-        if d is not None:
-            docs.append(canon(d))
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                v = ref_value(loader, node, [str(len(docs))], {})
+                if v is not None:
+                    docs.append(v)
+    finally:
+        loader.dispose()
     return docs
+
+
+def ref_value(loader, node, path, seen):
+    if id(node) in seen:
+        return ("alias", seen[id(node)])
+    seen[id(node)] = "/".join(path)
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == "tag:yaml.org,2002:merge":
+            return ("str", "<<")
+        return canon(loader.construct_object(node, deep=True))
+    if isinstance(node, yaml.SequenceNode):
+        return [ref_value(loader, x, path + [str(i)], seen) for i, x in enumerate(node.value)]
+    out = {}
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode):
+            key = ("str", "<<") if k.tag == "tag:yaml.org,2002:merge" else canon(loader.construct_object(k, deep=True))
+        else:
+            key = ("complex", repr(ref_value(loader, k, path, {})))
+        out[key] = ref_value(loader, v, path + [str(plain(key))], seen)
+    return out
+
+
+def has_anchors(*texts):
+    return any(t is not None and re.search(r"[&*][A-Za-z0-9_]", t) for t in texts)
 
 
 class _Absent:
@@ -262,11 +395,14 @@ def keyed_docs(docs):
 
 
 class Violation:
-    def __init__(self, rule, path, detail):
-        self.rule, self.path, self.detail = rule, path, detail
+    """One thing wrong with a merge: its finding category (`cat`), the rule it breaks, where."""
+
+    def __init__(self, rule, path, detail, cat=None):
+        self.rule, self.path, self.detail, self.cat, self.side, self.fallback = rule, path, detail, cat, None, False
 
     def __str__(self):
-        return "%s at %s: %s" % (self.rule, self.path, self.detail)
+        return "%s%s%s at %s: %s" % ("(line fallback) " if self.fallback else "", "[%s side] " % self.side if self.side else "",
+                                     self.rule, self.path, self.detail)
 
 
 def first_difference(exp, got, path):
@@ -283,8 +419,9 @@ def first_difference(exp, got, path):
     return path, exp, got
 
 
-def git_text_merge(b, o, t):
-    """git's line merge of three strings: (clean, merged text)."""
+def git_text_merge(b, o, t, favor=None):
+    """git's line merge of three strings: (clean, merged text); with `favor` ("ours" or
+    "theirs") conflicting hunks take that side's lines (git merge-file --ours/--theirs)."""
     with tempfile.TemporaryDirectory() as d:
         names = []
         for n, s in (("o", o), ("b", b), ("t", t)):
@@ -292,38 +429,101 @@ def git_text_merge(b, o, t):
             with open(p, "w", encoding="utf-8", newline="") as f:
                 f.write(s)
             names.append(p)
-        r = subprocess.run(["git", "merge-file", "-p", "--quiet"] + names, capture_output=True)
+        r = subprocess.run(["git", "merge-file", "-p", "--quiet"] + (["--" + favor] if favor else []) + names,
+                           capture_output=True)
         return r.returncode == 0, r.stdout.decode("utf-8", errors="replace")
 
 
-def text_merge(b, o, t):
+def text_merge(b, o, t, favor=None):
     """Line-wise 3-way merge of three strings. The final line break (a block scalar's chomping,
     `|` against `|-`) is merged on its own, like a header: a side that only changed it must not
     make git conflict with a line the other side added at the end."""
     ends = [x.endswith("\n") for x in (b, o, t)]
     body = [x[:-1] if e else x for x, e in zip((b, o, t), ends)]
-    clean, merged = git_text_merge(body[0] + "\n", body[1] + "\n", body[2] + "\n")
+    clean, merged = git_text_merge(body[0] + "\n", body[1] + "\n", body[2] + "\n", favor)
     if not clean:
         return False, ""
     merged = merged[:-1] if merged.endswith("\n") else merged
     eb, eo, et = ends
-    end = eo if eo == et else et if eb == eo else eo
+    end = eo if eo == et else et if eb == eo else eo if eb == et else (eo if favor != "theirs" else et)
     return True, merged + ("\n" if end else "")
 
 
-class Oracle:
-    def __init__(self, table, policy="mark"):
-        self.table = table
-        self.policy = policy
+def seq_merge(b, o, t, favor=None):
+    """git's line merge of three element sequences, one element a line: (clean, merged list)."""
+    token, value = {}, {}
 
-    def check(self, b_docs, o_docs, t_docs, r_docs):
+    def enc(lst):
         out = []
-        if len(b_docs) == len(o_docs) == len(t_docs) == 1:
+        for e in lst:
+            f = freeze(e)
+            if f not in token:
+                token[f] = "e%d" % len(token)
+                value[token[f]] = e
+            out.append(token[f] + "\n")
+        return "".join(out)
+    clean, text = git_text_merge(enc(b), enc(o), enc(t), favor)
+    if not clean:
+        return False, None
+    return True, [value[x] for x in text.split()]
+
+
+def kind_of(v):
+    return "map" if isinstance(v, dict) else "list" if isinstance(v, list) else "scalar"
+
+
+def mn(v):
+    """Missing or null, as kyaml reads a field."""
+    return v is ABSENT or v is None
+
+
+def similarity(x, y):
+    """The share of scalar leaves two values have in common (1.0 for two values without any)."""
+    lx, ly = leaves(x), leaves(y)
+    if not lx and not ly:
+        return 1.0
+    pool = collections.Counter(ly)
+    common = 0
+    for leaf in lx:
+        if pool[leaf] > 0:
+            pool[leaf] -= 1
+            common += 1
+    return common / float(max(len(lx), len(ly)))
+
+
+def without(v, fields):
+    """A map without the given top-level fields (an element without its key, a resource without
+    its name), to compare what else it holds."""
+    if not isinstance(v, dict):
+        return v
+    return {k: x for k, x in v.items() if not (is_str(k) and k[1] in fields)}
+
+
+def doc_key_fields(k):
+    return ("name", "namespace")
+
+
+class Rules:
+    """The oracle's reading of a three-way merge, path by path.
+
+    win=None: mark mode's clean result. win="ours"/"theirs": that side wins where both sides
+    changed a value differently (the ours policy's clean result, and the resolution of every
+    conflict to one side); with whole=True (the side check of a conflicted result) a path both
+    sides changed may also hold that side's whole value."""
+
+    def __init__(self, table, win=None, whole=False):
+        self.table, self.win, self.whole = table, win, whole
+
+    # documents ---------------------------------------------------------------------------------
+
+    def check(self, b_docs, o_docs, t_docs, r_docs, single=True):
+        out = []
+        if single and len(b_docs) == len(o_docs) == len(t_docs) == 1:
             if len(r_docs) != 1:
                 out.append(Violation("document-count", "<file>", "three single documents merged into %d" % len(r_docs)))
                 return out
             ident = identity(o_docs[0]) or identity(b_docs[0])
-            self.value((kind_key(ident), []), [label(ident)], b_docs[0], o_docs[0], t_docs[0], r_docs[0], out)
+            self.top(ident, [label(ident)], b_docs[0], o_docs[0], t_docs[0], r_docs[0], out)
             return out
         kb, db = keyed_docs(b_docs)
         ko, do = keyed_docs(o_docs)
@@ -331,16 +531,24 @@ class Oracle:
         kr, dr = keyed_docs(r_docs)
         for ident in dr - (db | do | dt):
             out.append(Violation("duplicate-identity", label(ident), "the result holds this resource twice"))
-        keys = list(ko) + [k for k in list(kt) + list(kb) + list(kr) if k not in ko]
-        seen = set()
-        for k in keys:
-            if k in seen:
-                continue
-            seen.add(k)
-            ident = k if k and k[0] != "#position" else None
-            self.value((kind_key(ident[:4] if ident else None), []), [label(k)],
-                       kb.get(k, ABSENT), ko.get(k, ABSENT), kt.get(k, ABSENT), kr.get(k, ABSENT), out)
+        self.keyed_any(DOCS, [], kb, ko, kt, kr, out)
         return out
+
+    def doc(self, g, path, b, o, t, r, out):
+        self.top(g, path, b, o, t, r, out)
+
+    def elem(self, kind, path, b, o, t, r, out):
+        self.value(kind.elem_ctx, path, b, o, t, r, out)
+
+    def top(self, key, path, b, o, t, r, out):
+        """One document (a group of the three versions' documents paired by identity)."""
+        ident = key if key and key[0] != "#position" else None
+        self.value((kind_key(ident[:4] if ident else None), []), path, b, o, t, r, out)
+
+    # one path ----------------------------------------------------------------------------------
+
+    def side_value(self, o, t):
+        return o if self.win == "ours" else t
 
     def value(self, ctx, path, b, o, t, r, out):
         if o == t:
@@ -350,6 +558,9 @@ class Oracle:
         if b == t:
             return self.expect(path, o, r, "ours-change-lost", out)
         # Both sides changed this path, differently.
+        s = self.side_value(o, t)
+        if self.whole and r == s:
+            return
         emptied = lambda v: v is None or (isinstance(v, (dict, list)) and not v)
         if b is not ABSENT and not emptied(b) and (o is ABSENT or emptied(o)) and (t is ABSENT or emptied(t)):
             # One side deleted it, the other set it to null or emptied it: both removed it.
@@ -357,9 +568,9 @@ class Oracle:
                 return
             return self.expect(path, ABSENT, r, "deleted-and-nulled", out)
         if b is not ABSENT and (o is ABSENT or t is ABSENT):
+            if self.win:
+                return self.expect(path, s, r, self.win + "-wins", out)
             other = t if o is ABSENT else o
-            if self.policy != "mark":
-                return self.expect(path, t if self.policy == "theirs" else o, r, self.policy + "-wins", out)
             out.append(Violation("delete-vs-modify", fmt(path), "%s deleted it, %s changed it to %s; the result is clean with %s"
                                  % ("ours" if o is ABSENT else "theirs", "theirs" if o is ABSENT else "ours",
                                     show(other), show(r))))
@@ -381,17 +592,22 @@ class Oracle:
                 return
             return self.list_value(ctx, path, bb if isinstance(bb, list) else [], o, t, r, out)
         if is_str(o) and is_str(t) and (bb is ABSENT or is_str(bb)) and ("\n" in o[1] or "\n" in t[1] or (is_str(bb) and "\n" in bb[1])):
-            if self.policy != "mark":
-                return self.expect(path, t if self.policy == "theirs" else o, r, self.policy + "-wins", out)
             clean, merged = text_merge(bb[1] if is_str(bb) else "", o[1], t[1])
+            if self.win:
+                if clean and r == ("str", merged):
+                    return
+                _, favored = text_merge(bb[1] if is_str(bb) else "", o[1], t[1], self.win)
+                if r == ("str", favored):
+                    return
+                return self.expect(path, s, r, self.win + "-wins", out)
             if not clean:
                 out.append(Violation("text-conflict-clean", fmt(path), "both sides changed this text and git's line merge of it "
                                      "conflicts; the result is clean with %s" % show(r)))
             elif r != ("str", merged):
                 out.append(Violation("text-merge", fmt(path), "expected the line merge %s, got %s" % (show(("str", merged)), show(r))))
             return
-        if self.policy != "mark":
-            return self.expect(path, t if self.policy == "theirs" else o, r, self.policy + "-wins", out)
+        if self.win:
+            return self.expect(path, s, r, self.win + "-wins", out)
         out.append(Violation("both-changed", fmt(path), "base %s, ours %s, theirs %s; the result is clean with %s"
                              % (show(b), show(o), show(t), show(r))))
 
@@ -401,10 +617,11 @@ class Oracle:
         p, e, g = first_difference(exp, r, path)
         out.append(Violation(rule, fmt(p), "expected %s, got %s" % (show(e), show(g))))
 
-    # lists ------------------------------------------------------------------------------------
+    # lists -------------------------------------------------------------------------------------
 
     def list_keys(self, ctx, lists):
-        """Key fields of a list: the schema table's, else the seed keys; None for unkeyed lists."""
+        """Key fields of a list: the schema table's, else the seed keys; "set" for a set list
+        (a kustomization's files, the table's sets); None for other lists."""
         kind, schema = ctx
         if kind in KUSTOMIZATION_KINDS and schema_str(schema) in KUSTOMIZATION_SETS:
             return "set"
@@ -417,13 +634,15 @@ class Oracle:
         if not elems or not all(isinstance(e, dict) for e in elems):
             return None
         for k in SEED_KEYS:
-            if all(("str", k) in e for e in elems) and all(
+            if all(e.get(("str", k)) is not None for e in elems) and all(
                     len({freeze(e[("str", k)]) for e in lst}) == len(lst) for lst in lists):
                 return (k,)
         return None
 
     @staticmethod
-    def elem_key(e, fields):
+    def elem_key(e, fields, missing=None):
+        """An element's key; None where it has none (`missing`: the value a missing or null
+        key field stands for instead)."""
         if fields == "set":
             return freeze(e)
         if not isinstance(e, dict):
@@ -431,71 +650,201 @@ class Oracle:
         vals = []
         for f in fields:
             v = e.get(("str", f), ABSENT)
-            if v is ABSENT:
+            if v is ABSENT or (v is None and f == "protocol"):
                 if f == "protocol" and len(fields) > 1:
                     v = ("str", "TCP")
+                elif missing is not None:
+                    v = ("str", missing)
                 else:
                     return None
+            if v is None:
+                # A null key names no element: the list is read without keys.
+                if missing is None:
+                    return None
+                v = ("str", missing)
             vals.append(freeze(v))
         return tuple(vals)
+
+    def keyed_maps(self, fields, lists, missing=None):
+        """Each list as an ordered map by key, or None where an element has no key or two share one."""
+        maps = []
+        for lst in lists:
+            m = collections.OrderedDict()
+            for e in lst:
+                k = self.elem_key(e, fields, missing)
+                if k is None or k in m:
+                    return None
+                m[k] = e
+            maps.append(m)
+        return maps
+
+    def result_map(self, path, fields, r, out, missing=None):
+        rm = collections.OrderedDict()
+        for i, e in enumerate(r):
+            k = self.elem_key(e, fields, missing)
+            if k is None:
+                out.append(Violation("list-element-without-key", fmt(path + ["[%d]" % i]),
+                                     "element has no %s: %s" % ("+".join(fields), show(e))))
+                continue
+            if k in rm:
+                out.append(Violation("duplicate-list-key", fmt(path + [keylabel(fields, k)]),
+                                     "the result holds two elements with this key"))
+                continue
+            rm[k] = e
+        return rm
 
     def list_value(self, ctx, path, b, o, t, r, out):
         fields = self.list_keys(ctx, [b, o, t])
         elem_ctx = (ctx[0], ctx[1][:-1] + [ctx[1][-1] + "[]"] if ctx[1] else ["[]"])
-        if fields:
-            maps = []
-            for lst in (b, o, t):
-                m = collections.OrderedDict()
-                for e in lst:
-                    k = self.elem_key(e, fields)
-                    if k is None or k in m:
-                        m = None
-                        break
-                    m[k] = e
-                if m is None:
-                    break
-                maps.append(m)
-            if len(maps) == 3:
-                rm = collections.OrderedDict()
-                for i, e in enumerate(r):
-                    k = self.elem_key(e, fields)
-                    if k is None:
-                        out.append(Violation("list-element-without-key", fmt(path + ["[%d]" % i]),
-                                             "element has no %s: %s" % ("+".join(fields), show(e))))
+        sub = []
+        maps = self.keyed_maps(fields, [b, o, t]) if fields and fields != "set" else None
+        if maps:
+            rm = self.result_map(path, fields, r, sub)
+            self.keyed_any(Keyed(fields, elem_ctx), path, maps[0], maps[1], maps[2], rm, sub)
+        else:
+            self.multiset(elem_ctx, path, b, o, t, r, sub)
+        if sub and self.win:
+            # Not a pass, only a note for triage: a list that is git's element-by-element merge
+            # with each conflicting stretch taken from the winning side (a conflict hunk taken
+            # whole, which may drop the other side's change inside it).
+            ok, merged = seq_merge(b, o, t, self.win)
+            if ok and merged == r:
+                for v in sub:
+                    v.rule += "/hunk"
+        out.extend(sub)
+
+    # pairing by key, renames read by the oracle itself ------------------------------------------
+
+    def readings(self, kind, bm, om, tm):
+        """Plausible pairings of renamed elements, each (renames of ours, renames of theirs) as
+        {base key: new key}; the first is the oracle's own reading. An element a side renamed
+        (a base key gone from that side, a key new to it, at least half of what else they hold
+        alike, each the other's clearly best match) is a rename; where the other side has the new
+        key too, both renamed it the same way, or this side added it: both readings are tried,
+        as are renames that are not clear (the best match only by a little, or a base key the
+        side still holds whose new element is more alike than its own)."""
+        clear, maybe = {}, {}
+        for side, sm in (("o", om), ("t", tm)):
+            new = [n for n in sm if n not in bm]
+            pairs = []
+            for g in bm:
+                for n in new:
+                    if not kind.compatible(g, n):
                         continue
-                    if k in rm:
-                        out.append(Violation("duplicate-list-key", fmt(path + [keylabel(fields, k)]),
-                                             "the result holds two elements with this key"))
+                    sc = similarity(kind.strip(bm[g]), kind.strip(sm[n]))
+                    if sc < 0.5:
                         continue
-                    rm[k] = e
-                bm, om, tm = maps
-                # A renamed element (the merge's documented rule, README "renamed list elements
-                # pair like renamed resources"): judged as the base element under its new key.
-                renames = {}
-                if fields != "set" and self.policy == "mark":
-                    for side, other in ((om, tm), (tm, om)):
-                        pair = renamed_element(bm, side, other)
-                        if pair is not None:
-                            renames[pair[1]] = (pair[0], side is om)
-                renamed_from = {old: new for new, (old, _) in renames.items()}
-                keys = list(om) + [k for k in list(tm) + list(bm) + list(rm) if k not in om]
-                for k in dict.fromkeys(keys):
-                    if k in renamed_from:
-                        if k in rm:
-                            out.append(Violation("renamed-element-kept", fmt(path + [keylabel(fields, k)]),
-                                                 "renamed to %s, yet the result still holds it"
-                                                 % keylabel(fields, renamed_from[k])))
+                    if g in sm and sc <= similarity(kind.strip(bm[g]), kind.strip(sm[g])):
                         continue
-                    if k in renames:
-                        old, by_ours = renames[k]
-                        o = om[k] if by_ours else om.get(old, ABSENT)
-                        t = tm.get(old, ABSENT) if by_ours else tm[k]
-                        self.value(elem_ctx, path + [keylabel(fields, k)], bm[old], o, t, rm.get(k, ABSENT), out)
-                        continue
-                    self.value(elem_ctx, path + [keylabel(fields, k)], bm.get(k, ABSENT), om.get(k, ABSENT),
-                               tm.get(k, ABSENT), rm.get(k, ABSENT), out)
+                    pairs.append((sc, g, n))
+            best_g, best_n = collections.defaultdict(list), collections.defaultdict(list)
+            for p in pairs:
+                best_g[p[1]].append(p)
+                best_n[p[2]].append(p)
+
+            def clearly(lst, p):
+                lst = sorted(lst, key=lambda x: -x[0])
+                return lst[0] is p and (len(lst) == 1 or lst[0][0] - lst[1][0] >= 0.25)
+            clear[side] = {(p[1], p[2]) for p in pairs if p[1] not in sm and clearly(best_g[p[1]], p)
+                           and clearly(best_n[p[2]], p)}
+            maybe[side] = [(g, n) for (sc, g, n) in sorted(pairs, key=lambda x: -x[0])]
+        forced = {"o": {}, "t": {}}
+        optional = []
+        for side, x, xm in (("o", "t", tm), ("t", "o", om)):
+            for g, n in maybe[side]:
+                sure = (g, n) in clear[side] and (n not in xm or (g, n) in clear[x])
+                if sure and self.forced_renames():
+                    forced[side][g] = n
+                else:
+                    optional.append((side, g, n))
+        out = [forced]
+        if not optional:
+            return out
+        # Readings with optional renames added: one at a time, then greedy sets, at most 48.
+        def add(reading, side, g, n):
+            r = {"o": dict(reading["o"]), "t": dict(reading["t"])}
+            if g in r[side] or n in r[side].values():
+                return None
+            r[side][g] = n
+            return r
+        singles = [add(forced, *p) for p in optional]
+        out.extend(x for x in singles if x)
+        greedy = forced
+        for p in optional:
+            greedy = add(greedy, *p) or greedy
+        if greedy is not forced:
+            out.append(greedy)
+        for side in ("o", "t"):
+            g2 = forced
+            for p in optional:
+                if p[0] == side:
+                    g2 = add(g2, *p) or g2
+            out.append(g2)
+        seen, uniq = set(), []
+        for r in out:
+            k = (frozenset(r["o"].items()), frozenset(r["t"].items()))
+            if k not in seen:
+                seen.add(k)
+                uniq.append(r)
+        return uniq[:48]
+
+    def forced_renames(self):
+        return True
+
+    def keyed_any(self, kind, path, bm, om, tm, rm, out):
+        """Pairs by key under every plausible reading of renames; fine when one reading finds
+        nothing wrong, else the oracle's own reading's violations are reported."""
+        first = None
+        for reading in self.readings(kind, bm, om, tm):
+            sub = []
+            self.keyed(kind, path, bm, om, tm, rm, reading, sub)
+            if not sub:
                 return
-        self.multiset(elem_ctx, path, b, o, t, r, out)
+            if first is None:
+                first = sub
+        out.extend(first)
+
+    def result_key(self, g, ko, kt, rm):
+        if ko == kt or kt is None:
+            return ko
+        if ko is None or ko == g:
+            return kt
+        if kt == g:
+            return ko
+        if self.win:
+            return ko if self.win == "ours" else kt
+        return ko if ko in rm else kt
+
+    def keyed(self, kind, path, bm, om, tm, rm, reading, out):
+        """Each base element judged with the two sides' elements it became (itself, or the
+        element a side renamed it to), each element new to a side with the other side's element
+        of that key (added on both), each against the result's element of the key it should
+        have; then any result element no side accounts for."""
+        def side_map(sm, ren):
+            return {g: (ren[g] if g in ren else g if g in sm else None) for g in bm}
+        mo, mt = side_map(om, reading["o"]), side_map(tm, reading["t"])
+        used_o, used_t = set(mo.values()), set(mt.values())
+        groups = []
+        for g in bm:
+            ko, kt = mo[g], mt[g]
+            groups.append((self.result_key(g, ko, kt, rm), g, bm[g], om[ko] if ko is not None else ABSENT,
+                           tm[kt] if kt is not None else ABSENT))
+        for k in list(om) + [k for k in tm if k not in om]:
+            no, nt = k in om and k not in used_o, k in tm and k not in used_t
+            if no or nt:
+                groups.append((k, k, ABSENT, om[k] if no else ABSENT, tm[k] if nt else ABSENT))
+        claimed = set()
+        for rk, g, b, o, t in groups:
+            if o is ABSENT and t is ABSENT:
+                continue
+            claimed.add(rk)
+            kind.judge(self, g, path + [kind.label(rk)], b, o, t, rm.get(rk, ABSENT), out)
+        for k, r in rm.items():
+            if k not in claimed:
+                out.append(Violation("unexpected-element", fmt(path + [kind.label(k)]),
+                                     "the result holds %s, which no side accounts for" % show(r)))
+
+    # lists without keys ------------------------------------------------------------------------
 
     def multiset(self, elem_ctx, path, b, o, t, r, out):
         fb, fo, ft, fr = ([freeze(e) for e in lst] for lst in (b, o, t, r))
@@ -504,25 +853,6 @@ class Oracle:
         for lst, fl in ((b, fb), (o, fo), (t, ft), (r, fr)):
             for e, f in zip(lst, fl):
                 value_of.setdefault(f, e)
-        exp = {}
-        # Both sides removing as many copies of an element base holds twice or more may have
-        # removed the same copy or different ones: as many fewer are right too.
-        fewer = {}
-        for f in value_of:
-            d_o, d_t = co[f] - cb[f], ct[f] - cb[f]
-            exp[f] = max(0, cb[f] + d_o if d_o == d_t else cb[f] + d_o + d_t)
-            if d_o == d_t < 0 and cb[f] > 1:
-                fewer[f] = -d_o
-        # Counting treats a modified element as deleted plus added. One element both sides
-        # modified (differently) may stand in the result as the field-level merge M of the two:
-        # then the two modified versions are not expected, M is. M may equal one of them (one
-        # side's change includes the other's) or be in no input; it must pass the recursive check.
-        b_pool = [x for x in cb if co[x] < cb[x] and ct[x] < cb[x]]
-        o_pool = [x for x in co if co[x] > cb[x] and ct[x] < co[x]]
-        t_pool = [x for x in ct if ct[x] > cb[x] and co[x] < ct[x]]
-        # The most alike are tried first (leaves in common with the base element), so that a
-        # base element pairs with its own modified versions, not with an unrelated element
-        # whose merge with it happens to pass the check.
         leaf_cache = {}
 
         def likeness(x, y):
@@ -536,6 +866,35 @@ class Oracle:
                     pool[leaf] -= 1
                     n += 1
             return n
+        exp = {}
+        # Both sides removing as many copies of an element base holds twice or more may have
+        # removed the same copy or different ones: as many fewer are right too.
+        fewer = {}
+        for f in value_of:
+            d_o, d_t = co[f] - cb[f], ct[f] - cb[f]
+            exp[f] = max(0, cb[f] + d_o if d_o == d_t else cb[f] + d_o + d_t)
+            if d_o == d_t < 0 and cb[f] > 1:
+                fewer[f] = -d_o
+        if self.win:
+            # The other side's version of an element the winning side deleted may be read as that
+            # element modified (the deletion wins) as well as a new element.
+            cs, cx = (co, ct) if self.win == "ours" else (ct, co)
+            for f in value_of:
+                d_x = cx[f] - cb[f]
+                if d_x > 0 and cs[f] <= cb[f] and any(
+                        cs[g] < cb[g] and cx[g] < cb[g] and 2 * likeness(g, f) >= max(len(leaf_cache[g]), len(leaf_cache[f]))
+                        for g in cb):
+                    fewer[f] = fewer.get(f, 0) + d_x
+        # Counting treats a modified element as deleted plus added. One element both sides
+        # modified (differently) may stand in the result as the field-level merge M of the two:
+        # then the two modified versions are not expected, M is. M may equal one of them (one
+        # side's change includes the other's) or be in no input; it must pass the recursive check.
+        b_pool = [x for x in cb if co[x] < cb[x] and ct[x] < cb[x]]
+        o_pool = [x for x in co if co[x] > cb[x] and ct[x] < co[x]]
+        t_pool = [x for x in ct if ct[x] > cb[x] and co[x] < ct[x]]
+        # The most alike are tried first (leaves in common with the base element), so that a
+        # base element pairs with its own modified versions, not with an unrelated element
+        # whose merge with it happens to pass the check.
         best = None
         tries = 0
         progress = True
@@ -588,31 +947,228 @@ class Oracle:
                                      % (show([value_of[x] for x in want], 200), show([value_of[x] for x in sr], 200))))
 
 
-def renamed_element(bm, side, other):
-    """(base key, side's key) when `side` renamed one element of a keyed list: exactly one base
-    element gone from `side` that `other` kept, exactly one element new to `side` alone, after
-    the same element in both lists (the nearest one before it that the other list holds), and
-    at least half of their leaves the same. Else None."""
-    gone = [k for k in bm if k not in side and k in other]
-    new = [k for k in side if k not in bm and k not in other]
-    if len(gone) != 1 or len(new) != 1:
-        return None
-    old, renamed = gone[0], new[0]
+class Keyed:
+    """The elements of a keyed list, as the pairing reads them."""
 
-    def before(keys, k, shared):
-        keys = list(keys)
-        prev = [x for x in keys[:keys.index(k)] if x in shared]
-        return prev[-1] if prev else None
-    if before(bm, old, side) != before(side, renamed, bm):
-        return None
-    la, lb = leaves(bm[old]), leaves(side[renamed])
-    pool = collections.Counter(lb)
-    common = 0
-    for leaf in la:
-        if pool[leaf] > 0:
-            pool[leaf] -= 1
-            common += 1
-    return (old, renamed) if 2 * common >= max(len(la), len(lb)) else None
+    def __init__(self, fields, elem_ctx):
+        self.fields, self.elem_ctx = fields, elem_ctx
+
+    def compatible(self, g, n):
+        return True
+
+    def strip(self, v):
+        return without(v, self.fields)
+
+    def label(self, k):
+        return keylabel(self.fields, k)
+
+    def judge(self, rules, g, path, b, o, t, r, out):
+        rules.elem(self, path, b, o, t, r, out)
+
+
+class Docs:
+    """The documents of a file: resources by identity, other documents by position."""
+
+    def compatible(self, g, n):
+        return g[0] != "#position" and n[0] != "#position" and g[:2] == n[:2] and len(g) == len(n) == 4
+
+    def strip(self, v):
+        if not isinstance(v, dict):
+            return v
+        md = sget(v, "metadata")
+        v = dict(v)
+        if isinstance(md, dict):
+            v[("str", "metadata")] = without(md, ("name", "namespace"))
+        return v
+
+    def label(self, k):
+        return label(k)
+
+    def judge(self, rules, g, path, b, o, t, r, out):
+        rules.doc(g, path, b, o, t, r, out)
+
+
+DOCS = Docs()
+
+
+class Kyaml(Rules):
+    """The theirs policy's clean result: kyaml's merge3 as ../shared/notes/kyaml-semantics.md
+    states it (sections 1 and 2), with the kpt variants the notes record where kpt differs, and
+    kmerge's documented key rule (the schema table, then the seeds' keys; DESIGN.md)."""
+
+    def __init__(self, table):
+        Rules.__init__(self, table, win="theirs")
+
+    def forced_renames(self):
+        # kyaml pairs by key alone; kmerge may pair a rename as in mark mode: both readings.
+        return False
+
+    def doc(self, g, path, b, o, t, r, out):
+        """Section 1: a resource deleted upstream goes (kpt: stays where ours changed it); one
+        ours deleted comes back from upstream (kpt: stays deleted); ours' own stays."""
+        if t is ABSENT and b is not ABSENT:
+            if r is ABSENT or (o is not ABSENT and o != b and r == o):
+                return
+            out.append(Violation("kyaml-deleted-upstream", fmt(path), "theirs deleted this resource; the result holds %s" % show(r)))
+            return
+        if o is ABSENT and t is not ABSENT:
+            if b is not ABSENT and r is ABSENT:
+                return
+            return self.expect(path, t, r, "kyaml-added-upstream", out)
+        if t is ABSENT:
+            return self.expect(path, o, r, "kyaml-local-only", out)
+        self.top(g, path, b, o, t, r, out)
+
+    def value(self, ctx, path, b, o, t, r, out):
+        if o is None or t is None:
+            # Section 2.1/2.3/2.4 rule 1: a null in ours or theirs clears the field; kpt (2.8)
+            # only where the null is a change from base.
+            if r is ABSENT:
+                return
+            if b is not None or (r is not None and r != o and r != t):
+                out.append(Violation("kyaml-null-clears", fmt(path), "%s is null (the field is cleared); the result holds %s"
+                                     % ("ours" if o is None else "theirs", show(r))))
+            return
+        kinds = {kind_of(v) for v in (b, o, t) if not mn(v)}
+        if len(kinds) > 1:
+            # kyaml stops on a type change (2, first paragraph); kmerge decides: either side.
+            if r == o or r == t:
+                return
+            out.append(Violation("kyaml-type-change", fmt(path), "the type changed; the result holds %s, neither side's value" % show(r)))
+            return
+        kind = kinds.pop() if kinds else None
+        if kind == "map":
+            return self.map_value(ctx, path, b, o, t, r, out)
+        if kind == "list":
+            fields = self.list_keys(ctx, [x for x in (b, o, t) if isinstance(x, list)])
+            elem_ctx = (ctx[0], ctx[1][:-1] + [ctx[1][-1] + "[]"] if ctx[1] else ["[]"])
+            if fields == "set":
+                sub = []
+                self.set_value(path, b, o, t, r, sub)
+                if not sub:
+                    return
+                # A kustomization's files may be a plain list to kyaml: taken whole.
+                sub2 = []
+                self.scalar_rule(path, b, o, t, r, sub2)
+                if sub2:
+                    out.extend(sub)
+                return
+            if fields:
+                return self.alist(Keyed(fields, elem_ctx), path, b, o, t, r, out)
+            spec = self.table.get(ctx[0], {}).get(schema_str(ctx[1]))
+            if spec and spec.get("list_type") == "set" and "merge" in str(spec.get("patch_strategy", "")):
+                # A set by the schema (finalizers): merged as one (2.5, primitive lists), or
+                # taken whole as a list without keys.
+                sub = []
+                self.set_value(path, b, o, t, r, sub)
+                if sub:
+                    sub2 = []
+                    self.scalar_rule(path, b, o, t, r, sub2)
+                    if sub2:
+                        out.extend(sub)
+                return
+        self.scalar_rule(path, b, o, t, r, out)
+
+    def scalar_rule(self, path, b, o, t, r, out):
+        """2.1 rules 2-6 (and 2.4, a list without keys, taken whole)."""
+        if mn(b) != (t is ABSENT):
+            return self.expect(path, t, r, "kyaml-upstream-added-or-removed", out)
+        if mn(b):
+            return self.expect(path, o, r, "kyaml-local-only", out)
+        if t != b:
+            return self.expect(path, t, r, "kyaml-upstream-changed", out)
+        self.expect(path, o, r, "kyaml-keep-local", out)
+
+    def map_value(self, ctx, path, b, o, t, r, out):
+        """2.3: a map ours lacks gets upstream's delta; else each field of ours, base and
+        upstream merged (a map upstream deleted loses base's fields, keeps ours' own)."""
+        if o is ABSENT and t is ABSENT:
+            return self.expect(path, ABSENT, r, "kyaml-deleted", out)
+        rr = {} if r is ABSENT else r
+        if not isinstance(rr, dict):
+            out.append(Violation("shape", fmt(path), "a map here; the result holds %s" % show(r)))
+            return
+        bm = b if isinstance(b, dict) else {}
+        tm = t if isinstance(t, dict) else {}
+        om = o if isinstance(o, dict) else {}
+        keys = list(om) + [k for k in list(tm) + list(bm) + list(rr) if k not in om]
+        for k in dict.fromkeys(keys):
+            self.value((ctx[0], ctx[1] + [str(plain(k))]), path + [str(plain(k))], bm.get(k, ABSENT),
+                       om.get(k, ABSENT) if o is not ABSENT else ABSENT, tm.get(k, ABSENT) if t is not ABSENT else ABSENT,
+                       rr.get(k, ABSENT), out)
+
+    def set_value(self, path, b, o, t, r, out):
+        """2.5, a list of values merged as a set: upstream's additions and removals, ours' own."""
+        if t is ABSENT and isinstance(b, list):
+            return self.expect(path, ABSENT, r, "kyaml-list-deleted-upstream", out)
+        if mn(b) and mn(t):
+            return self.expect(path, o, r, "kyaml-local-only", out)
+        sb, so, st = ({freeze(e) for e in x} if isinstance(x, list) else set() for x in (b, o, t))
+        want = (so - (sb - st)) | (st - sb)
+        got = [freeze(e) for e in r] if isinstance(r, list) else []
+        if set(got) != want or len(got) != len(set(got)):
+            missing, extra = want - set(got), set(got) - want
+            out.append(Violation("kyaml-set", fmt(path), "values missing %s, values not expected %s, in %s" % (
+                show([plain(x) for x in missing if not isinstance(x, tuple) or len(x) == 2]),
+                show([plain(x) for x in extra if not isinstance(x, tuple) or len(x) == 2]), show(r))))
+
+    def alist(self, kind, path, b, o, t, r, out):
+        """2.5: a keyed list: gone where upstream deleted it, else elements by key, each merged
+        as a map (an element ours lacks gets upstream's delta and its key)."""
+        if t is ABSENT and isinstance(b, list):
+            return self.expect(path, ABSENT, r, "kyaml-list-deleted-upstream", out)
+        if mn(b) and mn(t):
+            return self.expect(path, o, r, "kyaml-local-only", out)
+        lists = [x if isinstance(x, list) else [] for x in (b, o, t)]
+        maps = self.keyed_maps(kind.fields, lists)
+        missing = None
+        if maps is None:
+            # kyaml reads a missing or null key field as "" (2.5) and pairs on what is left.
+            missing = ""
+            maps = self.keyed_maps(kind.fields, lists, missing)
+        if maps is None:
+            return self.scalar_rule(path, b, o, t, r, out)
+        rm = self.result_map(path, kind.fields, r if isinstance(r, list) else [], out, missing)
+        self.keyed_any(kind, path, maps[0], maps[1], maps[2], rm, out)
+
+    def elem(self, kind, path, b, o, t, r, out):
+        fields = kind.fields
+        if not all(isinstance(x, dict) or x is ABSENT for x in (b, o, t, r)):
+            return self.value(kind.elem_ctx, path, b, o, t, r, out)
+        bs, os_, ts = (without(x, fields) if x is not ABSENT else ABSENT for x in (b, o, t))
+        if r is ABSENT:
+            # Removed: right where the merged element is empty (2.5: "result missing, null or
+            # {} is removed"), or where upstream deleted it (kyaml leaves ours' additions and the
+            # key, a partial element the notes read from the code; removing it all is taken too).
+            sub = []
+            self.map_value(kind.elem_ctx, path, bs, os_, ts, {}, sub)
+            if not sub or (t is ABSENT and b is not ABSENT):
+                return
+            out.append(Violation("kyaml-element-missing", fmt(path), "the merged element is missing: %s" % sub[0]))
+            return
+        self.map_value(kind.elem_ctx, path, bs, os_, ts, without(r, fields), out)
+
+
+class Oracle:
+    """The clean result's reading for a policy (mark: Rules; ours: Rules with ours winning;
+    theirs: Kyaml) and the side check of a conflicted result (Rules, each side winning, whole)."""
+
+    def __init__(self, table, policy="mark"):
+        self.table, self.policy = table, policy
+        self.clean = Kyaml(table) if policy == "theirs" else Rules(table, win="ours" if policy == "ours" else None)
+        self.sides = {s: Rules(table, win=s, whole=True) for s in ("ours", "theirs")}
+        self.mark = self.clean if policy == "mark" else Rules(table)
+
+    def check(self, b_docs, o_docs, t_docs, r_docs, single=True):
+        return self.clean.check(b_docs, o_docs, t_docs, r_docs, single)
+
+    def check_mark(self, b_docs, o_docs, t_docs, r_docs, single=True):
+        """For a clean result of git's line merge (the fallback): no policy decided anything
+        there, so it is judged as mark mode judges a clean result."""
+        return self.mark.check(b_docs, o_docs, t_docs, r_docs, single)
+
+    def check_side(self, side, b_docs, o_docs, t_docs, r_docs, single=True):
+        return self.sides[side].check(b_docs, o_docs, t_docs, r_docs, single)
 
 
 def leaves(v, path=""):
@@ -639,10 +1195,10 @@ def label(k):
     if k is None:
         return "<doc>"
     if k and k[0] == "#position":
-        return "<doc #%d>" % k[1]
+        return "<doc #%d>" % k[1] if len(k) == 2 else "<%s doc #%d>" % (k[1], k[2])
     g, kind, ns, name = k[:4]
     s = "%s%s %s%s" % (g + "/" if g else "", kind, ns + "/" if ns else "", name)
-    return s + ("#%d" % k[5] if len(k) > 4 else "")
+    return s + ("#%s" % (k[5],) if len(k) > 4 else "")
 
 
 def fmt(path):
@@ -1799,30 +2355,117 @@ def edit_side(ix, rng, n_edits, anchors=None):
 # ---------------------------------------------------------------------------------------------
 # Inputs
 
+REPO = os.path.dirname(HERE)
+MODES = ["manifests", "values", "templates", "packages"]
+
+
 def find_shared(arg):
+    """The shared data folder (../shared), or None in a fresh clone: then the repository's own
+    real merges (tests/realworld) and its copy of the list-key table serve."""
     if arg:
         return arg
     for g in SHARED_GUESSES:
         if os.path.isfile(os.path.join(g, "k8s-list-keys.json")):
             return os.path.abspath(g)
-    sys.exit("adversary: cannot find the shared data folder; pass --shared")
+    return None
+
+
+def load_table(shared):
+    path = os.path.join(shared, "k8s-list-keys.json") if shared else os.path.join(REPO, "src", "resource", "k8s-list-keys.json")
+    with open(path) as f:
+        return json.load(f)["kinds"]
 
 
 def usable(text):
+    """The documents of an input text, or None where the harness does not take it."""
     if any(c in text for c in ("\x85", "\u2028", "\u2029", "\t")) or re.search(r"\r(?!\n)", text):
-        return False
+        return None
     if re.search(r"(?m)^(<{7}|={7}|>{7})", text):
-        return False
+        return None
     try:
         docs = load_docs(text)
-        Index(text)
     except (yaml.YAMLError, RecursionError, ValueError, TypeError):
-        return False
-    return bool(docs)
+        return None
+    return docs or None
+
+
+class Input:
+    __slots__ = ("name", "text", "skeleton", "cls", "docs")
+
+    def __init__(self, name, text, skeleton, cls, docs):
+        self.name, self.text, self.skeleton, self.cls, self.docs = name, text, skeleton, cls, docs
+
+
+def case_kind(case_dir):
+    try:
+        with open(os.path.join(case_dir, "case.yaml"), encoding="utf-8") as f:
+            return (yaml.load(f, Loader=CLoader) or {}).get("file_kind")
+    except (OSError, yaml.YAMLError):
+        return None
+
+
+def collect_inputs(shared, roots, perf, seed, templates=False, max_bytes=None, plain_roots=()):
+    """Inputs, each classed `manifests` (a document with a kind or metadata.name), `values`
+    (plain YAML) or `templates` (a file holding `{{`, read as the harness's skeleton; only with
+    `templates`). `plain_roots`: template folders whose values, Chart and CI files (plain YAML
+    with `{{` at most inside strings) join the values."""
+    seen, out = set(), []
+    todo = [(r, False) for r in roots] + [(r, True) for r in plain_roots]
+    for root, plain_only in todo:
+        for name in sorted(os.listdir(root)):
+            if plain_only and case_kind(os.path.join(root, name)) not in ("values", "chart", "ci"):
+                continue
+            for side in ("base", "ours", "theirs"):
+                p = os.path.join(root, name, side + ".yaml")
+                if not os.path.isfile(p) or (max_bytes and os.path.getsize(p) > max_bytes):
+                    continue
+                try:
+                    text = open(p, encoding="utf-8").read()
+                except UnicodeDecodeError:
+                    continue
+                if text in seen:
+                    continue
+                seen.add(text)
+                skeleton = None
+                if templates and not plain_only:
+                    if "{{" not in text:
+                        continue
+                    skeleton = Skeleton()
+                    text = skeleton.mask(text)
+                    if text is None:
+                        continue
+                docs = usable(text)
+                if docs is None:
+                    continue
+                cls = "templates" if skeleton else "manifests" if any(identity(d) for d in docs) else "values"
+                out.append(Input("%s/%s" % (name, side), text, skeleton, cls, docs))
+    if perf and shared:
+        rng = random.Random("perf:%s" % seed)
+        pdir = os.path.join(shared, "perf")
+        for name in sorted(os.listdir(pdir)):
+            p = os.path.join(pdir, name, "base.yaml")
+            if not os.path.isfile(p):
+                continue
+            text = open(p, encoding="utf-8").read()
+            chunks = re.split(r"(?m)^(?=---(?:\s|$))", text)
+            for k in range(3):
+                if len(chunks) < 2:
+                    break
+                n = rng.randint(2, 5)
+                a = rng.randrange(max(1, len(chunks) - n))
+                cut = "".join(chunks[a:a + n])
+                if len(cut) > 200000 or cut in seen:
+                    continue
+                docs = usable(cut)
+                if docs is None:
+                    continue
+                seen.add(cut)
+                out.append(Input("perf/%s#%d" % (name, a), cut, None, "manifests", docs))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
-# Helm templates (--templates): the harness's own skeleton, sharing nothing with the tool's
+# Helm templates (--mode templates): the harness's own skeleton, sharing nothing with the tool's
 
 class Skeleton:
     """A Helm/Go template read as YAML with every `{{ … }}` action replaced by a placeholder of
@@ -1959,54 +2602,6 @@ class Skeleton:
         return "".join(out)
 
 
-def collect_inputs(shared, roots, perf, seed, templates=False):
-    """(name, text, skeleton) per usable input; with `templates`, files holding `{{` read as
-    skeletons (text is the skeleton, `Skeleton` puts the actions back), others left out."""
-    seen, out = set(), []
-    for root in roots:
-        for name in sorted(os.listdir(root)):
-            for side in ("base", "ours", "theirs"):
-                p = os.path.join(root, name, side + ".yaml")
-                if not os.path.isfile(p):
-                    continue
-                try:
-                    text = open(p, encoding="utf-8").read()
-                except UnicodeDecodeError:
-                    continue
-                if text in seen:
-                    continue
-                seen.add(text)
-                skeleton = None
-                if templates:
-                    if "{{" not in text:
-                        continue
-                    skeleton = Skeleton()
-                    text = skeleton.mask(text)
-                    if text is None:
-                        continue
-                if usable(text):
-                    out.append(("%s/%s" % (name, side), text, skeleton))
-    if perf:
-        rng = random.Random("perf:%s" % seed)
-        pdir = os.path.join(shared, "perf")
-        for name in sorted(os.listdir(pdir)):
-            p = os.path.join(pdir, name, "base.yaml")
-            if not os.path.isfile(p):
-                continue
-            text = open(p, encoding="utf-8").read()
-            chunks = re.split(r"(?m)^(?=---(?:\s|$))", text)
-            for k in range(3):
-                if len(chunks) < 2:
-                    break
-                n = rng.randint(2, 5)
-                a = rng.randrange(max(1, len(chunks) - n))
-                cut = "".join(chunks[a:a + n])
-                if len(cut) > 200000 or cut in seen or not usable(cut):
-                    continue
-                seen.add(cut)
-                out.append(("perf/%s#%d" % (name, a), cut, None))
-    return out
-
 
 # ---------------------------------------------------------------------------------------------
 # One merge
@@ -2014,29 +2609,37 @@ def collect_inputs(shared, roots, perf, seed, templates=False):
 G = {}
 
 
-def init_worker(inputs, table, cmd, policy, git, out_dir, save_all, skip=()):
-    G.update(inputs=inputs, oracle=Oracle(table, policy), cmd=cmd, policy=policy, git=git, out=out_dir, save_all=save_all,
-             skip=set(skip))
+def init_worker(pools, table, cmd, git, out_dir, save_all, skip=()):
+    G.update(pools=pools, table=table, oracles={p: Oracle(table, p) for p in ("mark", "theirs", "ours")}, cmd=cmd,
+             git=git, out=out_dir, save_all=save_all, skip=set(skip))
 
 
 def run_cmd(cmd, policy, git, base, ours, theirs):
-    """Runs the merge command on three texts: (exit class, result text or None, stderr)."""
+    """Runs the merge command on three texts, or on three folders given as {path: text}:
+    (exit class, result text or {path: text} or None, stderr)."""
     with tempfile.TemporaryDirectory(prefix="adv") as d:
         paths = {}
         for k, s in (("base", base), ("ours", ours), ("theirs", theirs)):
-            paths[k] = os.path.join(d, k + ".yaml")
-            with open(paths[k], "w", encoding="utf-8", newline="") as f:
-                f.write(s)
-        paths["out"] = os.path.join(d, "out.yaml")
+            if isinstance(s, dict):
+                paths[k] = os.path.join(d, k)
+                write_tree(paths[k], s)
+            else:
+                paths[k] = os.path.join(d, k + ".yaml")
+                with open(paths[k], "w", encoding="utf-8", newline="") as f:
+                    f.write(s)
+        paths["out"] = os.path.join(d, "out" if isinstance(base, dict) else "out.yaml")
         line = cmd.format(policy=policy, **{k: shlex.quote(v) for k, v in paths.items()})
         try:
-            r = subprocess.run(line, shell=True, capture_output=True, timeout=60)
+            r = subprocess.run(line, shell=True, capture_output=True, timeout=120)
             rc = r.returncode
             err = r.stderr.decode("utf-8", errors="replace")
         except subprocess.TimeoutExpired:
             rc, err = -1, "timeout"
         res = None
-        if os.path.exists(paths["out"]):
+        if isinstance(base, dict):
+            if os.path.isdir(paths["out"]):
+                res = read_tree(paths["out"])
+        elif os.path.exists(paths["out"]):
             with open(paths["out"], "rb") as f:
                 res = f.read().decode("utf-8", errors="replace")
     if rc == 0:
@@ -2048,9 +2651,70 @@ def run_cmd(cmd, policy, git, base, ours, theirs):
     return status, res, err
 
 
-def judge(oracle, inputs, status, res, skeleton=None):
-    """Violations of a clean result, or the unparsable sides of a conflicted one. With a
-    `skeleton` (a template), the result and each side of a conflict are read as skeletons."""
+def write_tree(root, files):
+    for rel, text in files.items():
+        p = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    os.makedirs(root, exist_ok=True)
+
+
+def read_tree(root):
+    out = {}
+    for d, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(d, n)
+            with open(p, "rb") as f:
+                out[os.path.relpath(p, root)] = f.read().decode("utf-8", errors="replace")
+    return out
+
+
+def process_findings(policy, status, res, err):
+    """Findings that need no oracle: a crash (exit status 2 or more, a signal, a timeout, no
+    output), a stderr line asking for a bug report, a conflict under --on-conflict theirs or
+    ours outside git's line merge (those policies decide every conflict)."""
+    out = []
+    for line in err.splitlines():
+        if "a bug in kmerge" in line:
+            out.append(Violation("bug-report", "<stderr>", line.strip()[:400], cat="crash"))
+            break
+    if status == "error":
+        tail = err.strip().splitlines()[-1] if err.strip() else "?"
+        out.append(Violation("exit-status", "<process>", tail[:300], cat="crash"))
+    elif res is None:
+        out.append(Violation("no-output", "<process>", "exit %s and no result" % status, cat="crash"))
+    if status == "conflict" and policy != "mark" and "line merge used:" not in err:
+        out.append(Violation("conflict-outside-fallback", "<file>", "exit 1 under --on-conflict %s, and stderr names no line "
+                             "merge" % policy, cat="policy-conflict"))
+    return out
+
+
+def two_readings(check, texts, docs, r_text, r_docs):
+    """Violations of `check` on expanded documents, unless the reference reading of aliases
+    (load_refs) finds none: a file with anchors is right if either reading says so."""
+    viol = check(*docs, r_docs)
+    if viol and has_anchors(r_text, *texts):
+        try:
+            refs = [load_refs(x) for x in list(texts) + [r_text]]
+        except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+            return viol
+        if not check(*refs):
+            return []
+    return viol
+
+
+def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
+    """Everything wrong with one file merge: process findings; a clean result's violations of
+    the policy's oracle; each side of a conflicted result that does not load, or loses data
+    (the side check). `texts` and `inputs`: the base, ours and theirs texts (skeletons for a
+    template) and their documents. With a `skeleton` (a template), the result and each side of
+    a conflict are read as skeletons."""
+    out = process_findings(policy, status, res, err)
+    if status == "error" or res is None:
+        return out
+    fallback = "line merge used:" in err
+
     def masked(text, where):
         if skeleton is None or text is None:
             return text, None
@@ -2062,53 +2726,106 @@ def judge(oracle, inputs, status, res, skeleton=None):
             return None, Violation("new-action", where, "an action no input has: %s" % show(skeleton.new[0]))
         return m, None
     if status == "clean":
-        if res is None:
-            return [Violation("no-output", "<file>", "exit 0 and no result")]
-        res, bad = masked(res, "<file>")
+        text, bad = masked(res, "<file>")
         if bad:
-            return [bad]
+            bad.cat = "wrong-clean"
+            return out + [bad]
         try:
-            r_docs = load_docs(res)
+            r_docs = load_docs(text)
         except DuplicateKeyError as e:
-            return [Violation("duplicate-key", "<file>", str(e).replace("\n", " "))]
+            return out + [Violation("duplicate-key", "<file>", str(e).replace("\n", " "), cat="wrong-clean")]
         except (yaml.YAMLError, RecursionError, ValueError, TypeError) as e:
-            return [Violation("result-unloadable", "<file>", str(e).replace("\n", " ")[:300])]
-        return oracle.check(*inputs, r_docs)
-    if status == "conflict" and res is not None:
-        out = []
-        for side in ("ours", "theirs"):
-            text, bad = masked(take_side(res, side), side)
-            if bad:
-                out.append(bad)
-                continue
-            try:
-                load_docs(text)
-            except DuplicateKeyError as e:
-                out.append(Violation("conflict-side-duplicate-key", side, str(e).replace("\n", " ")[:300]))
-            except (yaml.YAMLError, RecursionError, ValueError, TypeError) as e:
-                out.append(Violation("conflict-side-unloadable", side, str(e).replace("\n", " ")[:300]))
+            return out + [Violation("result-unloadable", "<file>", str(e).replace("\n", " ")[:300], cat="wrong-clean")]
+        for v in two_readings(oracle.check_mark if fallback else oracle.check, texts, inputs, text, r_docs):
+            v.cat, v.fallback = "wrong-clean", fallback
+            out.append(v)
         return out
-    return []
+    for side in ("ours", "theirs"):
+        text, bad = masked(take_side(res, side), side)
+        if bad:
+            bad.cat = "side-unloadable"
+            out.append(bad)
+            continue
+        try:
+            docs = load_docs(text)
+        except DuplicateKeyError as e:
+            bad = Violation("conflict-side-duplicate-key", side, str(e).replace("\n", " ")[:300], cat="side-unloadable")
+        except (yaml.YAMLError, RecursionError, ValueError, TypeError) as e:
+            bad = Violation("conflict-side-unloadable", side, str(e).replace("\n", " ")[:300], cat="side-unloadable")
+        if bad:
+            bad.fallback = fallback
+            out.append(bad)
+            continue
+        check = lambda *a, side=side: oracle.check_side(side, *a)
+        for v in two_readings(check, texts, inputs, text, docs):
+            v.cat, v.side, v.fallback = "side-loses-data", side, fallback
+            out.append(v)
+    return out
 
 
-def make_case(i, seed, inputs):
-    rng = random.Random("%s:%d" % (seed, i))
+def pick_input(rng, pool):
+    """An input whose text the edit index reads (a few do not: aliases in odd places)."""
+    for _ in range(30):
+        inp = pool[rng.randrange(len(pool))]
+        try:
+            return inp, Index(inp.text)
+        except (yaml.YAMLError, RecursionError, ValueError, TypeError, IndexError):
+            continue
+    raise RuntimeError("adversary: no input of the pool can be indexed")
+
+
+def make_case(i, seed, mode, pool):
+    rng = random.Random("%s:%s:%d" % (seed, mode, i))
     CASE.clear()
-    name, base, skeleton = inputs[rng.randrange(len(inputs))]
-    bix = Index(base)
+    inp, bix = pick_input(rng, pool)
     ours, o_docs, eo = edit_side(bix, rng, rng.randint(1, 4))
     anchors = [(k, l, t) for (k, l, w, t) in eo] if rng.random() < 0.8 else None
     theirs, t_docs, et = edit_side(bix, rng, rng.randint(1, 4), anchors)
-    return name, skeleton, (base, bix.data), (ours, o_docs), (theirs, t_docs), eo, et
+    return inp.name, inp.skeleton, (inp.text, bix.data), (ours, o_docs), (theirs, t_docs), eo, et
 
 
 def describe(edits):
     return ["%s at line %d (%s)" % (k, l + 1, w) for (k, l, w, t) in edits]
 
 
-def run_one(i_seed):
-    i, seed = i_seed
-    name, skeleton, (base, b_docs), (ours, o_docs), (theirs, t_docs), eo, et = make_case(i, seed, G["inputs"])
+def case_name(mode, policy, seed, i):
+    return "%s-%s-%s-%d" % (mode, policy, seed, i)
+
+
+def save_case(d, files, why):
+    """A case folder: {base,ours,theirs,result}.yaml for a file, base/ ours/ theirs/ result/
+    folders for a package, and why.txt."""
+    os.makedirs(d, exist_ok=True)
+    for k, s in files.items():
+        if s is None:
+            continue
+        if isinstance(s, dict):
+            write_tree(os.path.join(d, k), s)
+        else:
+            with open(os.path.join(d, k + ".yaml"), "w", encoding="utf-8", newline="") as f:
+                f.write(s)
+    with open(os.path.join(d, "why.txt"), "w") as f:
+        f.write(why)
+
+
+def why_text(i, seed, mode, policy, name, status, viol, eo, et, err):
+    out = "merge %d (seed %s, mode %s, policy %s) of %s: %s\n" % (i, seed, mode, policy, name, status)
+    for v in viol:
+        out += "%s: %s\n" % (v.cat, v)
+    out += "ours edits:\n" + "".join("  %s\n" % x for x in eo)
+    out += "theirs edits:\n" + "".join("  %s\n" % x for x in et)
+    if err.strip():
+        out += "stderr:\n" + err[-3000:]
+    return out
+
+
+def run_one(job):
+    policy, mode, i, seed = job
+    oracle = G["oracles"][policy]
+    if mode == "packages":
+        return run_package(job)
+    name, skeleton, (base, b_docs), (ours, o_docs), (theirs, t_docs), eo, et = make_case(i, seed, mode, G["pools"][mode])
+    texts = (base, ours, theirs)
     if skeleton is not None:
         # The edits were made on the skeleton: the tool merges the templates, each of which
         # must read back as the skeleton edited (a line an edit put inside a multi-line action
@@ -2118,34 +2835,297 @@ def run_one(i_seed):
             skeleton.new = []
             return text if text is not None and skeleton.mask(text, frozen=True) == masked else None
         base, ours, theirs = (template(x) for x in (base, ours, theirs))
+    kinds_o, kinds_t = [k for (k, l, w, t) in eo], [k for (k, l, w, t) in et]
     if base is None or ours is None or theirs is None:
         # An edit cut a placeholder (a comment or block line rewritten): no template to merge.
-        return dict(i=i, name=name, status="skipped", viol=[], eo=[k for (k, l, w, t) in eo],
-                    et=[k for (k, l, w, t) in et], err="")
-    status, res, err = run_cmd(G["cmd"], G["policy"], G["git"], base, ours, theirs)
+        return dict(i=i, mode=mode, policy=policy, name=name, status="skipped", viol=[], eo=kinds_o, et=kinds_t, err="")
+    status, res, err = run_cmd(G["cmd"], policy, G["git"], base, ours, theirs)
     try:
-        viol = judge(G["oracle"], (b_docs, o_docs, t_docs), status, res, skeleton)
+        viol = judge(oracle, policy, texts, (b_docs, o_docs, t_docs), status, res, err, skeleton)
     except RecursionError:
         viol = []
         status = "skipped"
-    failing = bool(viol)
-    if G["out"] and (failing or G["save_all"]):
-        d = os.path.join(G["out"], str(i))
-        os.makedirs(d, exist_ok=True)
-        for k, s in (("base", base), ("ours", ours), ("theirs", theirs), ("result", res)):
-            if s is not None:
-                with open(os.path.join(d, k + ".yaml"), "w", encoding="utf-8", newline="") as f:
-                    f.write(s)
-        with open(os.path.join(d, "why.txt"), "w") as f:
-            f.write("merge %d (seed %s) of %s: %s\n" % (i, seed, name, status))
-            for v in viol:
-                f.write("violation: %s\n" % v)
-            f.write("ours edits:\n" + "".join("  %s\n" % x for x in describe(eo)))
-            f.write("theirs edits:\n" + "".join("  %s\n" % x for x in describe(et)))
-            if err.strip():
-                f.write("stderr:\n" + err[-2000:])
-    return dict(i=i, name=name, status=status, viol=[(v.rule, v.path, v.detail) for v in viol],
-                eo=[k for (k, l, w, t) in eo], et=[k for (k, l, w, t) in et], err=err[-300:] if status == "error" else "")
+    if G["out"] and (viol or G["save_all"]):
+        save_case(os.path.join(G["out"], case_name(mode, policy, seed, i)),
+                  {"base": base, "ours": ours, "theirs": theirs, "result": res},
+                  why_text(i, seed, mode, policy, name, status, viol, describe(eo), describe(et), err))
+    return dict(i=i, mode=mode, policy=policy, name=name, status=status,
+                viol=[(v.cat, v.rule, v.path, v.detail) for v in viol], eo=kinds_o, et=kinds_t,
+                err=err[-300:] if status == "error" else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Packages (--mode packages): random updates of folders of real files
+
+PKG_DIRS = ["", "", "base/", "config/", "apps/web/"]
+
+
+def package_path(rng, name, taken):
+    """A file name for an input (the last part of its real path) in some folder, not taken."""
+    base = name.split("/")[0].split("__")[-1]
+    if not re.search(r"\.ya?ml$", base):
+        base += ".yaml"
+    path = rng.choice(PKG_DIRS) + base
+    stem, ext = os.path.splitext(path)
+    n = 2
+    while path in taken:
+        path = "%s-%d%s" % (stem, n, ext)
+        n += 1
+    return path
+
+
+def moved_path(rng, path, taken):
+    d, f = os.path.split(path)
+    stem, ext = os.path.splitext(f)
+    if rng.random() < 0.5:
+        new = os.path.join(rng.choice(["moved", "upstream", "apps/api"] + ([""] if d else [])), f)
+    else:
+        new = os.path.join(d, stem + rng.choice(["-v2", "-main", "-renamed"]) + ext)
+    return new if new not in taken and new != path else None
+
+
+def fresh_input(rng, pool, idents):
+    """An input none of whose resources the package holds yet (two files of one resource are
+    a kustomize overlay's business, not this harness's)."""
+    for _ in range(40):
+        inp = pool[rng.randrange(len(pool))]
+        ids = {identity(d) for d in inp.docs} - {None}
+        if not ids & idents:
+            return inp, ids
+    return None, set()
+
+
+def edit_package(files, rng, pool, idents, anchors):
+    """1-4 edits of a package: a file edited (1-3 edits of a merge's side), added, deleted, or
+    moved (and then edited or not); near the other side's files when `anchors` are given."""
+    files = dict(files)
+    edits, kinds, touched = [], [], []
+    for _ in range(rng.randint(1, 4)):
+        paths = sorted(files)
+        near = [p for p in (anchors or []) if p in files]
+        pick = lambda: rng.choice(near) if near and rng.random() < 0.7 else rng.choice(paths)
+        r = rng.random()
+        if r < 0.6 and paths:
+            p = pick()
+            try:
+                ix = Index(files[p])
+            except (yaml.YAMLError, RecursionError, ValueError, TypeError, IndexError):
+                continue
+            text, _, applied = edit_side(ix, rng, rng.randint(1, 3))
+            if text != files[p]:
+                files[p] = text
+                edits.append("edit %s: %s" % (p, "; ".join(describe(applied))))
+                kinds.extend(k for (k, l, w, t) in applied)
+                touched.append(p)
+        elif r < 0.72:
+            inp, ids = fresh_input(rng, pool, idents)
+            if inp is None:
+                continue
+            idents |= ids
+            p = package_path(rng, inp.name, files)
+            files[p] = inp.text
+            edits.append("add-file %s (%s)" % (p, inp.name))
+            kinds.append("add-file")
+        elif r < 0.82 and len(paths) > 1:
+            p = pick()
+            del files[p]
+            edits.append("del-file %s" % p)
+            kinds.append("del-file")
+            touched.append(p)
+        elif paths:
+            p = pick()
+            new = moved_path(rng, p, files)
+            if new is None:
+                continue
+            files[new] = files.pop(p)
+            note = ""
+            if rng.random() < 0.5:
+                try:
+                    text, _, applied = edit_side(Index(files[new]), rng, rng.randint(1, 2))
+                    files[new] = text
+                    note = ", then %s" % "; ".join(describe(applied))
+                    kinds.extend(k for (k, l, w, t) in applied)
+                except (yaml.YAMLError, RecursionError, ValueError, TypeError, IndexError):
+                    pass
+            edits.append("move-file %s -> %s%s" % (p, new, note))
+            kinds.append("move-file")
+            touched.append(p)
+    return files, edits, kinds, touched
+
+
+def make_package(i, seed, pool):
+    rng = random.Random("%s:packages:%d" % (seed, i))
+    CASE.clear()
+    files, idents, names = {}, set(), []
+    want = rng.randint(2, 5)
+    for _ in range(want):
+        inp, ids = fresh_input(rng, pool, idents)
+        if inp is None:
+            break
+        idents |= ids
+        files[package_path(rng, inp.name, files)] = inp.text
+        names.append(inp.name)
+    ours, eo, ko, touched = edit_package(files, rng, pool, idents, None)
+    theirs, et, kt, _ = edit_package(files, rng, pool, idents, touched if rng.random() < 0.8 else None)
+    return ", ".join(names), files, ours, theirs, eo, et, ko, kt
+
+
+def load_tree(files, where):
+    """{path: documents} of a folder's YAML files, or a Violation for the first that does not load."""
+    out = {}
+    for p, text in sorted(files.items()):
+        try:
+            out[p] = load_docs(text)
+        except DuplicateKeyError as e:
+            return None, Violation("duplicate-key", "%s %s" % (where, p), str(e).replace("\n", " ")[:300])
+        except (yaml.YAMLError, RecursionError, ValueError, TypeError) as e:
+            return None, Violation("result-unloadable", "%s %s" % (where, p), str(e).replace("\n", " ")[:300])
+    return out, None
+
+
+def file_moves(b, s):
+    """{base path: side's path} for files a side moved: a base file the side lacks and a new
+    file of the side, each the other's clearly most alike, at least half their leaves alike."""
+    gone = [p for p in b if p not in s]
+    new = [p for p in s if p not in b]
+    pairs = [(similarity(b[g], s[n]), g, n) for g in gone for n in new]
+    pairs = [p for p in pairs if p[0] >= 0.5]
+    out = {}
+    for p in pairs:
+        rivals = [q[0] for q in pairs if q is not p and (q[1] == p[1] or q[2] == p[2])]
+        if all(p[0] - x >= 0.1 for x in rivals):
+            out[p[1]] = p[2]
+    return out
+
+
+class Package:
+    """A package read as one set of documents: resources by identity wherever they are, other
+    documents by their file (paired by path, a file one side moved by its content) and
+    position; and where each resource's file is."""
+
+    def __init__(self, b, o, t):
+        mo, mt = file_moves(b, o), file_moves(b, t)
+        self.groups = []     # (name, base path, ours path, theirs path)
+        for p in b:
+            self.groups.append((p, p, mo.get(p, p if p in o else None), mt.get(p, p if p in t else None)))
+        used_o, used_t = set(mo.values()), set(mt.values())
+        for p in sorted(set(o) | set(t)):
+            if p in b:
+                continue
+            po = p if p in o and p not in used_o else None
+            pt = p if p in t and p not in used_t else None
+            if po or pt:
+                self.groups.append((p, None, po, pt))
+
+    def group_of(self, side, path):
+        col = {"base": 1, "ours": 2, "theirs": 3}.get(side)
+        if col:
+            for g in self.groups:
+                if g[col] == path:
+                    return g[0]
+            return path
+        for col in (2, 3, 1):
+            for g in self.groups:
+                if g[col] == path:
+                    return g[0]
+        return path
+
+    def keyed(self, side, files):
+        out, dup, where = collections.OrderedDict(), set(), {}
+        for path in sorted(files):
+            gname = self.group_of(side, path)
+            pos = 0
+            for d in files[path]:
+                ident = identity(d)
+                if ident is None:
+                    k = ("#position", gname, pos)
+                    pos += 1
+                    if k in out:
+                        # Two files of one group (both sides moved a file, to two places).
+                        dup.add(k)
+                        k = k + ("#file", path)
+                else:
+                    k = ident
+                    if k in out:
+                        dup.add(ident)
+                        k = ident + ("#file", path)
+                out[k] = d
+                where[k] = path
+        return out, dup, where
+
+
+def package_check(rules, b, o, t, r, clean=True):
+    """Violations of a package result `r` (or one side of its conflicts, clean=False): the
+    documents judged as one keyed set by `rules`, each resource in a file one of the sides put
+    it in, and (clean results) no file left without a document."""
+    pk = Package(b, o, t)
+    (kb, db, wb), (ko, do, wo), (kt, dt, wt), (kr, dr, wr) = (pk.keyed(s, f) for s, f in (
+        ("base", b), ("ours", o), ("theirs", t), ("result", r)))
+    out = []
+    for ident in dr - (db | do | dt):
+        out.append(Violation("duplicate-identity", label(ident), "the package holds this document twice (in two files)"))
+    rules.keyed_any(DOCS, [], kb, ko, kt, kr, out)
+    groups = {g[0]: g for g in pk.groups}
+    for k, path in wr.items():
+        if k[0] == "#position":
+            continue
+        # Where ours or theirs has the resource, and where its file went on either side.
+        allowed = set()
+        for side, w in (("ours", wo), ("theirs", wt)):
+            if k in w:
+                g = groups.get(pk.group_of(side, w[k]))
+                allowed |= {w[k]} | ({g[2], g[3]} if g else set())
+        allowed.discard(None)
+        if allowed and path not in allowed:
+            out.append(Violation("package-layout", label(k), "in %s; ours has it in %s, theirs in %s"
+                                 % (path, wo.get(k, "-"), wt.get(k, "-"))))
+    for path, docs in r.items():
+        if clean and not docs and not (path in o and not o[path]) and not (path in t and not t[path]):
+            out.append(Violation("package-layout", path, "a file left with no document"))
+    return out
+
+
+def judge_package(oracle, policy, b, o, t, status, res, err):
+    out = process_findings(policy, status, res, err)
+    if status == "error" or res is None:
+        return out
+    (bd, _), (od, _), (td, _) = load_tree(b, "base"), load_tree(o, "ours"), load_tree(t, "theirs")
+    if status == "clean":
+        rd, bad = load_tree(res, "result")
+        if bad:
+            bad.cat = "wrong-clean"
+            return out + [bad]
+        for v in package_check(oracle.clean, bd, od, td, rd):
+            v.cat = "wrong-clean"
+            out.append(v)
+        return out
+    for side in ("ours", "theirs"):
+        rd, bad = load_tree({p: take_side(x, side) for p, x in res.items()}, side)
+        if bad:
+            bad.cat = "side-unloadable"
+            out.append(bad)
+            continue
+        for v in package_check(oracle.sides[side], bd, od, td, rd, clean=False):
+            v.cat, v.side = "side-loses-data", side
+            out.append(v)
+    return out
+
+
+def run_package(job):
+    policy, mode, i, seed = job
+    names, base, ours, theirs, eo, et, ko, kt = make_package(i, seed, G["pools"]["packages"])
+    status, res, err = run_cmd(G["cmd"], policy, False, base, ours, theirs)
+    try:
+        viol = judge_package(G["oracles"][policy], policy, base, ours, theirs, status, res, err)
+    except RecursionError:
+        viol, status = [], "skipped"
+    if G["out"] and (viol or G["save_all"]):
+        save_case(os.path.join(G["out"], case_name(mode, policy, seed, i)),
+                  {"base": base, "ours": ours, "theirs": theirs, "result": res},
+                  why_text(i, seed, mode, policy, names, status, viol, eo, et, err))
+    return dict(i=i, mode=mode, policy=policy, name=names, status=status,
+                viol=[(v.cat, v.rule, v.path, v.detail) for v in viol], eo=ko, et=kt,
+                err=err[-300:] if status == "error" else "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2165,21 +3145,34 @@ def leaf(path):
     return re.split(r"\.(?![^\[]*\])", rest)[-1]
 
 
+def case_meta(case_dir):
+    """(mode, policy) a case folder's why.txt records, or (None, None)."""
+    try:
+        with open(os.path.join(case_dir, "why.txt")) as f:
+            m = re.search(r"mode (\w+), policy (\w+)", f.readline())
+        return (m.group(1), m.group(2)) if m else (None, None)
+    except OSError:
+        return None, None
+
+
 def shrink(case_dir, cmd, policy, git, oracle):
     """Drop documents, then lines common to the three files, then lines of one file, while the
-    merge still fails with one of the original (rule, path leaf) pairs."""
+    merge still fails with one of the original (finding, rule, path leaf) triples."""
+    if os.path.isdir(os.path.join(case_dir, "base")):
+        return shrink_package(case_dir, cmd, policy, oracle)
     texts = {k: open(os.path.join(case_dir, k + ".yaml"), encoding="utf-8").read() for k in ("base", "ours", "theirs")}
 
     def outcome(t):
         for s in t.values():
             if not s.strip() or not loads_strict(s):
                 return None
-        status, res, _ = run_cmd(cmd, policy, git, t["base"], t["ours"], t["theirs"])
+        status, res, err = run_cmd(cmd, policy, git, t["base"], t["ours"], t["theirs"])
         try:
-            viol = judge(oracle, [load_docs(t[k]) for k in ("base", "ours", "theirs")], status, res)
+            viol = judge(oracle, policy, [t[k] for k in ("base", "ours", "theirs")],
+                         [load_docs(t[k]) for k in ("base", "ours", "theirs")], status, res, err)
         except RecursionError:
             return None
-        return (status, frozenset((v.rule, leaf(v.path)) for v in viol)) if viol else None
+        return (status, frozenset((v.cat, v.rule, leaf(v.path)) for v in viol)) if viol else None
 
     want = outcome(texts)
     if want is None:
@@ -2261,12 +3254,14 @@ def shrink(case_dir, cmd, policy, git, oracle):
     for k, s in texts.items():
         with open(os.path.join(out, k + ".yaml"), "w", encoding="utf-8", newline="") as f:
             f.write(s)
-    status, res, _ = run_cmd(cmd, policy, git, texts["base"], texts["ours"], texts["theirs"])
-    viol = judge(oracle, [load_docs(texts[k]) for k in ("base", "ours", "theirs")], status, res)
+    status, res, err = run_cmd(cmd, policy, git, texts["base"], texts["ours"], texts["theirs"])
+    viol = judge(oracle, policy, [texts[k] for k in ("base", "ours", "theirs")],
+                 [load_docs(texts[k]) for k in ("base", "ours", "theirs")], status, res, err)
     with open(os.path.join(out, "result.yaml"), "w", encoding="utf-8", newline="") as f:
         f.write(res or "")
     with open(os.path.join(out, "why.txt"), "w") as f:
-        f.write("%s after %d runs\n" % (status, runs) + "".join("violation: %s\n" % v for v in viol))
+        f.write("%s (policy %s) after %d runs\n" % (status, policy, runs) + "".join("%s: %s\n" % (v.cat, v) for v in viol)
+                + ("stderr:\n" + err[-3000:] if err.strip() else ""))
     print("adversary: shrunk %s to %s (%d lines in base) after %d runs" % (case_dir, out, texts["base"].count("\n"), runs))
     for v in viol:
         print("  " + str(v))
@@ -2274,123 +3269,239 @@ def shrink(case_dir, cmd, policy, git, oracle):
 
 # ---------------------------------------------------------------------------------------------
 
-def check_dirs(dirs, cmd, policy, git, oracle):
-    """Verdicts on case folders (exit 1 if any is a wrong clean result or has unparsable sides)."""
+
+def shrink_package(case_dir, cmd, policy, oracle):
+    """A package case minimised: files dropped (from all three folders, then from one), then
+    documents of each file (the same document from the three versions of a path)."""
+    trees = {k: read_tree(os.path.join(case_dir, k)) for k in ("base", "ours", "theirs")}
+
+    def outcome(t):
+        status, res, err = run_cmd(cmd, policy, False, t["base"], t["ours"], t["theirs"])
+        try:
+            viol = judge_package(oracle, policy, t["base"], t["ours"], t["theirs"], status, res, err)
+        except RecursionError:
+            return None
+        return (status, frozenset((v.cat, v.rule, leaf(v.path)) for v in viol)) if viol else None
+    want = outcome(trees)
+    if want is None:
+        sys.exit("adversary: %s does not fail any more" % case_dir)
+
+    def holds(t):
+        got = outcome(t)
+        return got is not None and got[0] == want[0] and got[1] & want[1]
+    runs = 0
+    changed = True
+    while changed:
+        changed = False
+        paths = sorted(set(trees["base"]) | set(trees["ours"]) | set(trees["theirs"]))
+        for p in paths:
+            for sides in (("base", "ours", "theirs"), ("base",), ("ours",), ("theirs",)):
+                cand = {k: {q: x for q, x in v.items() if not (q == p and k in sides)} for k, v in trees.items()}
+                if cand == trees or not cand["ours"] or not cand["base"]:
+                    continue
+                runs += 1
+                if holds(cand):
+                    trees, changed = cand, True
+                    break
+        for p in paths:
+            chunks = {k: re.split(r"(?m)^(?=---(?:\s|$))", trees[k][p]) for k in trees if p in trees[k]}
+            if len({len(c) for c in chunks.values()}) != 1:
+                continue
+            n = len(next(iter(chunks.values())))
+            for ci in range(n - 1, -1, -1):
+                cand = {k: dict(v) for k, v in trees.items()}
+                for k, c in chunks.items():
+                    cand[k][p] = "".join(x for j, x in enumerate(c) if j != ci)
+                if any(not loads_strict(cand[k][p]) for k in chunks):
+                    continue
+                runs += 1
+                if holds(cand):
+                    trees, changed = cand, True
+                    chunks = {k: re.split(r"(?m)^(?=---(?:\s|$))", trees[k][p]) for k in trees if p in trees[k]}
+    out = os.path.join(case_dir, "min")
+    if os.path.isdir(out):
+        import shutil
+        shutil.rmtree(out)
+    status, res, err = run_cmd(cmd, policy, False, trees["base"], trees["ours"], trees["theirs"])
+    viol = judge_package(oracle, policy, trees["base"], trees["ours"], trees["theirs"], status, res, err)
+    save_case(out, dict(trees, result=res), "%s (policy %s) after %d runs\n" % (status, policy, runs)
+              + "".join("%s: %s\n" % (v.cat, v) for v in viol) + ("stderr:\n" + err[-3000:] if err.strip() else ""))
+    print("adversary: shrunk %s to %s (%d files in base) after %d runs" % (case_dir, out, len(trees["base"]), runs))
+    for v in viol:
+        print("  %s: %s" % (v.cat, v))
+
+
+def check_dirs(dirs, cmd, policy, git, table, forced):
+    """Verdicts on case folders (exit 1 if any has a finding). A folder's why.txt gives the
+    policy it ran with unless --policy was given."""
     bad = 0
     for d in dirs:
-        texts = [open(os.path.join(d, k + ".yaml"), encoding="utf-8").read() for k in ("base", "ours", "theirs")]
-        status, res, err = run_cmd(cmd, policy, git, *texts)
-        viol = judge(oracle, [load_docs(t) for t in texts], status, res)
+        pol = policy if forced else (case_meta(d)[1] or policy)
+        oracle = Oracle(table, pol)
+        if os.path.isdir(os.path.join(d, "base")):
+            trees = [read_tree(os.path.join(d, k)) for k in ("base", "ours", "theirs")]
+            status, res, err = run_cmd(cmd, pol, False, *trees)
+            viol = judge_package(oracle, pol, *trees, status, res, err)
+        else:
+            texts = [open(os.path.join(d, k + ".yaml"), encoding="utf-8").read() for k in ("base", "ours", "theirs")]
+            status, res, err = run_cmd(cmd, pol, git, *texts)
+            skeleton = Skeleton() if case_meta(d)[0] == "templates" else None
+            if skeleton:
+                texts = [skeleton.mask(t) for t in texts]
+            viol = judge(oracle, pol, texts, [load_docs(t) for t in texts], status, res, err, skeleton)
         bad += bool(viol)
-        print("%s: %s%s" % (d, status, ", wrong" if viol and status == "clean" else ", sides do not load" if viol else ", ok"))
+        cats = sorted({v.cat for v in viol})
+        print("%s: %s (policy %s)%s" % (d, status, pol, ", " + ", ".join(cats) if cats else ", ok"))
         for v in viol:
-            print("  " + str(v))
+            print("  %s: %s" % (v.cat, v))
     sys.exit(1 if bad else 0)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cmd", help="merge command template with {base} {ours} {theirs} {out} [{policy}]")
-    ap.add_argument("--git", action="store_true", help="use `git merge-file -p` as the command")
-    ap.add_argument("--n", type=int, default=1500)
+    ap.add_argument("--git", action="store_true", help="use `git merge-file -p` as the command (files only)")
+    ap.add_argument("--n", type=int, default=1500, help="merges per policy")
     ap.add_argument("--seed", default="1")
-    ap.add_argument("--out", help="keep failing cases here as <n>/ folders")
-    ap.add_argument("--policy", default="mark", choices=["mark", "theirs", "ours"])
+    ap.add_argument("--out", help="keep failing cases here as <mode>-<policy>-<seed>-<n>/ folders")
+    ap.add_argument("--policy", default="mark", help="mark, theirs, ours, or several with commas (--n merges each)")
+    ap.add_argument("--mode", default="mixed", choices=MODES + ["mixed", "files"],
+                    help="what is merged: manifests, values files, templates, packages (folders), mixed (each "
+                    "mode in turn), files (manifests and values files together)")
     ap.add_argument("--perf", action="store_true", help="also use the perf manifests, cut to a few documents")
     ap.add_argument("--shared", help="the shared data folder (default: found next to the repository)")
-    ap.add_argument("--inputs", action="append", help="case folders root(s) holding */base.yaml (default: SHARED/realworld)")
-    ap.add_argument("--templates", action="store_true", help="merge Helm templates (SHARED/templates), edited and "
-                    "judged as the harness's own skeletons")
+    ap.add_argument("--inputs", action="append", help="case folders root(s) holding */base.yaml (default: SHARED/realworld, "
+                    "else the repository's tests/realworld)")
+    ap.add_argument("--templates", action="store_true", help="the same as --mode templates")
+    ap.add_argument("--max-bytes", type=int, help="leave out input files larger than this")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--index", type=int, action="append", help="run only these merge numbers (keeps their files with --out)")
-    ap.add_argument("--shrink", metavar="CASE_DIR", help="minimise a saved failing case (writes CASE_DIR/min/)")
-    ap.add_argument("--check", metavar="CASE_DIR", nargs="+", help="run the command on CASE_DIR/{base,ours,theirs}.yaml "
-                    "and print the oracle's verdict")
-    ap.add_argument("--skip-kinds", default="", help="comma-separated edit kinds not to make (e.g. null,empty)")
+    ap.add_argument("--shrink", metavar="CASE_DIR", nargs="+", help="minimise saved failing cases (writes CASE_DIR/min/)")
+    ap.add_argument("--check", metavar="CASE_DIR", nargs="+", help="run the command on case folders and print the "
+                    "oracle's verdict")
+    ap.add_argument("--skip-kinds", default="", help="comma-separated edit kinds not to make (for triage only)")
+    ap.add_argument("--fail-on-findings", action="store_true", help="exit 1 when any merge has a finding (CI)")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per failing merge")
     a = ap.parse_args()
     if a.git:
         a.cmd = GIT_CMD
     if not a.cmd:
         ap.error("--cmd or --git is required")
-    if a.policy != "mark":
-        print("adversary: warning: the oracle models mark mode; --policy %s reports are untriaged" % a.policy, file=sys.stderr)
+    if a.templates:
+        a.mode = "templates"
+    if a.git and a.mode in ("packages", "mixed"):
+        ap.error("--git merges files: give --mode manifests, values, templates or files")
+    policies = [p for p in a.policy.split(",") if p]
+    if not policies or set(policies) - {"mark", "theirs", "ours"}:
+        ap.error("--policy takes mark, theirs and ours")
     shared = find_shared(a.shared)
     table = load_table(shared)
     if a.shrink:
-        return shrink(a.shrink, a.cmd, a.policy, a.git, Oracle(table, a.policy))
+        for d in a.shrink:
+            if case_meta(d)[0] == "templates":
+                print("adversary: %s: templates are not shrunk (the skeleton ties lines together)" % d)
+                continue
+            pol = case_meta(d)[1] or policies[0]
+            shrink(d, a.cmd, pol, a.git, Oracle(table, pol))
+        return
     if a.check:
-        return check_dirs(a.check, a.cmd, a.policy, a.git, Oracle(table, a.policy))
-    roots = a.inputs or [os.path.join(shared, "templates" if a.templates else "realworld")]
+        return check_dirs(a.check, a.cmd, policies[0], a.git, table, "--policy" in sys.argv)
     t0 = time.time()
-    inputs = collect_inputs(shared, roots, a.perf, a.seed, a.templates)
-    if not inputs:
+    wanted = MODES if a.mode == "mixed" else ["manifests", "values"] if a.mode == "files" else [a.mode]
+    roots = a.inputs or ([os.path.join(shared, "realworld")] if shared else [os.path.join(REPO, "tests", "realworld")])
+    troots = [os.path.join(shared, "templates")] if shared and not a.inputs else []
+    pools = {}
+    if set(wanted) & {"manifests", "values", "packages"}:
+        files = collect_inputs(shared, roots, a.perf, a.seed, max_bytes=a.max_bytes, plain_roots=troots)
+        for cls in ("manifests", "values"):
+            pools[cls] = [x for x in files if x.cls == cls]
+        pools["packages"] = [x for x in files if x.docs and len(x.text) <= 60000]
+        pools["files"] = pools["manifests"] + pools["values"]
+    if "templates" in wanted:
+        pools["templates"] = collect_inputs(shared, troots or roots, False, a.seed, templates=True, max_bytes=a.max_bytes)
+    modes = [m for m in wanted if pools.get(m)]
+    if a.mode == "files":
+        modes = ["files"] if pools.get("files") else []
+    if not modes:
         sys.exit("adversary: no usable inputs")
     if a.out:
         os.makedirs(a.out, exist_ok=True)
-    jobs = [(i, a.seed) for i in (a.index or range(a.n))]
+    jobs = [(p, modes[i % len(modes)], i, a.seed) for p in policies for i in (a.index or range(a.n))]
     skip = [k for k in a.skip_kinds.split(",") if k]
     unknown = set(skip) - {k[0] for k in KINDS}
     if unknown:
         ap.error("unknown edit kinds: %s" % ", ".join(sorted(unknown)))
-    initargs = (inputs, table, a.cmd, a.policy, a.git, a.out, bool(a.index), skip)
+    initargs = (pools, table, a.cmd, a.git, a.out, bool(a.index), skip)
     if a.jobs > 1 and len(jobs) > 1:
         with multiprocessing.Pool(a.jobs, initializer=init_worker, initargs=initargs) as pool:
-            results = list(pool.imap_unordered(run_one, jobs, chunksize=4))
+            results = list(pool.imap_unordered(run_one, jobs, chunksize=2))
     else:
         init_worker(*initargs)
         results = [run_one(j) for j in jobs]
-    results.sort(key=lambda r: r["i"])
-    report(a, results, len(inputs), time.time() - t0)
+    results.sort(key=lambda r: (policies.index(r["policy"]), r["i"]))
+    n_inputs = {m: len(pools[m]) for m in modes}
+    text = report(a, results, n_inputs, time.time() - t0, skip)
+    print(text, end="")
+    if a.out:
+        with open(os.path.join(a.out, "report-%s-%s-%s.txt" % (a.mode, "+".join(policies), a.seed)), "w") as f:
+            f.write("$ %s\n%s" % (" ".join(shlex.quote(x) for x in sys.argv), text))
+    if a.fail_on_findings and any(r["viol"] for r in results):
+        sys.exit(1)
 
 
-def report(a, results, n_inputs, secs):
-    st = collections.Counter(r["status"] for r in results)
-    wrong = [r for r in results if r["status"] == "clean" and r["viol"]]
-    badconf = [r for r in results if r["status"] == "conflict" and r["viol"]]
-    by_rule, by_kind, kind_all, by_pair = collections.Counter(), collections.Counter(), collections.Counter(), collections.Counter()
-    for r in results:
-        for k in set(r["eo"]) | set(r["et"]):
-            kind_all[k] += 1
-    for r in wrong:
-        for rule in sorted({v[0] for v in r["viol"]}):
-            by_rule[rule] += 1
-        for k in set(r["eo"]) | set(r["et"]):
-            by_kind[k] += 1
-        by_pair["ours[%s] theirs[%s]" % (",".join(sorted(set(r["eo"]))), ",".join(sorted(set(r["et"]))))] += 1
-    if a.verbose:
-        for r in wrong + badconf:
-            v = r["viol"][0]
-            print("%5d %-8s %-28s %s at %s: %s" % (r["i"], r["status"], v[0], r["name"][:60], v[1], v[2][:160]))
+CATEGORIES = [("wrong-clean", "wrong clean results"), ("side-loses-data", "conflicts whose side loses data"),
+              ("side-unloadable", "conflicts whose side does not load"), ("crash", "crashes and bug reports"),
+              ("policy-conflict", "conflicts outside the line fallback (theirs/ours)")]
+
+
+def report(a, results, n_inputs, secs, skip):
+    lines = []
+    w = lines.append
     cmdname = "git merge-file" if a.git else a.cmd.split()[0]
-    print("command: %s (policy %s), %d inputs, %.0f s%s" % (cmdname, a.policy, n_inputs, secs,
-                                                         ", edit kinds skipped: " + a.skip_kinds if a.skip_kinds else ""))
-    print("clean: %d" % st["clean"])
-    print("conflict: %d" % st["conflict"])
-    print("error: %d" % st["error"])
-    if st["skipped"]:
-        print("skipped (oracle could not judge): %d" % st["skipped"])
-    print("wrong clean by violated rule (merges):")
-    for rule, c in by_rule.most_common():
-        print("  %-28s %d" % (rule, c))
-    print("wrong clean by edit kind involved (wrong / merges with that kind):")
-    for k, c in sorted(kind_all.items(), key=lambda kv: (-by_kind[kv[0]], kv[0])):
-        print("  %-14s %4d / %d" % (k, by_kind[k], c))
-    cs = collections.Counter()
-    for r in badconf:
-        for v in r["viol"]:
-            cs[v[0]] += 1
-    if cs:
-        print("conflicts whose sides do not load, by reason:")
-        for rule, c in cs.most_common():
-            print("  %-28s %d" % (rule, c))
-    errs = collections.Counter(r["err"].strip().splitlines()[-1][:100] if r["err"].strip() else "?" for r in results if r["status"] == "error")
+    w("command: %s, mode %s, seed %s, inputs %s, %.0f s%s" % (
+        cmdname, a.mode, a.seed, ", ".join("%s %d" % kv for kv in n_inputs.items()), secs,
+        ", edit kinds skipped: " + ",".join(skip) if skip else ""))
+    groups = collections.OrderedDict()
+    for r in results:
+        groups.setdefault((r["policy"], r["mode"]), []).append(r)
+    for (policy, mode), rs in groups.items():
+        st = collections.Counter(r["status"] for r in rs)
+        cats = collections.Counter(c for r in rs for c in {v[0] for v in r["viol"]})
+        w("policy %s, mode %s: %d merges: clean %d, conflict %d, error %d%s; findings: %s" % (
+            policy, mode, len(rs), st["clean"], st["conflict"], st["error"],
+            ", skipped %d" % st["skipped"] if st["skipped"] else "",
+            ", ".join("%s %d" % (c, cats[c]) for c, _ in CATEGORIES) if cats else "none"))
+    bad = [r for r in results if r["viol"]]
+    for cat, title in CATEGORIES:
+        rs = [r for r in bad if any(v[0] == cat for v in r["viol"])]
+        if not rs:
+            continue
+        by_rule, by_kind = collections.Counter(), collections.Counter()
+        for r in rs:
+            for rule in sorted({v[1] for v in r["viol"] if v[0] == cat}):
+                by_rule[rule] += 1
+            for k in set(r["eo"]) | set(r["et"]):
+                by_kind[k] += 1
+        w("%s: %d merges" % (title, len(rs)))
+        w("  by rule: " + ", ".join("%s %d" % kv for kv in by_rule.most_common()))
+        w("  by edit kind involved: " + ", ".join("%s %d" % kv for kv in by_kind.most_common()))
+    kind_all = collections.Counter(k for r in results for k in set(r["eo"]) | set(r["et"]))
+    w("edit kinds (merges with that kind): " + ", ".join("%s %d" % kv for kv in sorted(kind_all.items())))
+    errs = collections.Counter(r["err"].strip().splitlines()[-1][:100] if r["err"].strip() else "?"
+                               for r in results if r["status"] == "error")
     for e, c in errs.most_common(5):
-        print("  error x%d: %s" % (c, e))
+        w("  error x%d: %s" % (c, e))
+    if a.verbose:
+        for r in bad:
+            v = r["viol"][0]
+            w("%5d %-8s %-6s %-9s %-16s %-28s %s at %s: %s" % (r["i"], r["policy"], r["mode"][:6], r["status"], v[0],
+                                                            v[1], r["name"][:50], v[2], v[3][:160]))
     n = len(results)
-    print("adversary: %d merges (seed %s): clean %d, conflict %d, error %d; wrong clean %d (%.1f%%); "
-          "conflicts whose sides do not parse %d"
-          % (n, a.seed, st["clean"], st["conflict"], st["error"], len(wrong), 100.0 * len(wrong) / max(1, n), len(badconf)))
+    total = collections.Counter(c for r in results for c in {v[0] for v in r["viol"]})
+    w("adversary: %d merges (seed %s): clean %d, conflict %d, error %d; merges with findings %d (%s)" % (
+        n, a.seed, sum(r["status"] == "clean" for r in results), sum(r["status"] == "conflict" for r in results),
+        sum(r["status"] == "error" for r in results), len(bad), ", ".join("%s %d" % (c, total[c]) for c, _ in CATEGORIES)))
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
