@@ -468,6 +468,15 @@ def seq_merge(b, o, t, favor=None):
     return True, [value[x] for x in text.split()]
 
 
+def drop_nulls(v):
+    """A value without its null map entries, at any depth."""
+    if isinstance(v, dict):
+        return {k: drop_nulls(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [drop_nulls(x) for x in v]
+    return v
+
+
 def kind_of(v):
     return "map" if isinstance(v, dict) else "list" if isinstance(v, list) else "scalar"
 
@@ -710,7 +719,8 @@ class Rules:
             ok, merged = seq_merge(b, o, t, self.win)
             if ok and merged == r:
                 for v in sub:
-                    v.rule += "/hunk"
+                    if not v.rule.endswith("/hunk"):
+                        v.rule += "/hunk"
         out.extend(sub)
 
     # pairing by key, renames read by the oracle itself ------------------------------------------
@@ -752,7 +762,7 @@ class Rules:
         optional = []
         for side, x, xm in (("o", "t", tm), ("t", "o", om)):
             for g, n in maybe[side]:
-                sure = (g, n) in clear[side] and (n not in xm or (g, n) in clear[x])
+                sure = (g, n) in clear[side] and (n not in xm or (g, n) in clear[x]) and kind.clear_rename(g, n)
                 if sure and self.forced_renames():
                     forced[side][g] = n
                 else:
@@ -956,6 +966,9 @@ class Keyed:
     def compatible(self, g, n):
         return True
 
+    def clear_rename(self, g, n):
+        return True
+
     def strip(self, v):
         return without(v, self.fields)
 
@@ -971,6 +984,10 @@ class Docs:
 
     def compatible(self, g, n):
         return g[0] != "#position" and n[0] != "#position" and g[:2] == n[:2] and len(g) == len(n) == 4
+
+    def clear_rename(self, g, n):
+        # A resource that lost its name may have been renamed or replaced: never a sure rename.
+        return g[3] not in ("", None) and n[3] not in ("", None)
 
     def strip(self, v):
         if not isinstance(v, dict):
@@ -1072,12 +1089,17 @@ class Kyaml(Rules):
     def scalar_rule(self, path, b, o, t, r, out):
         """2.1 rules 2-6 (and 2.4, a list without keys, taken whole)."""
         if mn(b) != (t is ABSENT):
-            return self.expect(path, t, r, "kyaml-upstream-added-or-removed", out)
-        if mn(b):
-            return self.expect(path, o, r, "kyaml-local-only", out)
-        if t != b:
-            return self.expect(path, t, r, "kyaml-upstream-changed", out)
-        self.expect(path, o, r, "kyaml-keep-local", out)
+            exp, rule = t, "kyaml-upstream-added-or-removed"
+        elif mn(b):
+            exp, rule = o, "kyaml-local-only"
+        elif t != b:
+            exp, rule = t, "kyaml-upstream-changed"
+        else:
+            exp, rule = o, "kyaml-keep-local"
+        # A value taken whole may keep the nulls inside it or lose them (null clears a field).
+        if r != exp and isinstance(exp, (dict, list)) and drop_nulls(exp) == r:
+            return
+        self.expect(path, exp, r, rule, out)
 
     def map_value(self, ctx, path, b, o, t, r, out):
         """2.3: a map ours lacks gets upstream's delta; else each field of ours, base and
@@ -2639,6 +2661,8 @@ def run_cmd(cmd, policy, git, base, ours, theirs):
         if isinstance(base, dict):
             if os.path.isdir(paths["out"]):
                 res = read_tree(paths["out"])
+            elif rc == 0:
+                res = {}     # an empty package: no folder made for it
         elif os.path.exists(paths["out"]):
             with open(paths["out"], "rb") as f:
                 res = f.read().decode("utf-8", errors="replace")
@@ -3090,23 +3114,36 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
     if status == "error" or res is None:
         return out
     (bd, _), (od, _), (td, _) = load_tree(b, "base"), load_tree(o, "ours"), load_tree(t, "theirs")
+    fallback = "line merge used:" in err
+
+    def verdict(rules, r_files, rd, clean):
+        viol = package_check(rules, bd, od, td, rd, clean)
+        if viol and has_anchors(*[x for f in (b, o, t, r_files) for x in f.values()]):
+            try:
+                refs = [{p: load_refs(x) for p, x in f.items()} for f in (b, o, t, r_files)]
+            except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+                return viol
+            if not package_check(rules, *refs, clean=clean):
+                return []
+        return viol
     if status == "clean":
         rd, bad = load_tree(res, "result")
         if bad:
             bad.cat = "wrong-clean"
             return out + [bad]
-        for v in package_check(oracle.clean, bd, od, td, rd):
-            v.cat = "wrong-clean"
+        for v in verdict(oracle.mark if fallback else oracle.clean, res, rd, True):
+            v.cat, v.fallback = "wrong-clean", fallback
             out.append(v)
         return out
     for side in ("ours", "theirs"):
-        rd, bad = load_tree({p: take_side(x, side) for p, x in res.items()}, side)
+        r_side = {p: take_side(x, side) for p, x in res.items()}
+        rd, bad = load_tree(r_side, side)
         if bad:
-            bad.cat = "side-unloadable"
+            bad.cat, bad.fallback = "side-unloadable", fallback
             out.append(bad)
             continue
-        for v in package_check(oracle.sides[side], bd, od, td, rd, clean=False):
-            v.cat, v.side = "side-loses-data", side
+        for v in verdict(oracle.sides[side], r_side, rd, False):
+            v.cat, v.side, v.fallback = "side-loses-data", side, fallback
             out.append(v)
     return out
 
