@@ -132,6 +132,7 @@ import argparse
 import collections
 import datetime
 import difflib
+import glob
 import json
 import multiprocessing
 import os
@@ -1106,6 +1107,9 @@ class Kyaml(Rules):
         upstream merged (a map upstream deleted loses base's fields, keeps ours' own)."""
         if o is ABSENT and t is ABSENT:
             return self.expect(path, ABSENT, r, "kyaml-deleted", out)
+        if o is ABSENT and mn(b) and r is ABSENT:
+            # A map only theirs has is added, empty or not (vector merge3-scalar/12: `kind: {}`).
+            return self.expect(path, t, r, "kyaml-added-upstream", out)
         rr = {} if r is ABSENT else r
         if not isinstance(rr, dict):
             out.append(Violation("shape", fmt(path), "a map here; the result holds %s" % show(r)))
@@ -1154,17 +1158,33 @@ class Kyaml(Rules):
         self.keyed_any(kind, path, maps[0], maps[1], maps[2], rm, out)
 
     def elem(self, kind, path, b, o, t, r, out):
+        """2.5, one element: added by theirs, whole; ours' own, as it is; one theirs deleted goes
+        (kyaml leaves ours' own fields and the key, a partial element the notes read from the
+        code: that is taken too); else merged as a map, its key written back, and removed where
+        the merged map is empty."""
         fields = kind.fields
         if not all(isinstance(x, dict) or x is ABSENT for x in (b, o, t, r)):
             return self.value(kind.elem_ctx, path, b, o, t, r, out)
+        if b is ABSENT and o is ABSENT:
+            return self.expect(path, t, r, "kyaml-added-upstream", out)
+        if b is ABSENT and t is ABSENT:
+            return self.expect(path, o, r, "kyaml-local-only", out)
         bs, os_, ts = (without(x, fields) if x is not ABSENT else ABSENT for x in (b, o, t))
+        if t is ABSENT:
+            if r is ABSENT:
+                return
+            partial = {k: x for k, x in os_.items() if k not in bs} if isinstance(os_, dict) else {}
+            if o is not ABSENT and o != b and partial and without(r, fields) == partial:
+                return
+            out.append(Violation("kyaml-deleted-upstream", fmt(path), "theirs deleted this element; the result holds %s"
+                                 % show(r)))
+            return
         if r is ABSENT:
             # Removed: right where the merged element is empty (2.5: "result missing, null or
-            # {} is removed"), or where upstream deleted it (kyaml leaves ours' additions and the
-            # key, a partial element the notes read from the code; removing it all is taken too).
+            # {} is removed").
             sub = []
             self.map_value(kind.elem_ctx, path, bs, os_, ts, {}, sub)
-            if not sub or (t is ABSENT and b is not ABSENT):
+            if not sub:
                 return
             out.append(Violation("kyaml-element-missing", fmt(path), "the merged element is missing: %s" % sub[0]))
             return
@@ -3368,6 +3388,90 @@ def shrink_package(case_dir, cmd, policy, oracle):
         print("  %s: %s" % (v.cat, v))
 
 
+# ---------------------------------------------------------------------------------------------
+# Self-test: the oracle against known answers
+
+SELF_TESTS = [
+    # (name, policy, base, ours, theirs, result, must find something)
+    ("a renamed element takes the other side's edit", "mark",
+     "l:\n- name: a\n  x: 1\n  y: 2\n- name: b\n  x: 3\n",
+     "l:\n- name: a2\n  x: 1\n  y: 2\n- name: b\n  x: 3\n",
+     "l:\n- name: a\n  x: 1\n  y: 5\n- name: b\n  x: 3\n",
+     "l:\n- name: a2\n  x: 1\n  y: 5\n- name: b\n  x: 3\n", False),
+    ("the edit left on the old name is wrong", "mark",
+     "l:\n- name: a\n  x: 1\n  y: 2\n- name: b\n  x: 3\n",
+     "l:\n- name: a2\n  x: 1\n  y: 2\n- name: b\n  x: 3\n",
+     "l:\n- name: a\n  x: 1\n  y: 5\n- name: b\n  x: 3\n",
+     "l:\n- name: a2\n  x: 1\n  y: 2\n- name: a\n  x: 1\n  y: 5\n- name: b\n  x: 3\n", True),
+    ("both renamed one Tekton param, ours added a new one by the old name: dropping it is wrong", "mark",
+     "spec:\n  params:\n  - name: task-image\n    type: string\n    default: img:1\n  - name: other\n    default: x\n",
+     "spec:\n  params:\n  - name: builder-image\n    type: string\n    default: img:1\n  - name: task-image\n    type: string\n"
+     "    default: new:2\n  - name: other\n    default: x\n",
+     "spec:\n  params:\n  - name: builder-image\n    type: string\n    default: img:1\n  - name: other\n    default: x\n",
+     "spec:\n  params:\n  - name: builder-image\n    type: string\n    default: img:1\n  - name: other\n    default: x\n", True),
+    ("ours copied an element under a new name, theirs renamed it so: one copy is right (ambiguous reading)", "mark",
+     "l:\n- name: a\n  x: 1\n- name: b\n  x: 3\n",
+     "l:\n- name: a\n  x: 1\n- name: c\n  x: 1\n- name: b\n  x: 3\n",
+     "l:\n- name: c\n  x: 1\n- name: b\n  x: 3\n",
+     "l:\n- name: c\n  x: 1\n- name: b\n  x: 3\n", False),
+    ("both renamed one element differently: keeping both copies is wrong", "mark",
+     "l:\n- name: a\n  x: 1\n  y: 2\n",
+     "l:\n- name: a-ours\n  x: 1\n  y: 2\n",
+     "l:\n- name: a-theirs\n  x: 1\n  y: 2\n",
+     "l:\n- name: a-ours\n  x: 1\n  y: 2\n- name: a-theirs\n  x: 1\n  y: 2\n", True),
+    ("a list theirs emptied while ours edited an element: clean is wrong", "mark",
+     "args:\n- --a\n- --b\nl:\n- name: a\n  x: 1\n",
+     "args:\n- --a\n- --b\nl:\n- name: a\n  x: 2\n",
+     "args:\n- --a\n- --b\nl: []\n",
+     "args:\n- --a\n- --b\nl:\n- name: a\n  x: 2\n", True),
+    ("ours policy: ours wins where both changed a field, theirs' other edit stays", "ours",
+     "a: 1\nb: 1\n", "a: 2\nb: 1\n", "a: 3\nb: 4\n", "a: 2\nb: 4\n", False),
+    ("ours policy: theirs' edit elsewhere lost", "ours",
+     "a: 1\nb: 1\n", "a: 2\nb: 1\n", "a: 3\nb: 4\n", "a: 2\nb: 1\n", True),
+    ("theirs policy: a field ours deleted that theirs changed comes back (kyaml)", "theirs",
+     "a: 1\nb: 1\n", "b: 1\n", "a: 3\nb: 1\n", "a: 3\nb: 1\n", False),
+    ("theirs policy: a null clears the field", "theirs",
+     "a: 1\nb: 1\n", "a: 1\nb: 1\n", "a: null\nb: 1\n", "a: null\nb: 1\n", True),
+    ("an alias ours added shows theirs' change of its anchor (reference reading)", "mark",
+     "x:\n  k: 1\ny:\n  j: 1\n",
+     "x: &a\n  k: 1\ny:\n  j: 1\n  z: *a\n",
+     "x:\n  k: 2\ny:\n  j: 1\n",
+     "x: &a\n  k: 2\ny:\n  j: 1\n  z: *a\n", False),
+]
+
+
+def self_test(table, conformance):
+    """The oracle's verdict on known answers: the built-in cases above, and (theirs policy) every
+    merge3 conformance vector under `conformance`, whose expected result must pass while ours'
+    version, where it differs, must not. Exit 1 on any disagreement."""
+    bad = 0
+    for name, policy, b, o, t, r, wrong in SELF_TESTS:
+        texts = (b, o, t)
+        viol = two_readings(Oracle(table, policy).check, texts, [load_docs(x) for x in texts], r, load_docs(r))
+        if bool(viol) != wrong:
+            bad += 1
+            print("self-test: %s (%s): %s" % (name, policy, "; ".join(map(str, viol)) or "no violation found"))
+    n = 0
+    oracle = Oracle(table, "theirs")
+    for d in sorted(glob.glob(os.path.join(conformance, "merge3-*", "*"))) + sorted(
+            glob.glob(os.path.join(conformance, "kio-merge3-files", "*"))):
+        paths = [os.path.join(d, k + ".yaml") for k in ("original", "dest", "updated", "expected")]
+        if not all(os.path.isfile(p) for p in paths):
+            continue
+        docs = [load_docs(open(p, encoding="utf-8").read()) for p in paths]
+        n += 1
+        viol = oracle.check(*docs)
+        if viol:
+            bad += 1
+            print("self-test: %s: the expected result fails the theirs oracle: %s" % (d, viol[0]))
+        if docs[1] != docs[3] and not oracle.check(*docs[:3], docs[1]):
+            bad += 1
+            print("self-test: %s: ours' version passes the theirs oracle" % d)
+    print("adversary: self-test: %d built-in cases, %d conformance vectors, %d disagreements"
+          % (len(SELF_TESTS), n, bad))
+    sys.exit(1 if bad else 0)
+
+
 def check_dirs(dirs, cmd, policy, git, table, forced):
     """Verdicts on case folders (exit 1 if any has a finding). A folder's why.txt gives the
     policy it ran with unless --policy was given."""
@@ -3418,8 +3522,13 @@ def main():
                     "oracle's verdict")
     ap.add_argument("--skip-kinds", default="", help="comma-separated edit kinds not to make (for triage only)")
     ap.add_argument("--fail-on-findings", action="store_true", help="exit 1 when any merge has a finding (CI)")
+    ap.add_argument("--self-test", action="store_true", help="check the oracle against known answers (built-in "
+                    "cases, the conformance vectors) and exit")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per failing merge")
     a = ap.parse_args()
+    if a.self_test:
+        shared = find_shared(a.shared)
+        return self_test(load_table(shared), os.path.join(REPO, "tests", "conformance"))
     if a.git:
         a.cmd = GIT_CMD
     if not a.cmd:
