@@ -133,6 +133,7 @@ import collections
 import datetime
 import difflib
 import glob
+import itertools
 import json
 import multiprocessing
 import os
@@ -529,6 +530,9 @@ class Rules:
     def check(self, b_docs, o_docs, t_docs, r_docs, single=True):
         out = []
         if single and len(b_docs) == len(o_docs) == len(t_docs) == 1:
+            if not r_docs:
+                # Every key deleted: an empty file is the empty map.
+                r_docs = [{}]
             if len(r_docs) != 1:
                 out.append(Violation("document-count", "<file>", "three single documents merged into %d" % len(r_docs)))
                 return out
@@ -771,33 +775,52 @@ class Rules:
         out = [forced]
         if not optional:
             return out
-        # Readings with optional renames added: one at a time, then greedy sets, at most 48.
-        def add(reading, side, g, n):
-            r = {"o": dict(reading["o"]), "t": dict(reading["t"])}
-            if g in r[side] or n in r[side].values():
-                return None
-            r[side][g] = n
-            return r
-        singles = [add(forced, *p) for p in optional]
-        out.extend(x for x in singles if x)
-        greedy = forced
-        for p in optional:
-            greedy = add(greedy, *p) or greedy
-        if greedy is not forced:
-            out.append(greedy)
-        for side in ("o", "t"):
-            g2 = forced
-            for p in optional:
-                if p[0] == side:
-                    g2 = add(g2, *p) or g2
-            out.append(g2)
+        # Every consistent choice among the optional renames (each base key renamed to at most
+        # one key, each new key taken at most once, per side), fewest renames first; where
+        # there are too many, one at a time, each side's greedy set and both sides' together.
+        groups = collections.OrderedDict()
+        for side, g, n in optional:
+            if g not in forced[side] and n not in forced[side].values():
+                groups.setdefault((side, g), []).append(n)
+        combos = 1
+        for ns in groups.values():
+            combos *= len(ns) + 1
+        readings = []
+        if combos <= 256:
+            for choice in itertools.product(*[[None] + ns for ns in groups.values()]):
+                r = {"o": dict(forced["o"]), "t": dict(forced["t"])}
+                ok = True
+                for (side, g), n in zip(groups, choice):
+                    if n is None:
+                        continue
+                    if n in r[side].values():
+                        ok = False
+                        break
+                    r[side][g] = n
+                if ok:
+                    readings.append(r)
+            readings.sort(key=lambda r: len(r["o"]) + len(r["t"]))
+        else:
+            def add(reading, side, g, n):
+                r = {"o": dict(reading["o"]), "t": dict(reading["t"])}
+                if g in r[side] or n in r[side].values():
+                    return None
+                r[side][g] = n
+                return r
+            readings = [x for x in (add(forced, *p) for p in optional) if x]
+            for sides in (("o",), ("t",), ("o", "t")):
+                greedy = forced
+                for p in optional:
+                    if p[0] in sides:
+                        greedy = add(greedy, *p) or greedy
+                readings.append(greedy)
         seen, uniq = set(), []
-        for r in out:
+        for r in out + readings:
             k = (frozenset(r["o"].items()), frozenset(r["t"].items()))
             if k not in seen:
                 seen.add(k)
                 uniq.append(r)
-        return uniq[:48]
+        return uniq[:256]
 
     def forced_renames(self):
         return True
