@@ -679,26 +679,31 @@ class Rules:
             vals.append(freeze(v))
         return tuple(vals)
 
-    def keyed_maps(self, fields, lists, missing=None):
-        """Each list as an ordered map by key, or None where an element has no key or two share one."""
+    def keyed_maps(self, fields, lists, missing=None, collapse=False):
+        """Each list as an ordered map by key, or None where an element has no key or two share
+        one (`collapse`: the first of them stands for both, as kyaml's lookups do)."""
         maps = []
         for lst in lists:
             m = collections.OrderedDict()
             for e in lst:
                 k = self.elem_key(e, fields, missing)
+                if k in m and collapse:
+                    continue
                 if k is None or k in m:
                     return None
                 m[k] = e
             maps.append(m)
         return maps
 
-    def result_map(self, path, fields, r, out, missing=None):
+    def result_map(self, path, fields, r, out, missing=None, collapse=False):
         rm = collections.OrderedDict()
         for i, e in enumerate(r):
             k = self.elem_key(e, fields, missing)
             if k is None:
                 out.append(Violation("list-element-without-key", fmt(path + ["[%d]" % i]),
                                      "element has no %s: %s" % ("+".join(fields), show(e))))
+                continue
+            if k in rm and collapse:
                 continue
             if k in rm:
                 out.append(Violation("duplicate-list-key", fmt(path + [keylabel(fields, k)]),
@@ -1044,6 +1049,12 @@ class Kyaml(Rules):
         # kyaml pairs by key alone; kmerge may pair a rename as in mark mode: both readings.
         return False
 
+    def expect(self, path, exp, r, rule, out):
+        # A null clears its field wherever kyaml walks: a value taken whole may lose its nulls.
+        if r != exp and isinstance(exp, (dict, list)) and drop_nulls(exp) == r:
+            return
+        Rules.expect(self, path, exp, r, rule, out)
+
     def doc(self, g, path, b, o, t, r, out):
         """Section 1: a resource deleted upstream goes (kpt: stays where ours changed it); one
         ours deleted comes back from upstream (kpt: stays deleted); ours' own stays."""
@@ -1172,12 +1183,13 @@ class Kyaml(Rules):
         maps = self.keyed_maps(kind.fields, lists)
         missing = None
         if maps is None:
-            # kyaml reads a missing or null key field as "" (2.5) and pairs on what is left.
+            # kyaml reads a missing or null key field as "" (2.5) and pairs on what is left,
+            # the first of two elements with one key standing for both.
             missing = ""
-            maps = self.keyed_maps(kind.fields, lists, missing)
+            maps = self.keyed_maps(kind.fields, lists, missing, collapse=True)
         if maps is None:
             return self.scalar_rule(path, b, o, t, r, out)
-        rm = self.result_map(path, kind.fields, r if isinstance(r, list) else [], out, missing)
+        rm = self.result_map(path, kind.fields, r if isinstance(r, list) else [], out, missing, collapse=missing is not None)
         self.keyed_any(kind, path, maps[0], maps[1], maps[2], rm, out)
 
     def elem(self, kind, path, b, o, t, r, out):
