@@ -1077,6 +1077,9 @@ class Kyaml(Rules):
             # only where the null is a change from base.
             if r is ABSENT:
                 return
+            if o is None and t is None and r is None:
+                # Both sides wrote the same null: kept as both wrote it, or cleared.
+                return
             if b is not None or (r is not None and r != o and r != t):
                 out.append(Violation("kyaml-null-clears", fmt(path), "%s is null (the field is cleared); the result holds %s"
                                      % ("ours" if o is None else "theirs", show(r))))
@@ -1200,10 +1203,13 @@ class Kyaml(Rules):
         fields = kind.fields
         if not all(isinstance(x, dict) or x is ABSENT for x in (b, o, t, r)):
             return self.value(kind.elem_ctx, path, b, o, t, r, out)
-        if b is ABSENT and o is ABSENT:
-            return self.expect(path, t, r, "kyaml-added-upstream", out)
-        if b is ABSENT and t is ABSENT:
-            return self.expect(path, o, r, "kyaml-local-only", out)
+        if b is ABSENT and (o is ABSENT or t is ABSENT):
+            # Added by one side: whole, its nulls cleared or not, and gone where nothing but
+            # nulls and its key is left of it (an empty merged element is removed).
+            exp = t if o is ABSENT else o
+            if r is ABSENT and without(exp, fields) and not drop_nulls(without(exp, fields)):
+                return
+            return self.expect(path, exp, r, "kyaml-added-upstream" if o is ABSENT else "kyaml-local-only", out)
         bs, os_, ts = (without(x, fields) if x is not ABSENT else ABSENT for x in (b, o, t))
         if t is ABSENT:
             if r is ABSENT:
@@ -3352,8 +3358,8 @@ def shrink(case_dir, cmd, policy, git, oracle):
     with open(os.path.join(out, "result.yaml"), "w", encoding="utf-8", newline="") as f:
         f.write(res or "")
     with open(os.path.join(out, "why.txt"), "w") as f:
-        f.write("%s (policy %s) after %d runs\n" % (status, policy, runs) + "".join("%s: %s\n" % (v.cat, v) for v in viol)
-                + ("stderr:\n" + err[-3000:] if err.strip() else ""))
+        f.write("minimised %s (mode %s, policy %s): %s after %d runs\n" % (case_dir, case_meta(case_dir)[0], policy, status, runs)
+                + "".join("%s: %s\n" % (v.cat, v) for v in viol) + ("stderr:\n" + err[-3000:] if err.strip() else ""))
     print("adversary: shrunk %s to %s (%d lines in base) after %d runs" % (case_dir, out, texts["base"].count("\n"), runs))
     for v in viol:
         print("  " + str(v))
@@ -3416,7 +3422,7 @@ def shrink_package(case_dir, cmd, policy, oracle):
         shutil.rmtree(out)
     status, res, err = run_cmd(cmd, policy, False, trees["base"], trees["ours"], trees["theirs"])
     viol = judge_package(oracle, policy, trees["base"], trees["ours"], trees["theirs"], status, res, err)
-    save_case(out, dict(trees, result=res), "%s (policy %s) after %d runs\n" % (status, policy, runs)
+    save_case(out, dict(trees, result=res), "minimised %s (mode packages, policy %s): %s after %d runs\n" % (case_dir, policy, status, runs)
               + "".join("%s: %s\n" % (v.cat, v) for v in viol) + ("stderr:\n" + err[-3000:] if err.strip() else ""))
     print("adversary: shrunk %s to %s (%d files in base) after %d runs" % (case_dir, out, len(trees["base"]), runs))
     for v in viol:
