@@ -98,9 +98,12 @@ A CONFLICTED RESULT (exit 1): the files of taking ours', then theirs' part of ev
 sections dropped) must each load (no duplicate key) and pass the side check: the reading above
 with that side winning wherever both sides changed a path differently, where the side's whole
 value is also right (so a conflict as wide as a list or a document is fine); elsewhere it must
-hold the other side's changes as a clean result would. A finding of a list that equals git's
-element-by-element merge with the winning side's stretch of each conflict taken gets `/hunk` after
-its rule (the conflict took a stretch whole; the other side's change inside it is lost).
+hold the other side's changes as a clean result would. A list is also right where it equals git's
+element-by-element merge with the winning side's stretch of each conflicting hunk (the sequence
+reading of DESIGN.md: edits of a list that overlap conflict around just those elements); with
+--strict-lists it is judged as element multisets only, and such a finding gets `/hunk` after its
+rule (a stretch taken whole drops the other side's change inside it). The same holds for the ours
+policy's clean results.
 
 FINDINGS, by category: `wrong-clean` (exit 0, the oracle disagrees), `side-loses-data` (the side
 check fails), `side-unloadable`, `crash` (exit status 2 or more, a signal, a timeout, no output,
@@ -111,7 +114,7 @@ git's line merge is marked `(line fallback)`.
 Usage:
   scripts/adversary.py --cmd 'kmerge merge3 --on-conflict {policy} --base {base} --ours {ours} --theirs {theirs} -o {out}'
       [--n 1500] [--seed 1] [--policy mark[,theirs,ours]] [--mode mixed] [--out DIR] [--jobs 2]
-      [--max-bytes N] [--perf] [--fail-on-findings] [-v]
+      [--max-bytes N] [--perf] [--strict-lists] [--fail-on-findings] [-v]
   scripts/adversary.py --git [...]            # git merge-file as the command (files only)
   scripts/adversary.py --cmd ... --mode M --policy P --index 17 --out DIR   # redo merge 17, keep it
   scripts/adversary.py --cmd ... --shrink CASE_DIR [...]  # minimise saved cases (CASE_DIR/min/)
@@ -479,6 +482,9 @@ def drop_nulls(v):
     return v
 
 
+STRICT_LISTS = [False]   # --strict-lists: no sequence reading of a list a side's policy won
+
+
 def kind_of(v):
     return "map" if isinstance(v, dict) else "list" if isinstance(v, list) else "scalar"
 
@@ -723,11 +729,15 @@ class Rules:
         else:
             self.multiset(elem_ctx, path, b, o, t, r, sub)
         if sub and self.win:
-            # Not a pass, only a note for triage: a list that is git's element-by-element merge
-            # with each conflicting stretch taken from the winning side (a conflict hunk taken
-            # whole, which may drop the other side's change inside it).
+            # The sequence reading (DESIGN.md: a list without keys changed on both sides is a
+            # 3-way merge of its element sequences, edits that overlap a conflict around just
+            # those elements): git's element-by-element merge with the winning side's stretch of
+            # each conflict. Right under that reading, unless --strict-lists asks for the element
+            # multisets alone; then its findings are tagged /hunk.
             ok, merged = seq_merge(b, o, t, self.win)
             if ok and merged == r:
+                if not STRICT_LISTS[0]:
+                    return
                 for v in sub:
                     if not v.rule.endswith("/hunk"):
                         v.rule += "/hunk"
@@ -2692,7 +2702,8 @@ class Skeleton:
 G = {}
 
 
-def init_worker(pools, table, cmd, git, out_dir, save_all, skip=()):
+def init_worker(pools, table, cmd, git, out_dir, save_all, skip=(), strict=False):
+    STRICT_LISTS[0] = strict
     G.update(pools=pools, table=table, oracles={p: Oracle(table, p) for p in ("mark", "theirs", "ours")}, cmd=cmd,
              git=git, out=out_dir, save_all=save_all, skip=set(skip))
 
@@ -3473,6 +3484,12 @@ SELF_TESTS = [
      "a: 1\nb: 1\n", "b: 1\n", "a: 3\nb: 1\n", "a: 3\nb: 1\n", False),
     ("theirs policy: a null clears the field", "theirs",
      "a: 1\nb: 1\n", "a: 1\nb: 1\n", "a: null\nb: 1\n", "a: null\nb: 1\n", True),
+    ("a swap against an edit: the swapping side's part empty loses the element", "side:ours",
+     "args:\n- --a\n- --b\n- --c\n", "args:\n- --b\n- --a\n- --c\n", "args:\n- --a=1\n- --b\n- --c\n",
+     "args:\n- --b\n- --c\n", True),
+    ("a conflict side that is git's element merge with its own stretch is right (sequence reading)", "side:ours",
+     "args:\n- --a\n- --b\n", "args:\n- --a\n- --b\n- --c\n", "args:\n- --a\n- --x\n",
+     "args:\n- --a\n- --b\n- --c\n", False),
     ("an alias ours added shows theirs' change of its anchor (reference reading)", "mark",
      "x:\n  k: 1\ny:\n  j: 1\n",
      "x: &a\n  k: 1\ny:\n  j: 1\n  z: *a\n",
@@ -3488,7 +3505,11 @@ def self_test(table, conformance):
     bad = 0
     for name, policy, b, o, t, r, wrong in SELF_TESTS:
         texts = (b, o, t)
-        viol = two_readings(Oracle(table, policy).check, texts, [load_docs(x) for x in texts], r, load_docs(r))
+        if policy.startswith("side:"):
+            check = lambda *a, side=policy[5:]: Oracle(table).check_side(side, *a)
+        else:
+            check = Oracle(table, policy).check
+        viol = two_readings(check, texts, [load_docs(x) for x in texts], r, load_docs(r))
         if bool(viol) != wrong:
             bad += 1
             print("self-test: %s (%s): %s" % (name, policy, "; ".join(map(str, viol)) or "no violation found"))
@@ -3563,6 +3584,8 @@ def main():
                     "oracle's verdict")
     ap.add_argument("--skip-kinds", default="", help="comma-separated edit kinds not to make (for triage only)")
     ap.add_argument("--fail-on-findings", action="store_true", help="exit 1 when any merge has a finding (CI)")
+    ap.add_argument("--strict-lists", action="store_true", help="judge a list where a side's policy won as element "
+                    "multisets only, without the sequence reading (its findings are tagged /hunk)")
     ap.add_argument("--self-test", action="store_true", help="check the oracle against known answers (built-in "
                     "cases, the conformance vectors) and exit")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per failing merge")
@@ -3578,6 +3601,7 @@ def main():
         a.mode = "templates"
     if a.git and a.mode in ("packages", "mixed"):
         ap.error("--git merges files: give --mode manifests, values, templates or files")
+    STRICT_LISTS[0] = a.strict_lists
     policies = [p for p in a.policy.split(",") if p]
     if not policies or set(policies) - {"mark", "theirs", "ours"}:
         ap.error("--policy takes mark, theirs and ours")
@@ -3618,7 +3642,7 @@ def main():
     unknown = set(skip) - {k[0] for k in KINDS}
     if unknown:
         ap.error("unknown edit kinds: %s" % ", ".join(sorted(unknown)))
-    initargs = (pools, table, a.cmd, a.git, a.out, bool(a.index), skip)
+    initargs = (pools, table, a.cmd, a.git, a.out, bool(a.index), skip, a.strict_lists)
     if a.jobs > 1 and len(jobs) > 1:
         with multiprocessing.Pool(a.jobs, initializer=init_worker, initargs=initargs) as pool:
             results = list(pool.imap_unordered(run_one, jobs, chunksize=2))
