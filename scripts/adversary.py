@@ -3163,7 +3163,8 @@ def package_check(rules, b, o, t, r, clean=True):
     rules.keyed_any(DOCS, [], kb, ko, kt, kr, out)
     groups = {g[0]: g for g in pk.groups}
     for k, path in wr.items():
-        if k[0] == "#position":
+        if k[0] == "#position" or k[3] in ("", None):
+            # A resource without a name may be one a side renamed: where it goes is not judged.
             continue
         # Where ours or theirs has the resource, and where its file went on either side.
         allowed = set()
