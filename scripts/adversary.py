@@ -119,6 +119,8 @@ Usage:
   scripts/adversary.py --cmd ... --mode M --policy P --index 17 --out DIR   # redo merge 17, keep it
   scripts/adversary.py --cmd ... --shrink CASE_DIR [...]  # minimise saved cases (CASE_DIR/min/)
   scripts/adversary.py --cmd ... --check DIR [DIR...]     # the oracle's verdict on case folders
+  scripts/adversary.py --self-test                        # the oracle against known answers: built-in
+                                                          # merges, tests/conformance's merge3 vectors
 TEMPLATE placeholders: {base} {ours} {theirs} {out} (shell-quoted paths) and {policy}; --policy
 reaches the command only through {policy}. --n merges are made for each policy, the same ones.
 --out DIR keeps every merge with a finding as DIR/<mode>-<policy>-<seed>-<n>/ with
