@@ -225,10 +225,10 @@ fn by_structure(
     }
     let size = opts.marker_size;
     let checked = widened(&versions, opts, merged, forced);
-    let git_holds = git_conflicts
-        .as_ref()
-        .is_some_and(|line| verify::sides_hold(&versions, &line.bytes, size, None).is_ok());
-    let git = git_conflicts.filter(|_| git_holds);
+    // Git's markers count only where they hold whichever side is taken (checked only where
+    // they would be used: two more parses of a large file otherwise).
+    let git_holds =
+        |line: &LineMerge| verify::sides_hold(&versions, &line.bytes, size, None).is_ok();
     let merged = match checked {
         Ok((merged, widenings)) => {
             messages.extend(widenings);
@@ -238,14 +238,17 @@ fn by_structure(
             messages.push(format!(
                 "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"
             ));
+            let git = git_conflicts.filter(|line| git_holds(line));
             return Ok(last_resort(base, ours, theirs, opts, git, messages));
         }
     };
     // Never worse than git: where git's markers hold too and enclose fewer lines (a list
     // both sides reshuffled can be narrower line by line than element by element), git's
     // result is kept; otherwise the field-shaped markers are.
-    if let Some(line) = git {
-        if marked_lines(&line.bytes, size) < marked_lines(merged.text.as_bytes(), size) {
+    if let Some(line) = git_conflicts {
+        if marked_lines(&line.bytes, size) < marked_lines(merged.text.as_bytes(), size)
+            && git_holds(&line)
+        {
             let mut messages = conflict_messages(&merged.conflicts);
             messages.push(GIT_MARKERS_KEPT.into());
             return Ok(Outcome {

@@ -56,8 +56,10 @@ impl<'t> Merger<'t> {
         // A block scalar kept with `+` holds its trailing blank lines as value, outside its
         // span, where the text splice cannot carry them: where ours' and theirs' differ
         // there, the person decides.
+        let scalar = |tree: &Tree, n: NodeId| tree.node(n).kind == Kind::Scalar;
         if !self.opts.policy.kyaml()
             && self.prepend().is_none()
+            && (scalar(ours, o.node) || scalar(theirs, t.node))
             && ours.kept_blank_lines(o.node) != theirs.kept_blank_lines(t.node)
             && !same_data(ours, o.node, theirs, t.node)
         {
@@ -281,10 +283,10 @@ impl<'t> Merger<'t> {
             && self.prepend().is_none()
             && self.forced.is_empty()
             && self.ours.node(o.node).kind != Kind::Alias
-            && !self.ours.value_outruns_text(o.node)
-            && !self.theirs.value_outruns_text(t.node)
             && self.theirs.src(t.node) == ours
             && b.is_some_and(|b| self.base.src(b.node) == ours)
+            && !self.ours.value_outruns_text(o.node)
+            && !self.theirs.value_outruns_text(t.node)
     }
 
     /// The pairing rules shared by map fields and associative list elements, for the children

@@ -369,9 +369,10 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
 /// `side`), given each version's element keys: like a renamed resource, exactly one base
 /// element that `other` kept is missing from `side`, exactly one element of `side` is in
 /// neither base nor `other`, both stand at the same place (after the same element base and
-/// `side` share), and `similar` says their content is mostly the same. The merge and its check
-/// pair elements by this one rule, so a rename merged with the other side's edit is not taken
-/// for a deletion plus an addition.
+/// `side` share), and `similar` says their content is mostly the same. The merge pairs elements
+/// by this rule, so a rename merged with the other side's edit is not taken for a deletion
+/// plus an addition; the check reads renames its own way (`verify::pairing`), so that a
+/// mistake of this rule cannot pass it.
 pub(crate) fn renamed_element(
     base: &[&str],
     side: &[&str],

@@ -68,10 +68,50 @@ pub(crate) fn has_marker_lines(text: &[u8]) -> bool {
 /// the marker lines left out. A conflict left open runs to the end. "Never more lines than
 /// git" compares this count.
 pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
-    let text = String::from_utf8_lossy(text);
-    lines_in(&text, size)
-        .filter(|(_, _, here)| matches!(here, In::Ours | In::Base | In::Theirs))
-        .count()
+    let is_marker = |at: usize, c: u8| {
+        let line = &text[at..];
+        line.len() >= size
+            && line[..size].iter().all(|&x| x == c)
+            && matches!(line.get(size), None | Some(b' ' | b'\r' | b'\n'))
+    };
+    let lines = |from: usize, to: usize| memchr::memchr_iter(b'\n', &text[from..to]).count();
+    // The `|||||||` and `=======` lines after an open marker at `from`, up to `to`, as the
+    // states of `lines_in` read them, and whether theirs' part was reached (a close counts
+    // only there).
+    let inner = |from: usize, to: usize| -> (usize, bool) {
+        let (mut n, mut theirs, mut base) = (0, false, false);
+        let found = memchr::memchr2_iter(b'|', b'=', &text[from..to]).map(|i| from + i);
+        for at in at_line_starts(text, found) {
+            match text[at] {
+                b'|' if !base && !theirs && is_marker(at, b'|') => (base, n) = (true, n + 1),
+                b'=' if !theirs && is_marker(at, b'=') => (theirs, n) = (true, n + 1),
+                _ => {}
+            }
+        }
+        (n, theirs)
+    };
+    let mut count = 0;
+    let mut opened: Option<usize> = None;
+    for at in at_line_starts(text, memchr::memchr2_iter(b'<', b'>', text)) {
+        match (opened, text[at]) {
+            (None, b'<') if is_marker(at, b'<') => opened = Some(at),
+            (Some(from), b'>') if is_marker(at, b'>') => {
+                let (markers, closes) = inner(from, at);
+                if closes {
+                    count += lines(from, at) - 1 - markers;
+                    opened = None;
+                }
+            }
+            _ => {}
+        }
+    }
+    // A conflict left open runs to the end.
+    if let Some(from) = opened {
+        let (markers, _) = inner(from, text.len());
+        let last = usize::from(!text.ends_with(b"\n"));
+        count += lines(from, text.len()) + last - 1 - markers;
+    }
+    count
 }
 
 /// How many conflicts markers of `size` open in `text`: its `<<<<<<<` lines.
@@ -230,6 +270,23 @@ mod tests {
                 &side[run.side.clone()],
                 &text[run.marked..run.marked + run.side.len()]
             );
+        }
+    }
+
+    #[test]
+    fn marked_lines_counts_what_the_sides_reading_reads_inside_conflicts() {
+        let texts = [
+            "a\n<<<<<<< o\nb\n||||||| base\nc\n=======\nd\ne\n>>>>>>> t\nf\n",
+            "<<<<<<< o\r\nb\r\n=======\r\n>>>>>>> t\r\n<<<<<<< o\r\n=======\r\nx\r\n>>>>>>> t",
+            ">>>>>>> stray\n<<<<<<<\n|||||||\n||||||| twice\n=======\n=======\n>>>>>>>\ny\n",
+            "<<<<<<<\nno close\n=======\nstill open",
+            "x: |\n  <<<<<<< inside a scalar\n=======\n",
+        ];
+        for text in texts {
+            let by_lines = lines_in(text, 7)
+                .filter(|(_, _, here)| matches!(here, In::Ours | In::Base | In::Theirs))
+                .count();
+            assert_eq!(marked_lines(text.as_bytes(), 7), by_lines, "{text:?}");
         }
     }
 

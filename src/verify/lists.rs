@@ -509,10 +509,12 @@ fn emptied_against_an_edit([(bt, b), (ot, o), (tt, t)]: [(&Tree, At); 3]) -> Opt
             .map(|x| tree.children(x).iter().map(|&e| digest(tree, e)).collect())
             .unwrap_or_default()
     };
-    let (bd, od, td) = (items(bt, b), items(ot, o), items(tt, t));
-    if bd.is_empty() {
+    // Only an emptied list is read (a CRD's `versions` elements are megabytes each).
+    let empty = |tree: &Tree, x: At| seq(tree, x).is_some_and(|x| tree.children(x).is_empty());
+    if !(empty(ot, o) || empty(tt, t)) || seq(bt, b).is_none_or(|b| bt.children(b).is_empty()) {
         return None;
     }
+    let (bd, od, td) = (items(bt, b), items(ot, o), items(tt, t));
     let edited = |sd: &[u128]| {
         let mut held: HashMap<u128, usize> = HashMap::new();
         for &x in &bd {
@@ -570,8 +572,8 @@ fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Vec<Item>
 }
 
 /// The content of the elements a merge of a plain list may pair, for trying the most alike
-/// pairs first. Left empty (every order equal) where the lists are too long to compare every
-/// pair.
+/// pairs first. Left empty (every order equal) where only one pairing is possible, or the
+/// lists are too long to compare every pair.
 struct Alike {
     /// The leaves of each version's elements (base, ours, theirs, result) by their data name.
     leaves: [HashMap<u128, Leaves>; 4],
@@ -586,7 +588,15 @@ impl Alike {
     ) -> Alike {
         let mut leaves: [HashMap<u128, Leaves>; 4] = Default::default();
         let pairs = dropped.len() * (ours.len() + theirs.len() + versions[3].1.len());
-        if pairs > COMPARED_PAIRS || dropped.is_empty() || ours.is_empty() || theirs.is_empty() {
+        // One element of each kind cannot pair wrong: nothing to rank (reading every leaf of
+        // a CRD's schema costs more than the merge's check of it).
+        let one_way = dropped.len() == 1 && ours.len() == 1 && theirs.len() == 1;
+        if one_way
+            || pairs > COMPARED_PAIRS
+            || dropped.is_empty()
+            || ours.is_empty()
+            || theirs.is_empty()
+        {
             return Alike { leaves };
         }
         let wanted: [Option<&[u128]>; 4] = [Some(dropped), Some(ours), Some(theirs), None];

@@ -260,8 +260,10 @@ fn side_tree(taken: Taken, picked: &str) -> Result<Tree<'_>, String> {
     }
 }
 
-/// Text size (bytes) from which the two sides of a conflicted result parse on two threads.
-const PARALLEL_FROM: usize = 128 << 10;
+/// Text size (bytes) from which the two sides of a conflicted result are parsed and checked
+/// on two threads: each costs a parse and a walk of the versions, far more than a thread's
+/// start from here on.
+const PARALLEL_FROM: usize = 16 << 10;
 
 /// A clean structural result must read back as YAML with no repeated key; if the splice broke
 /// it, that is a bug, and the line merge is safer. Its tree is returned for the check: the

@@ -466,12 +466,12 @@ impl<'t> Checker<'t> {
         if let [Some(b), Some(o), Some(t), Some(r)] = found {
             let text = self.o.src(o);
             if self.o.node(o).kind != Kind::Alias
-                && ![(self.b, b), (self.o, o), (self.t, t), (self.r, r)]
-                    .iter()
-                    .any(|&(tree, n)| tree.value_outruns_text(n))
                 && self.b.src(b) == text
                 && self.t.src(t) == text
                 && self.r.src(r) == text
+                && ![(self.b, b), (self.o, o), (self.t, t), (self.r, r)]
+                    .iter()
+                    .any(|&(tree, n)| tree.value_outruns_text(n))
             {
                 return;
             }
