@@ -285,7 +285,13 @@ fn widened(
                 Ok(()) => return Ok((merged, notes)),
                 Err(broken) => broken,
             };
-        let wider = wider(&forced, &broken.violations);
+        let wider = match broken.violations.is_empty() {
+            // A side that does not parse (an alias whose anchor stands in the other side's
+            // part of a conflict): each conflict widens to its document, where each side
+            // holds its own anchors.
+            true => documents_of(&forced, &merged.conflicts),
+            false => wider(&forced, &broken.violations),
+        };
         if wider.len() == forced.len() {
             return Err(broken.what);
         }
@@ -314,6 +320,18 @@ fn wider(forced: &[(String, String)], violations: &[verify::Violation]) -> Vec<(
                 Some(p) => path = p,
                 None => break,
             }
+        }
+    }
+    out
+}
+
+/// `forced` with a conflict more over each document that holds one of `conflicts`.
+fn documents_of(forced: &[(String, String)], conflicts: &[Conflict]) -> Vec<(String, String)> {
+    let mut out = forced.to_vec();
+    for c in conflicts {
+        let at = (c.resource.clone(), String::new());
+        if !out.contains(&at) {
+            out.push(at);
         }
     }
     out

@@ -50,7 +50,7 @@ impl<'t> Merger<'t> {
     pub fn merge_value(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
         let (base, ours, theirs) = (self.base, self.ours, self.theirs);
         if self.forced_at(&path.shown) {
-            let what = "kmerge's check of the merged data found the rules wrong here".into();
+            let what = "marked by kmerge's own check: the rules' result here, or a narrower conflict, would lose data".into();
             return self.conflict_field(path, what, b, o, Some(t));
         }
         // A block scalar kept with `+` holds its trailing blank lines as value, outside its
