@@ -394,6 +394,12 @@ impl Checker<'_> {
             }
             break;
         }
+        // A base element as messages show it: the start of its data.
+        let base_shown = |x: u128| {
+            node(&bd, &bi, x)
+                .map(|n| canonical(bt, n).chars().take(30).collect::<String>())
+                .unwrap_or_default()
+        };
         // A base element one side deleted and the other replaced in its place (an element
         // without a key edited): a deletion against a change, which a clean result cannot
         // settle; taken from one side, that side's state of it.
@@ -412,9 +418,7 @@ impl Checker<'_> {
             };
             match self.rule {
                 Rule::Mark => {
-                    let shown = node(&bd, &bi, x)
-                        .map(|n| canonical(bt, n).chars().take(30).collect::<String>())
-                        .unwrap_or_default();
+                    let shown = base_shown(x);
                     return self.at(
                         path,
                         common,
@@ -453,9 +457,7 @@ impl Checker<'_> {
             return;
         }
         if let Some(x) = replaced_by_both(&bd, &od, &td, &rd) {
-            let shown = node(&bd, &bi, x)
-                .map(|n| canonical(bt, n).chars().take(30).collect::<String>())
-                .unwrap_or_default();
+            let shown = base_shown(x);
             return self.at(
                 path,
                 common,
