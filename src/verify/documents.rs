@@ -32,8 +32,8 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
         }
     }
     let mut checker = Checker::new(versions, result, rule);
-    let found = checker.attempt(|c| c.documents(&docs, &by_identity(&docs, refs)));
     let rows = by_identity(&docs, refs);
+    let found = checker.attempt(|c| c.documents(&docs, &rows));
     if !found.is_empty() && rows.iter().any(Row::incomplete) {
         let skip: &[&str] = &IDENTITY_FIELDS;
         let alike = by_likeness(trees, refs, skip, rule.winner())
