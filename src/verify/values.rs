@@ -608,7 +608,14 @@ fn expected(what: &str, tree: &Tree, want: At, rt: &Tree, got: At) -> String {
 /// Whether `r` is theirs' value `t` with the nulls theirs wrote left out (kyaml clears them).
 pub(super) fn cleared_same(rt: &Tree, r: At, tt: &Tree, t: At) -> bool {
     let (Some(r), Some(t)) = (r, t) else {
-        return r.is_none() && (t.is_none() || t.is_some_and(|t| tt.is_null(t)));
+        // Nothing left: a null, or a map of nulls only, each of which kyaml clears.
+        let cleared = |t: NodeId| {
+            tt.is_null(t)
+                || tt.node(t).kind == Kind::Map
+                    && tt.node(t).child_count() > 0
+                    && tt.entries(t).all(|(_, v)| tt.is_null(v))
+        };
+        return r.is_none() && t.is_none_or(cleared);
     };
     let (rn, tn) = (rt.node(r), tt.node(t));
     match (rn.kind, tn.kind) {
