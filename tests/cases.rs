@@ -37,7 +37,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{kmerge_bin, run_guarded, unified_diff, yaml_documents};
+use common::{run_guarded, unified_diff, yaml_documents};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// A hang guard: every case takes milliseconds.
@@ -158,22 +158,9 @@ fn run_case(dir: &Path, pending: bool) -> Result<(Expect, Verdict), String> {
     }
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out_path = scratch.path().join("out.yaml");
-    let mut cmd = std::process::Command::new(kmerge_bin());
-    cmd.current_dir(dir)
-        .args([
-            "merge3",
-            "--base",
-            "base.yaml",
-            "--ours",
-            "ours.yaml",
-            "--theirs",
-            "theirs.yaml",
-            "-o",
-        ])
-        .arg(&out_path)
-        .args(&expect.args);
-    // Keep the developer's git config (merge.conflictStyle) out of the result.
-    common::isolate(&mut cmd, scratch.path());
+    // Isolated: the developer's git config (merge.conflictStyle) stays out of the result.
+    let mut cmd = common::merge3_case(dir, &out_path, scratch.path());
+    cmd.args(&expect.args);
     let run = run_guarded(&mut cmd, LIMIT)?;
     let verdict = check(&expect, &run, &expected_path, &out_path);
     Ok((expect, verdict))

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{kmerge_bin, note, run_guarded};
+use common::{note, run_guarded};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// A hang guard: the largest case takes a fraction of a second.
@@ -221,20 +221,7 @@ fn file_name(dir: &Path) -> String {
 fn measure(dir: &Path) -> Result<Measured, Failed> {
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = scratch.path().join("out.yaml");
-    let mut cmd = std::process::Command::new(kmerge_bin());
-    cmd.current_dir(dir)
-        .args([
-            "merge3",
-            "--base",
-            "base.yaml",
-            "--ours",
-            "ours.yaml",
-            "--theirs",
-            "theirs.yaml",
-            "-o",
-        ])
-        .arg(&out);
-    common::isolate(&mut cmd, scratch.path());
+    let mut cmd = common::merge3_case(dir, &out, scratch.path());
     let run = run_guarded(&mut cmd, LIMIT)?;
     if run.timed_out {
         return Err(format!("still running after {LIMIT:?}").into());

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{kmerge_bin, note, run_guarded, yaml_documents};
+use common::{note, run_guarded, yaml_documents};
 use kmerge::driver::merge_bytes;
 use kmerge::options::MergeOptions;
 use kmerge::testing::sides_hold;
@@ -260,20 +260,7 @@ fn realworld_score_and_class_b_guard() {
     for case in cases {
         let scratch = tempfile::tempdir().expect("temporary directory");
         let out = scratch.path().join("out.yaml");
-        let mut cmd = Command::new(kmerge_bin());
-        cmd.current_dir(&case.dir)
-            .args([
-                "merge3",
-                "--base",
-                "base.yaml",
-                "--ours",
-                "ours.yaml",
-                "--theirs",
-                "theirs.yaml",
-                "-o",
-            ])
-            .arg(&out);
-        common::isolate(&mut cmd, scratch.path());
+        let mut cmd = common::merge3_case(&case.dir, &out, scratch.path());
         let run = run_guarded(&mut cmd, LIMIT).unwrap_or_else(|e| panic!("{}: {e}", case.name));
         let result = fs::read(&out).ok();
         let merged = read(&case.dir, "merged.yaml");

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{kmerge_bin, note, run_guarded};
+use common::{note, run_guarded};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// A hang guard: the largest case (a 45,000-line CRD file) takes a fraction of a second.
@@ -86,20 +86,7 @@ fn cases_in(root: &Path) -> Vec<PathBuf> {
 fn run(dir: &Path, deviation: Option<&str>) -> Result<(), Failed> {
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = scratch.path().join("out.yaml");
-    let mut cmd = Command::new(kmerge_bin());
-    cmd.current_dir(dir)
-        .args([
-            "merge3",
-            "--base",
-            "base.yaml",
-            "--ours",
-            "ours.yaml",
-            "--theirs",
-            "theirs.yaml",
-            "-o",
-        ])
-        .arg(&out);
-    common::isolate(&mut cmd, scratch.path());
+    let mut cmd = common::merge3_case(dir, &out, scratch.path());
     let run = run_guarded(&mut cmd, LIMIT)?;
     let stderr = String::from_utf8_lossy(&run.stderr);
     let merged = fs::read(dir.join("merged.yaml")).map_err(|e| e.to_string())?;

@@ -150,6 +150,27 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
         .env("LANG", "C");
 }
 
+/// `kmerge merge3` on a case folder's `base.yaml`, `ours.yaml` and `theirs.yaml`, the result
+/// written to `out`, isolated from the machine's git configuration with `home` as its home
+/// (a folder the caller keeps alive): the command every data-driven test runs.
+pub fn merge3_case(dir: &Path, out: &Path, home: &Path) -> Command {
+    let mut cmd = Command::new(kmerge_bin());
+    cmd.current_dir(dir)
+        .args([
+            "merge3",
+            "--base",
+            "base.yaml",
+            "--ours",
+            "ours.yaml",
+            "--theirs",
+            "theirs.yaml",
+            "-o",
+        ])
+        .arg(out);
+    isolate(&mut cmd, home);
+    cmd
+}
+
 /// One line on stderr that the test harness does not capture: for what a run should always
 /// show, such as whether an optional data set beside the repository was there.
 pub fn note(line: &str) {
