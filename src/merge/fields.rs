@@ -128,11 +128,33 @@ impl<'t> Merger<'t> {
             && theirs_mergeable
             && base_map_or_none(on.kind)
         {
+            // Theirs emptied it (`[]`, `{}`): a conflict inside over what ours changed would
+            // leave theirs' side with no children, a null where theirs wrote an empty
+            // collection. The person decides between the two whole values, as git shows them.
+            let emptied_by_theirs = tn.child_count() == 0
+                && matches!(self.opts.policy.resolve(), Resolution::Mark)
+                && b.is_some_and(|b| !base.children(b.node).is_empty());
+            let before = emptied_by_theirs.then(|| {
+                (
+                    self.plan.ops.len(),
+                    self.plan.conflicts.len(),
+                    self.deleted.clone(),
+                )
+            });
             match on.kind {
-                Kind::Map => return self.merge_map(path, b.map(|b| b.node), o, Some(t.node)),
-                Kind::Seq => return self.merge_list(path, b, o, t),
-                _ => {}
+                Kind::Map => self.merge_map(path, b.map(|b| b.node), o, Some(t.node)),
+                Kind::Seq => self.merge_list(path, b, o, t),
+                _ => unreachable!("a block collection is a map or a list"),
             }
+            if let Some((ops, conflicts, deleted)) = before {
+                if self.plan.conflicts.len() > conflicts {
+                    self.plan.ops.truncate(ops);
+                    self.plan.conflicts.truncate(conflicts);
+                    self.deleted = deleted;
+                    self.both_changed(path, b, o, t);
+                }
+            }
+            return;
         }
         if !ours_unchanged
             && b.is_some()
