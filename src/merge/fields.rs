@@ -290,7 +290,7 @@ impl<'t> Merger<'t> {
         let ours = fields(self.ours, o.node);
         let theirs = t.map_or_else(Vec::new, |t| fields(self.theirs, t));
         let planned = self.plan.ops.len();
-        self.merge_children(path, Children::Fields, o, &base, &ours, &theirs);
+        self.merge_children(path, Children::Fields, &[], o, &base, &ours, &theirs);
         if let (Some(b), Some(t), true) = (b, t, self.plan.ops.len() == planned) {
             self.follow_theirs_order(b, o, t);
         }
@@ -313,10 +313,14 @@ impl<'t> Merger<'t> {
 
     /// The pairing rules shared by map fields and associative list elements, for the children
     /// of ours' collection `parent`.
+    /// `keys` are a keyed list's key fields (empty for other children), which a rename
+    /// changes and the likeness of its two elements leaves out.
+    #[allow(clippy::too_many_arguments)]
     pub fn merge_children(
         &mut self,
         path: &Path,
         kind: Children,
+        keys: &[String],
         parent: Field,
         base: &[Child],
         ours: &[Child],
@@ -332,8 +336,8 @@ impl<'t> Merger<'t> {
         // element, when nothing else can be: it goes by the base name from here on.
         let (renamed_ours, renamed_theirs);
         let (ours, theirs) = if kind == Children::Elements && !self.opts.policy.kyaml() {
-            renamed_ours = self.pair_rename(base, ours, theirs, self.ours);
-            renamed_theirs = self.pair_rename(base, theirs, ours, self.theirs);
+            renamed_ours = self.pair_rename(base, ours, theirs, self.ours, keys);
+            renamed_theirs = self.pair_rename(base, theirs, ours, self.theirs, keys);
             (
                 renamed_ours.as_deref().unwrap_or(ours),
                 renamed_theirs.as_deref().unwrap_or(theirs),
@@ -490,13 +494,15 @@ impl<'t> Merger<'t> {
         side: &[Child<'c>],
         other: &[Child],
         tree: &Tree,
+        keys: &[String],
     ) -> Option<Vec<Child<'c>>> {
         fn names<'a>(v: &'a [Child]) -> Vec<&'a str> {
             v.iter().map(|c| c.name.as_ref()).collect()
         }
         let (bi, si) =
             crate::resource::renamed_element(&names(base), &names(side), &names(other), |b, s| {
-                crate::resource::similar(self.base, base[b].field.node, tree, side[s].field.node)
+                let (bn, sn) = (base[b].field.node, side[s].field.node);
+                crate::resource::similar_element(self.base, bn, tree, sn, keys)
             })?;
         let mut renamed = side.to_vec();
         renamed[si].name = base[bi].name.clone();

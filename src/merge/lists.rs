@@ -97,7 +97,15 @@ impl Merger<'_> {
                 resources(self.ours, Some(o.node)),
                 resources(self.theirs, Some(t.node)),
             ) {
-                return self.merge_children(path, Children::Resources, o, &base, &ours, &theirs);
+                return self.merge_children(
+                    path,
+                    Children::Resources,
+                    &[],
+                    o,
+                    &base,
+                    &ours,
+                    &theirs,
+                );
             }
         }
         let paired = match &kind {
@@ -129,7 +137,11 @@ impl Merger<'_> {
                         return self.both_changed(path, b, o, t);
                     }
                 }
-                self.merge_children(path, Children::Elements, o, &base, &ours, &theirs)
+                let keys = match &kind {
+                    ListKind::Keyed(keys) => &keys[..],
+                    _ => &[],
+                };
+                self.merge_children(path, Children::Elements, keys, o, &base, &ours, &theirs)
             }
             None if self.opts.policy.kyaml() => self.take_theirs(o, t),
             None => self.merge_plain_list(path, b, o, t),

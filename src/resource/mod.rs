@@ -366,12 +366,14 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
 }
 
 /// The element `side` renamed in a keyed list, as (its index in `base`, its index in
-/// `side`), given each version's element keys: like a renamed resource, exactly one base
-/// element that `other` kept is missing from `side`, exactly one element of `side` is in
-/// neither base nor `other`, both stand at the same place (after the same element base and
-/// `side` share), and `similar` says their content is mostly the same. The merge pairs elements
+/// `side`), given each version's element keys: like a renamed resource, exactly one element
+/// of `side` is in neither base nor `other`, and exactly one base element missing from `side`
+/// stands at the same place (after the same element base and `side` share) with content
+/// `similar` calls mostly the same. Other base elements `side` deleted there stay deleted. The merge pairs elements
 /// by this rule, so a rename merged with the other side's edit is not taken for a deletion
-/// plus an addition; the check reads renames its own way (`verify::pairing`), so that a
+/// plus an addition. The base element may be gone from `other` too: a rename against a
+/// deletion, or against another rename, is then a conflict on the element or its key, as in
+/// git's line merge, instead of a clean result holding a name neither side agreed on. The check reads renames its own way (`verify::pairing`), so that a
 /// mistake of this rule cannot pass it.
 pub(crate) fn renamed_element(
     base: &[&str],
@@ -382,12 +384,10 @@ pub(crate) fn renamed_element(
     use std::collections::HashSet;
     let set = |v: &[&str]| -> HashSet<String> { v.iter().map(|s| s.to_string()).collect() };
     let (in_base, in_side, in_other) = (set(base), set(side), set(other));
-    let mut gone =
-        (0..base.len()).filter(|&i| !in_side.contains(base[i]) && in_other.contains(base[i]));
     let mut new =
         (0..side.len()).filter(|&i| !in_base.contains(side[i]) && !in_other.contains(side[i]));
-    let (bi, si) = (gone.next()?, new.next()?);
-    if gone.next().is_some() || new.next().is_some() {
+    let si = new.next()?;
+    if new.next().is_some() {
         return None;
     }
     let before = |v: &[&str], i: usize, shared: &HashSet<String>| {
@@ -397,18 +397,37 @@ pub(crate) fn renamed_element(
             .find(|k| shared.contains(**k))
             .map(|k| k.to_string())
     };
-    if before(base, bi, &in_side) != before(side, si, &in_base) || !similar(bi, si) {
+    let place = before(side, si, &in_base);
+    let mut renamed = (0..base.len()).filter(|&i| {
+        !in_side.contains(base[i]) && before(base, i, &in_side) == place && similar(i, si)
+    });
+    let bi = renamed.next()?;
+    if renamed.next().is_some() {
         return None;
     }
     Some((bi, si))
 }
 
-/// Whether two documents (or two list elements) are close enough in content to be one
-/// resource renamed: at least half of their leaf values (by field path, a document's identity
-/// fields left out) are the same. A new resource of the same kind with other content is not a
-/// rename, whatever its position.
+/// Whether two documents are close enough in content to be one resource renamed: at least
+/// half of their leaf values (by field path, their identity fields left out) are the same. A
+/// new resource of the same kind with other content is not a rename, whatever its position.
 pub(crate) fn similar(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
-    let (la, lb) = (leaves(a, an), leaves(b, bn));
+    const IDENTITY: [&str; 4] = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
+    alike(a, an, b, bn, &IDENTITY)
+}
+
+/// Whether two elements of a keyed list are close enough in content to be one element
+/// renamed: as for documents, with the list's key fields left out (a rename changes them), so
+/// two elements that hold nothing but their keys are alike.
+pub(crate) fn similar_element(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, keys: &[String]) -> bool {
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    alike(a, an, b, bn, &keys)
+}
+
+/// At least half of the leaves of the larger value are in the other too, `identity` fields
+/// left out.
+fn alike(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, identity: &[&str]) -> bool {
+    let (la, lb) = (leaves(a, an, identity), leaves(b, bn, identity));
     let mut pool: HashMap<&(String, String), usize> = HashMap::new();
     for l in &lb {
         *pool.entry(l).or_default() += 1;
@@ -426,10 +445,9 @@ pub(crate) fn similar(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     2 * common >= la.len().max(lb.len())
 }
 
-/// A document's scalar leaves as (field path with list positions left out, value), without
-/// the fields that make up its identity.
-fn leaves(tree: &Tree, root: NodeId) -> Vec<(String, String)> {
-    const IDENTITY: [&str; 4] = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
+/// A value's scalar leaves as (field path with list positions left out, value), without
+/// the `identity` fields.
+fn leaves(tree: &Tree, root: NodeId, identity: &[&str]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut stack = vec![(root, String::new())];
     while let Some((n, path)) = stack.pop() {
@@ -442,7 +460,7 @@ fn leaves(tree: &Tree, root: NodeId) -> Vec<(String, String)> {
                     } else {
                         format!("{path}.{}", tree.value(k))
                     };
-                    if !IDENTITY.contains(&p.as_str()) {
+                    if !identity.contains(&p.as_str()) {
                         stack.push((v, p));
                     }
                 }
