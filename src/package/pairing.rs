@@ -399,30 +399,47 @@ fn close_identities(a: &Option<Identity>, b: &Option<Identity>, missing_is_close
 
 /// The file merge's elimination rule over the whole package: exactly one resource missing on
 /// a side and exactly one new on that side, close in identity and content, are one resource.
+/// Where the other side kept no resource the side lost, the one the other side lost too
+/// (deleted, or renamed itself) that is close to the new one is taken: a rename against a
+/// deletion or another rename is then a conflict, as in git, not a clean addition.
 fn pair_renames(pkg: &Package, groups: &mut Vec<Group>) {
     for side in [OURS, THEIRS] {
         let o = other(side);
-        let missing: Vec<usize> = (0..groups.len())
-            .filter(|&i| {
-                let l = &groups[i].locs;
-                l[BASE].is_some() && l[side].is_none() && l[o].is_some()
-            })
-            .collect();
+        let missing = |other_kept: bool| -> Vec<usize> {
+            (0..groups.len())
+                .filter(|&i| {
+                    let l = &groups[i].locs;
+                    l[BASE].is_some() && l[side].is_none() && l[o].is_some() == other_kept
+                })
+                .collect()
+        };
         let only: Vec<usize> = (0..groups.len())
             .filter(|&i| {
                 let l = &groups[i].locs;
                 l[BASE].is_none() && l[side].is_some() && l[o].is_none()
             })
             .collect();
-        let (&[m], &[n]) = (missing.as_slice(), only.as_slice()) else {
+        let &[n] = only.as_slice() else {
             continue;
         };
-        let (Some(b), Some(d)) = (groups[m].locs[BASE], groups[n].locs[side]) else {
+        let Some(d) = groups[n].locs[side] else {
             continue;
         };
-        if close_identities(&groups[m].identity, &groups[n].identity, true)
-            && pkg.similar((BASE, b), (side, d))
-        {
+        let close = |m: usize| {
+            groups[m].locs[BASE].is_some_and(|b| {
+                close_identities(&groups[m].identity, &groups[n].identity, true)
+                    && pkg.similar((BASE, b), (side, d))
+            })
+        };
+        let kept = missing(true);
+        let candidates = match kept.as_slice() {
+            [] => missing(false).into_iter().filter(|&m| close(m)).collect(),
+            _ => kept,
+        };
+        let &[m] = candidates.as_slice() else {
+            continue;
+        };
+        if close(m) {
             groups[m].locs[side] = Some(d);
             groups.remove(n);
         }
