@@ -519,7 +519,7 @@ fn help_explains_rules_and_git_setup() {
         assert_eq!(code(&out), 0, "{args:?}");
         let help = stdout(&out);
         for needle in [
-            "git config merge.kmerge.driver 'kmerge driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y'",
+            "git config merge.kmerge.driver \"$(command -v kmerge) driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y\"",
             "git config merge.kmerge.name",
             "*.yaml merge=kmerge",
             "identity",

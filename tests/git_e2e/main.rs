@@ -29,3 +29,14 @@ spec:
         - name: web
           image: web:1.0
 ";
+
+/// The test runner's PATH without any folder that holds a `kmerge` (a developer's
+/// `cargo install`ed one, say): what a git started outside the user's shell may have.
+#[cfg(unix)]
+pub(crate) fn path_without_kmerge() -> std::ffi::OsString {
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(
+        std::env::split_paths(&inherited).filter(|dir| !dir.join("kmerge").exists()),
+    )
+    .expect("PATH's own folders join again")
+}
