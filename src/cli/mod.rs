@@ -68,7 +68,7 @@ Git setup, in a repository (--global: for every repository):
   kmerge install
 which does what these lines do:
   git config merge.kmerge.name 'kmerge: structural Kubernetes YAML merge'
-  git config merge.kmerge.driver 'kmerge driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y'
+  git config merge.kmerge.driver \"$(command -v kmerge) driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y\"
   echo '*.yaml merge=kmerge' >> .gitattributes
 Files git already left in conflict (merged without kmerge): kmerge solve
 
@@ -226,8 +226,10 @@ Sets kmerge up as git's merge driver: merge.kmerge.name and merge.kmerge.driver 
 repository's config (--global: the user's), and `*.yaml merge=kmerge`, `*.yml merge=kmerge`
 (or the --pattern globs) in the repository's .gitattributes (--local: its untracked
 info/attributes; --global: the file core.attributesFile names, else git's default
-$XDG_CONFIG_HOME/git/attributes). The driver is called `kmerge` when that is this binary on
-PATH, by its absolute path otherwise.
+$XDG_CONFIG_HOME/git/attributes). The driver is called by its absolute path, as PATH holds
+it where it does (a symlink is kept, so an upgrade leaves it valid): a git started without
+kmerge on its PATH (an IDE, a GUI) could not find a driver called by name, and would leave
+every YAML file conflicted, with no markers.
 
 Running it again changes nothing. Each attribute line it adds has a `# kmerge` comment line
 above it (git rejects a trailing comment on an attribute line), and --uninstall removes
