@@ -161,19 +161,44 @@ fn xdg_config_home() -> anyhow::Result<PathBuf> {
 /// would leave every YAML file conflicted with no markers. Quoted for the shell git runs the
 /// driver through.
 fn program() -> anyhow::Result<String> {
-    quoted(&located()?)
+    quoted(&located()?.path)
 }
 
-/// Where this binary is: the first PATH entry that is this binary, not resolved through
-/// symlinks (a package manager's link stays valid across upgrades); else the running
-/// executable's path.
-fn located() -> anyhow::Result<PathBuf> {
+/// How the user's shell runs this binary, for the commands `doctor` suggests: `kmerge`
+/// where that is the first kmerge on PATH, else its absolute path.
+pub(super) fn command_name() -> anyhow::Result<String> {
+    let this = located()?;
+    if this.first_on_path {
+        Ok("kmerge".into())
+    } else {
+        quoted(&this.path)
+    }
+}
+
+/// Where this binary is.
+struct Located {
+    /// The first PATH entry that is this binary, not resolved through symlinks (a package
+    /// manager's link stays valid across upgrades); else the running executable's path.
+    path: PathBuf,
+    /// Whether PATH's first kmerge is this binary.
+    first_on_path: bool,
+}
+
+fn located() -> anyhow::Result<Located> {
     let exe = std::env::current_exe().context("finding the path of the running kmerge")?;
     let real = std::fs::canonicalize(&exe).unwrap_or_else(|_| exe.clone());
-    Ok(on_path("kmerge")
-        .into_iter()
-        .find(|found| std::fs::canonicalize(found).is_ok_and(|f| f == real))
-        .unwrap_or(exe))
+    let is_this = |found: &PathBuf| std::fs::canonicalize(found).is_ok_and(|f| f == real);
+    let found = on_path("kmerge");
+    Ok(match found.iter().position(is_this) {
+        Some(i) => Located {
+            path: found[i].clone(),
+            first_on_path: i == 0,
+        },
+        None => Located {
+            path: exe,
+            first_on_path: false,
+        },
+    })
 }
 
 fn quoted(path: &Path) -> anyhow::Result<String> {
@@ -185,7 +210,7 @@ fn quoted(path: &Path) -> anyhow::Result<String> {
 
 /// Every executable file named `name` in PATH's absolute folders, in PATH's order, as PATH
 /// names it (symlinks not resolved).
-fn on_path(name: &str) -> Vec<PathBuf> {
+pub(super) fn on_path(name: &str) -> Vec<PathBuf> {
     let Some(path) = std::env::var_os("PATH") else {
         return Vec::new();
     };
@@ -196,7 +221,7 @@ fn on_path(name: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-fn is_executable(path: &Path) -> bool {
+pub(super) fn is_executable(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -4,11 +4,13 @@
 //!
 //! - `driver`: the merge driver configured through `.gitattributes`;
 //! - `install`: `kmerge install` and `--uninstall`;
+//! - `doctor`: `kmerge doctor` on set-ups that work and ones that do not;
 //! - `solve`: `kmerge solve` on what git left in conflict without the driver.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod doctor;
 mod driver;
 mod install;
 mod solve;
