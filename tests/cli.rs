@@ -519,7 +519,7 @@ fn help_explains_rules_and_git_setup() {
         assert_eq!(code(&out), 0, "{args:?}");
         let help = stdout(&out);
         for needle in [
-            "git config merge.kmerge.driver 'kmerge driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y'",
+            "git config merge.kmerge.driver \"$(command -v kmerge) driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y\"",
             "git config merge.kmerge.name",
             "*.yaml merge=kmerge",
             "identity",
@@ -536,10 +536,15 @@ fn help_explains_rules_and_git_setup() {
     let help = stdout(&s.kmerge(&["--help"]));
     assert!(help.contains("  kmerge install\n"), "{help}");
     assert!(help.contains("kmerge solve"), "{help}");
+    assert!(help.contains("kmerge doctor"), "{help}");
     for (command, needles) in [
         (
             "install",
             &["--global", "--uninstall", "core.attributesFile"][..],
+        ),
+        (
+            "doctor",
+            &["merge.kmerge.driver", "FAIL", "%S %X %Y", "2.44", "Exit 0"][..],
         ),
         (
             "solve",

@@ -156,31 +156,72 @@ fn xdg_config_home() -> anyhow::Result<PathBuf> {
     }
 }
 
-/// How the driver command names this binary: `kmerge` when that is what the shell finds on
-/// PATH, else its absolute path, quoted for the shell git runs the driver through.
+/// How the driver command names this binary: always by an absolute path, since a git
+/// started without kmerge on its PATH (an IDE, a GUI) cannot run a driver called by name and
+/// would leave every YAML file conflicted with no markers. Quoted for the shell git runs the
+/// driver through.
 fn program() -> anyhow::Result<String> {
-    let exe = std::env::current_exe().context("finding the path of the running kmerge")?;
-    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
-    if on_path("kmerge").is_some_and(|found| found == exe) {
-        return Ok("kmerge".into());
+    quoted(&located()?.path)
+}
+
+/// How the user's shell runs this binary, for the commands `doctor` suggests: `kmerge`
+/// where that is the first kmerge on PATH, else its absolute path.
+pub(super) fn command_name() -> anyhow::Result<String> {
+    let this = located()?;
+    if this.first_on_path {
+        Ok("kmerge".into())
+    } else {
+        quoted(&this.path)
     }
-    let text = exe
+}
+
+/// Where this binary is.
+struct Located {
+    /// The first PATH entry that is this binary, not resolved through symlinks (a package
+    /// manager's link stays valid across upgrades); else the running executable's path.
+    path: PathBuf,
+    /// Whether PATH's first kmerge is this binary.
+    first_on_path: bool,
+}
+
+fn located() -> anyhow::Result<Located> {
+    let exe = std::env::current_exe().context("finding the path of the running kmerge")?;
+    let real = std::fs::canonicalize(&exe).unwrap_or_else(|_| exe.clone());
+    let is_this = |found: &PathBuf| std::fs::canonicalize(found).is_ok_and(|f| f == real);
+    let found = on_path("kmerge");
+    Ok(match found.iter().position(is_this) {
+        Some(i) => Located {
+            path: found[i].clone(),
+            first_on_path: i == 0,
+        },
+        None => Located {
+            path: exe,
+            first_on_path: false,
+        },
+    })
+}
+
+fn quoted(path: &Path) -> anyhow::Result<String> {
+    let text = path
         .to_str()
-        .ok_or_else(|| anyhow!("the path of kmerge is not UTF-8: {}", exe.display()))?;
+        .ok_or_else(|| anyhow!("the path of kmerge is not UTF-8: {}", path.display()))?;
     Ok(shell_quote(text))
 }
 
-/// The first executable file named `name` in PATH, resolved through symlinks.
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
+/// Every executable file named `name` in PATH's absolute folders, in PATH's order, as PATH
+/// names it (symlinks not resolved).
+pub(super) fn on_path(name: &str) -> Vec<PathBuf> {
+    let Some(path) = std::env::var_os("PATH") else {
+        return Vec::new();
+    };
     std::env::split_paths(&path)
         .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
-        .and_then(|found| std::fs::canonicalize(found).ok())
+        .filter(|candidate| is_executable(candidate))
+        .collect()
 }
 
-fn is_executable(path: &Path) -> bool {
+pub(super) fn is_executable(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -1,7 +1,7 @@
 //! The command line: the clap definitions and the dispatch to one module per kind of command
 //! (`files`: `merge3`, `driver` and `merge2` on files named on the command line; `install`:
-//! the git setup; `solve`: re-merging what git left in conflict; `docs`: completions and
-//! manual pages).
+//! the git setup; `doctor`: checking it; `solve`: re-merging what git left in conflict;
+//! `docs`: completions and manual pages).
 //!
 //! This is the only place that knows about arguments, files and exit codes; the merge itself
 //! is `driver::merge_bytes`. Errors are printed once, here, as `kmerge: error: ...`.
@@ -16,6 +16,7 @@ use crate::driver::Outcome;
 use crate::options::{ConflictStyle, Labels, MergeOptions, Policy};
 
 mod docs;
+mod doctor;
 mod files;
 mod install;
 mod names;
@@ -68,8 +69,9 @@ Git setup, in a repository (--global: for every repository):
   kmerge install
 which does what these lines do:
   git config merge.kmerge.name 'kmerge: structural Kubernetes YAML merge'
-  git config merge.kmerge.driver 'kmerge driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y'
+  git config merge.kmerge.driver \"$(command -v kmerge) driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y\"
   echo '*.yaml merge=kmerge' >> .gitattributes
+Whether git will really run kmerge here: kmerge doctor
 Files git already left in conflict (merged without kmerge): kmerge solve
 
 Exit codes: 0 merged cleanly, 1 conflicts marked in the output, 2 usage or I/O error.";
@@ -150,6 +152,8 @@ enum Command {
     Merge2(Merge2Args),
     #[command(about = INSTALL_ABOUT, long_about = INSTALL_LONG_ABOUT)]
     Install(InstallArgs),
+    #[command(about = DOCTOR_ABOUT, long_about = DOCTOR_LONG_ABOUT)]
+    Doctor,
     #[command(about = SOLVE_ABOUT, long_about = SOLVE_LONG_ABOUT)]
     Solve(SolveArgs),
     /// Prints a shell completion script.
@@ -219,6 +223,28 @@ struct SolveArgs {
     merge: MergeFlags,
 }
 
+const DOCTOR_ABOUT: &str = "Checks that git will run kmerge on this repository's YAML files";
+
+const DOCTOR_LONG_ABOUT: &str = "\
+Checks, in the repository it runs in, what a broken setup would hide: where no driver is
+defined or the attributes send no file to kmerge, git uses its own line merge without a word;
+where git cannot run the driver's program, it leaves every YAML file conflicted, with ours'
+text and no markers. One line per check, ok, warn or FAIL, a failing one followed by the
+command that fixes it:
+
+  - merge.kmerge.driver is set (in the repository, global or system config: it says which)
+    and runs `kmerge driver %O %A %B`;
+  - its program exists: an absolute path to an executable file (a bare name is a warning: a
+    git started without it on PATH, such as an IDE's, cannot find it);
+  - its program is this version of kmerge (run with --version through sh, as git runs it;
+    another build of this version is a warning);
+  - the merge attribute of the tracked *.yaml and *.yml files (of new ones while none is
+    tracked): how many go to kmerge, and which do not;
+  - git is 2.44 or later, which passes the driver its conflict labels (%S %X %Y); an older
+    git is a warning.
+
+Exit 0 when no check fails, 1 when one does, 2 outside a git repository.";
+
 const INSTALL_ABOUT: &str = "Sets kmerge up as git's merge driver for YAML files";
 
 const INSTALL_LONG_ABOUT: &str = "\
@@ -226,8 +252,10 @@ Sets kmerge up as git's merge driver: merge.kmerge.name and merge.kmerge.driver 
 repository's config (--global: the user's), and `*.yaml merge=kmerge`, `*.yml merge=kmerge`
 (or the --pattern globs) in the repository's .gitattributes (--local: its untracked
 info/attributes; --global: the file core.attributesFile names, else git's default
-$XDG_CONFIG_HOME/git/attributes). The driver is called `kmerge` when that is this binary on
-PATH, by its absolute path otherwise.
+$XDG_CONFIG_HOME/git/attributes). The driver is called by its absolute path, as PATH holds
+it where it does (a symlink is kept, so an upgrade leaves it valid): a git started without
+kmerge on its PATH (an IDE, a GUI) could not find a driver called by name, and would leave
+every YAML file conflicted, with no markers.
 
 Running it again changes nothing. Each attribute line it adds has a `# kmerge` comment line
 above it (git rejects a trailing comment on an attribute line), and --uninstall removes
@@ -410,6 +438,7 @@ where
         Command::Driver(a) => files::driver(a),
         Command::Merge2(a) => files::merge2(a),
         Command::Install(a) => install::install(a),
+        Command::Doctor => doctor::doctor(),
         Command::Solve(a) => solve::solve(a),
         Command::Completions { shell } => docs::completions(shell),
         Command::Man { dir } => docs::man(dir.as_deref()),

@@ -7,7 +7,10 @@
 
 use std::path::Path;
 
-use crate::common::{code, driver_ran, git_repo, kmerge_bin, stderr, stdout, traced_git, Scratch};
+use crate::common::{
+    code, driver_ran, git_repo, kmerge_bin, run_git, stderr, stdout, traced_git, Scratch,
+};
+use crate::path_without_kmerge;
 use crate::{BASE, FILE};
 
 /// The driver command `kmerge install` writes for the binary under test, which is not on
@@ -265,16 +268,25 @@ fn patterns_replace_the_default_ones() {
     );
 }
 
-/// On PATH, the driver is called by name, so the config survives the binary moving.
+/// With kmerge on PATH, the driver is still called by its absolute path, the one PATH holds
+/// (a symlink, as a package manager keeps, is not resolved, so an upgrade keeps it valid): a
+/// git started without kmerge on its PATH (an IDE, a GUI) could not run a driver called by
+/// name, and would mark every YAML file conflicted with ours' text and no markers. A merge
+/// run from such a PATH afterwards still goes through the driver.
+#[cfg(unix)]
 #[test]
-fn the_driver_is_called_by_name_when_kmerge_is_on_path() {
+fn install_writes_the_absolute_path_kmerge_has_on_path() {
     let s = git_repo();
-    let bin_dir = kmerge_bin().canonicalize().unwrap();
-    let bin_dir = bin_dir.parent().unwrap();
-    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .unwrap();
+    s.write(FILE, BASE);
+    s.git_ok(&["add", "."]);
+    s.git_ok(&["commit", "-q", "-m", "base"]);
+    let bin = s.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(kmerge_bin(), bin.join("kmerge")).unwrap();
+    let inherited = path_without_kmerge();
+    let path =
+        std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(&inherited)))
+            .unwrap();
     let out = s
         .command(kmerge_bin())
         .arg("install")
@@ -284,7 +296,39 @@ fn the_driver_is_called_by_name_when_kmerge_is_on_path() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(
         git_stdout(&s, &["config", "merge.kmerge.driver"]),
-        "kmerge driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y\n"
+        format!(
+            "{} driver %O %A %B %L %P --base-label %S --ours-label %X --theirs-label %Y\n",
+            bin.join("kmerge").display()
+        )
+    );
+    s.git_ok(&["add", ".gitattributes"]);
+    s.git_ok(&["commit", "-q", "-m", "merge YAML with kmerge"]);
+
+    // Ours bumps the image, theirs adds a field right below it: git alone would conflict.
+    s.git_ok(&["checkout", "-q", "-b", "feature"]);
+    let pull = "image: web:1.0\n          imagePullPolicy: Always\n";
+    s.write(FILE, BASE.replace("image: web:1.0\n", pull));
+    s.git_ok(&["commit", "-q", "-a", "-m", "pull always"]);
+    s.git_ok(&["checkout", "-q", "main"]);
+    s.write(FILE, BASE.replace("web:1.0", "web:1.1"));
+    s.git_ok(&["commit", "-q", "-a", "-m", "bump"]);
+
+    let out = run_git(
+        s.command("git")
+            .args(["merge", "--no-edit", "feature"])
+            .env("PATH", &inherited),
+    );
+    assert_eq!(code(&out), 0, "git merge failed:\n{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&s.read(FILE)),
+        BASE.replace(
+            "image: web:1.0\n",
+            "image: web:1.1\n          imagePullPolicy: Always\n"
+        )
+    );
+    assert_eq!(
+        stderr(&out),
+        "kmerge: deploy/web.yaml: merged 1 conflicting hunk by structure\n"
     );
 }
 

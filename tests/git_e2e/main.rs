@@ -4,11 +4,13 @@
 //!
 //! - `driver`: the merge driver configured through `.gitattributes`;
 //! - `install`: `kmerge install` and `--uninstall`;
+//! - `doctor`: `kmerge doctor` on set-ups that work and ones that do not;
 //! - `solve`: `kmerge solve` on what git left in conflict without the driver.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod doctor;
 mod driver;
 mod install;
 mod solve;
@@ -29,3 +31,14 @@ spec:
         - name: web
           image: web:1.0
 ";
+
+/// The test runner's PATH without any folder that holds a `kmerge` (a developer's
+/// `cargo install`ed one, say): what a git started outside the user's shell may have.
+#[cfg(unix)]
+pub(crate) fn path_without_kmerge() -> std::ffi::OsString {
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(
+        std::env::split_paths(&inherited).filter(|dir| !dir.join("kmerge").exists()),
+    )
+    .expect("PATH's own folders join again")
+}
