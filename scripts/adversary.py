@@ -921,11 +921,16 @@ class Rules:
         # Both sides removing as many copies of an element base holds twice or more may have
         # removed the same copy or different ones: as many fewer are right too.
         fewer = {}
+        more = {}
         for f in value_of:
             d_o, d_t = co[f] - cb[f], ct[f] - cb[f]
             exp[f] = max(0, cb[f] + d_o if d_o == d_t else cb[f] + d_o + d_t)
             if d_o == d_t < 0 and cb[f] > 1:
                 fewer[f] = -d_o
+            # Both sides adding one element may have added it at one place or at two: git's
+            # line merge keeps it twice where the places differ, and people commit that.
+            if d_o == d_t > 0:
+                more[f] = d_o
         if self.win:
             # The other side's version of an element the winning side deleted may be read as that
             # element modified (the deletion wins) as well as a new element.
@@ -972,7 +977,7 @@ class Rules:
                         best = (sub, {bp, ob, tb, m})
                 if progress or tries > 400:
                     break
-        bad = [f for f in value_of if not (exp[f] - fewer.get(f, 0) <= cr[f] <= exp[f])]
+        bad = [f for f in value_of if not (exp[f] - fewer.get(f, 0) <= cr[f] <= exp[f] + more.get(f, 0))]
         if bad and best is not None and best[1] & set(bad):
             # Most likely the one element both sides modified, merged wrongly: say where.
             out.extend(best[0])
