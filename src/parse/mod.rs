@@ -131,6 +131,11 @@ impl Node {
         self.props.as_ref()?.tag.as_deref()
     }
 
+    /// The anchor this node defines (`&name`), if any.
+    pub fn anchor(&self) -> Option<&str> {
+        self.props.as_ref()?.anchor.as_deref()
+    }
+
     /// For an alias, the node its anchor names.
     pub fn target(&self) -> Option<NodeId> {
         self.props.as_ref()?.target
@@ -541,10 +546,13 @@ fn value_of<'t>(text: &'t str, n: &'t Node) -> &'t str {
 /// anchored text. Formatting and comments do not count.
 pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     let (x, y) = (&a.nodes[an], &b.nodes[bn]);
+    // The same text is the same data, but where it holds an alias (`*`): the same `*name`
+    // can name anchors holding other values in the two trees.
     if a.src(an) == b.src(bn)
         && x.kind != Kind::Alias
         && !a.value_outruns_text(an)
         && !b.value_outruns_text(bn)
+        && (x.kind == Kind::Scalar || memchr::memchr(b'*', a.src(an).as_bytes()).is_none())
     {
         return true;
     }

@@ -358,8 +358,9 @@ impl<'t> Checker<'t> {
             }
             // An alias is a reference: its anchor's value is checked where the anchor stands,
             // so one side's edit of an anchored value and the other's edit beside its alias
-            // both stand.
-            (Kind::Alias, Kind::Alias) => xt.value(x) == rt.value(r),
+            // both stand. It must still name the anchor at the same place: an anchor of the
+            // same name the other side put elsewhere would take it over.
+            (Kind::Alias, Kind::Alias) => same_reference(xt, x, rt, r),
             (Kind::Seq, Kind::Seq) if xn.child_count() == rn.child_count() => {
                 match self.keyed_pairs(path, xt, x, r) {
                     Some((set, pairs)) => {
@@ -598,11 +599,14 @@ fn expected(what: &str, tree: &Tree, want: At, rt: &Tree, got: At) -> String {
             }
         }
     };
-    format!(
-        "{what}: expected {}, the result has {}",
-        show(tree, want),
-        show(rt, got)
-    )
+    let (want, got) = (show(tree, want), show(rt, got));
+    // The same text, other data: an alias that names another anchor of its name.
+    let same_text = if want == got {
+        " (an alias names another anchor there)"
+    } else {
+        ""
+    };
+    format!("{what}: expected {want}, the result has {got}{same_text}")
 }
 
 /// Whether `r` is theirs' value `t` with the nulls theirs wrote left out (kyaml clears them).
@@ -646,10 +650,37 @@ pub(super) fn cleared_same(rt: &Tree, r: At, tt: &Tree, t: At) -> bool {
                 && (rt.children(r).iter().zip(tt.children(t)).all(pairwise)
                     || elements_in_any_order(rt, rt.children(r), tt, tt.children(t)))
         }
-        // An alias by its anchor's name (see `Checker::equal`).
-        (Kind::Alias, Kind::Alias) => rt.value(r) == tt.value(t),
+        // An alias by its anchor's name and place (see `Checker::equal`).
+        (Kind::Alias, Kind::Alias) => same_reference(rt, r, tt, t),
         _ => same_data(rt, r, tt, t),
     }
+}
+
+/// Whether two aliases name the same anchor: the same name, defined at the same place of
+/// their documents (the path of keys from the root, list positions left out, as elements
+/// added or removed before it move them).
+fn same_reference(xt: &Tree, x: NodeId, yt: &Tree, y: NodeId) -> bool {
+    xt.value(x) == yt.value(y)
+        && anchor_place(xt, x).is_some_and(|p| anchor_place(yt, y).as_ref() == Some(&p))
+}
+
+/// Where an alias's anchor stands: its keys from the document's root, `[]` for a list
+/// element; `None` for an alias without its anchor.
+fn anchor_place(tree: &Tree, alias: NodeId) -> Option<Vec<String>> {
+    let mut at = tree.node(alias).target()?;
+    let mut place = Vec::new();
+    while let Some(parent) = tree.node(at).parent() {
+        match tree.node(parent).kind {
+            Kind::Map => {
+                let key = tree.entries(parent).find(|&(k, v)| v == at || k == at)?.0;
+                place.push(tree.value(key).to_string());
+            }
+            _ => place.push("[]".into()),
+        }
+        at = parent;
+    }
+    place.reverse();
+    Some(place)
 }
 
 /// Whether theirs' value `t` holds anything base's `b` lacks (a field added or changed to a
