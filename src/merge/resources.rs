@@ -25,6 +25,14 @@ impl Merger<'_> {
                     {
                         // merge2: `$patch: delete` at the top deletes the whole document.
                         self.plan.ops.push(Op::DeleteDocument { ours: o });
+                    } else if let Some(name) = self.anchors_clash(o, t) {
+                        let what =
+                            format!("both sides define the anchor &{name}, at different places");
+                        self.document_conflict(
+                            &what,
+                            [b, Some(o), Some(t)],
+                            Anchor::DocStart(o.doc),
+                        );
                     } else {
                         self.merge_value(&Path::default(), b.map(root), root(o), root(t))
                     }
@@ -88,6 +96,15 @@ impl Merger<'_> {
     }
 
     /// A whole document deleted on one side and changed on the other.
+    /// In mark mode, an anchor name ours and theirs both define at different places
+    /// ([`super::anchors`]); under a policy the rules decide as elsewhere.
+    fn anchors_clash(&self, o: DocRef, t: DocRef) -> Option<String> {
+        if self.opts.policy.resolve() != Resolution::Mark || self.opts.policy.kyaml() {
+            return None;
+        }
+        super::anchors::clashing_anchor(self.ours, o.root, self.theirs, t.root)
+    }
+
     fn document_conflict(
         &mut self,
         what: &str,
