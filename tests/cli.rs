@@ -445,6 +445,31 @@ fn driver_reads_the_repositorys_conflict_style() {
     assert!(String::from_utf8_lossy(&git).contains("||||||| base\n"));
 }
 
+/// Command-line settings git would refuse mean the driver was run by hand: the merge still
+/// goes ahead, in git's default conflict style, and one line says why.
+#[test]
+fn driver_merges_despite_malformed_command_line_settings() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let (git, _) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+    let out = s
+        .command(common::kmerge_bin())
+        .args(["driver", "base.yaml", "ours.yaml", "theirs.yaml"])
+        .env("GIT_CONFIG_PARAMETERS", "'merge.conflictStyle'=diff3")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(s.read("ours.yaml"), git);
+    assert_eq!(
+        stderr(&out).lines().next(),
+        Some(
+            "kmerge: warning: reading git's command-line settings: in GIT_CONFIG_PARAMETERS: \
+             bogus format: \"'merge.conflictStyle'=diff3\": merge.conflictStyle not read, \
+             conflicts marked in git's default style"
+        )
+    );
+}
+
 #[test]
 fn driver_missing_file_exits_2_and_leaves_ours() {
     let (ours, theirs) = conflicting_sides();

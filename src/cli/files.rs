@@ -159,7 +159,12 @@ pub(super) fn driver(a: DriverArgs) -> anyhow::Result<i32> {
     let style = if a.markers.diff3 {
         ConflictStyle::Diff3
     } else {
-        configured_style()
+        // Git would have refused to run with settings it cannot read, so the driver was run
+        // by hand: the merge still goes ahead, in git's default style, and a line says why.
+        configured_style().unwrap_or_else(|e| {
+            eprintln!("kmerge: warning: {e:#}: merge.conflictStyle not read, conflicts marked in git's default style");
+            ConflictStyle::Merge
+        })
     };
     let marker_size = a.markers.marker_size.or(a.git_marker_size);
     let opts = MergeOptions {

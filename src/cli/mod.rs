@@ -123,9 +123,9 @@ whose skeleton cannot be merged, existing conflict markers and parse errors use 
 merge.
 
 Markers carry git's labels (%S %X %Y; an older git passes them literally, which means the
-defaults base/ours/theirs), git's marker size (%L), and the repository's
-merge.conflictStyle unless --diff3 is given. Exit 2 only when a file cannot be read or
-written; OURS is then unchanged.";
+defaults base/ours/theirs), git's marker size (%L), and merge.conflictStyle as git reads
+it (its config files, then `git -c`) unless --diff3 is given. Exit 2 only when a file cannot
+be read or written; OURS is then unchanged.";
 
 #[derive(Parser, Debug)]
 #[command(

@@ -222,6 +222,49 @@ fn merge_with_diff3_style_from_repo_config() {
     assert_eq!(text, conflict_text("HEAD", Some(&base), "feature"));
 }
 
+/// `git -c merge.conflictStyle=diff3` reaches the driver in git's environment
+/// (`GIT_CONFIG_PARAMETERS`) and wins over the repository's config, as in git.
+#[test]
+fn merge_with_diff3_style_from_gits_command_line() {
+    let s = repo();
+    let (ours, theirs) = same_field();
+    diverge(&s, &ours, &theirs);
+    s.git_ok(&["config", "merge.conflictStyle", "merge"]);
+    let base = short(&s, "main~1");
+    let (out, trace) = traced_git(
+        &s,
+        &[
+            "-c",
+            "merge.conflictStyle=diff3",
+            "merge",
+            "--no-edit",
+            "feature",
+        ],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_driver_ran(&trace);
+    assert_eq!(
+        merged_file(&s),
+        conflict_text("HEAD", Some(&base), "feature")
+    );
+}
+
+/// A linked worktree shares the repository's config: its `merge.conflictStyle` holds there.
+#[test]
+fn merge_in_a_linked_worktree_reads_the_repository_config() {
+    let s = repo();
+    let (ours, theirs) = same_field();
+    diverge(&s, &ours, &theirs);
+    s.git_ok(&["config", "merge.conflictStyle", "diff3"]);
+    s.git_ok(&["worktree", "add", "-q", "-b", "linked", "linked", "main"]);
+    let base = short(&s, "main~1");
+    let (out, trace) = traced_git(&s, &["-C", "linked", "merge", "--no-edit", "feature"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_driver_ran(&trace);
+    let merged = String::from_utf8_lossy(&s.read(&format!("linked/{FILE}"))).into_owned();
+    assert_eq!(merged, conflict_text("HEAD", Some(&base), "feature"));
+}
+
 #[test]
 fn rebase_with_diff3_style_from_repo_config() {
     let s = repo();
