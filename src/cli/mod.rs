@@ -125,7 +125,12 @@ merge.
 Markers carry git's labels (%S %X %Y; an older git passes them literally, which means the
 defaults base/ours/theirs), git's marker size (%L), and merge.conflictStyle as git reads
 it (its config files, then `git -c`) unless --diff3 is given. Exit 2 only when a file cannot
-be read or written; OURS is then unchanged.";
+be read or written; OURS is then unchanged.
+
+KMERGE_DRIVER=off in the environment switches the driver off without touching the setup, for
+one command (KMERGE_DRIVER=off git merge feature) or a whole shell: git's own line merge is
+written (its bytes, its exit code) and one line on stderr says so. Unset, empty or `on`, the
+driver runs; any other value is named on stderr, and the driver runs.";
 
 #[derive(Parser, Debug)]
 #[command(

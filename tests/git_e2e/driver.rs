@@ -5,7 +5,7 @@
 //! Git's own line merge would produce the same bytes in the clean cases, so each test also
 //! checks git's trace to prove the driver, not git, did the merge.
 
-use crate::common::{code, kmerge_bin, stderr, traced_git, Scratch};
+use crate::common::{code, kmerge_bin, stderr, stdout, traced_git, traced_git_with, Scratch};
 
 const FILE: &str = "deploy/web.yaml";
 
@@ -155,6 +155,76 @@ fn merge_of_adjacent_edits_is_clean_and_says_so() {
         )),
         "{}",
         stderr(&out)
+    );
+}
+
+/// `git merge-file` on the three versions with the labels git gives the driver in a merge
+/// of `feature` (the base's label only shows in a diff3 conflict): its bytes and exit code.
+fn git_merge_file(s: &Scratch, ours: &str, theirs: &str) -> (String, i32) {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let (o, b, t) = (
+        write("ours", ours),
+        write("base", BASE),
+        write("theirs", theirs),
+    );
+    let base_label = short(s, "main~1");
+    let out = s.git(&[
+        "merge-file",
+        "-p",
+        "-L",
+        "HEAD",
+        "-L",
+        &base_label,
+        "-L",
+        "feature",
+        &o,
+        &b,
+        &t,
+    ]);
+    (stdout(&out), code(&out))
+}
+
+/// `KMERGE_DRIVER=off` leaves one command's merge to git's line merge: where kmerge would
+/// merge by structure, the file is git's conflict, byte for byte, git stops as it would, and
+/// one line says why.
+#[test]
+fn merge_with_the_driver_switched_off_is_gits_line_merge() {
+    let s = repo();
+    let (ours, theirs, _) = adjacent();
+    diverge(&s, &ours, &theirs);
+    let (expected, git_code) = git_merge_file(&s, &ours, &theirs);
+    assert_eq!(git_code, 1, "git's line merge conflicts here:\n{expected}");
+    let (out, trace) = traced_git_with(
+        &s,
+        &["merge", "--no-edit", "feature"],
+        &[("KMERGE_DRIVER", "off")],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_driver_ran(&trace);
+    assert_eq!(merged_file(&s), expected);
+    let err = stderr(&out);
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.starts_with("kmerge:"))
+            .collect::<Vec<_>>(),
+        [format!(
+            "kmerge: {FILE}: KMERGE_DRIVER=off: merged by git's line merge, with conflicts"
+        )],
+        "{err}"
+    );
+    let status = s.git_ok(&["status", "--porcelain"]);
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        format!("UU {FILE}\n")
+    );
+    assert!(
+        !s.join(".git/kmerge").exists(),
+        "switched off, kmerge records nothing"
     );
 }
 
