@@ -620,8 +620,16 @@ fn help_explains_rules_and_git_setup() {
     let help = stdout(&s.kmerge(&["--help"]));
     assert!(help.contains("  kmerge install\n"), "{help}");
     assert!(help.contains("kmerge solve"), "{help}");
+    assert!(help.contains("kmerge review"), "{help}");
     for (command, needles) in [
-        ("driver", &["KMERGE_DRIVER=off git merge feature"][..]),
+        (
+            "driver",
+            &["KMERGE_DRIVER=off git merge feature", "kmerge review"][..],
+        ),
+        (
+            "review",
+            &[".git/kmerge/log", "left in conflict", "--all", "last 20"][..],
+        ),
         (
             "install",
             &["--global", "--uninstall", "core.attributesFile"][..],
@@ -924,6 +932,7 @@ fn completions_and_manual_pages_cover_every_command() {
         "kmerge-merge3.1",
         "kmerge-driver.1",
         "kmerge-install.1",
+        "kmerge-review.1",
     ] {
         assert!(s.join("pages").join(name).is_file(), "{name} missing");
     }

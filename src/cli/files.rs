@@ -200,6 +200,7 @@ pub(super) fn driver(a: DriverArgs) -> anyhow::Result<i32> {
     let outcome = merge_bytes(&base, &ours, &theirs, &opts).context("merging")?;
     report(&outcome, shown, a.merge.quiet);
     write_ours(&a.ours, &outcome.bytes)?;
+    super::review::record(shown, &opts.labels, &outcome);
     Ok(exit_code(&outcome))
 }
 

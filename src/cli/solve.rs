@@ -18,7 +18,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{anyhow, bail, Context};
 use git2::{AttrCheckFlags, AttrValue, IndexEntry, Oid, Repository};
 
-use super::{one_line, resolved, SolveArgs, EXIT_CLEAN, EXIT_CONFLICT};
+use super::{one_line, resolved, short, SolveArgs, EXIT_CLEAN, EXIT_CONFLICT};
 use crate::atomic_write::write_atomically;
 use crate::line_merge::{config_of, conflict_style};
 use crate::options::{Labels, MergeOptions};
@@ -362,15 +362,6 @@ fn git_labels(repo: &Repository) -> Labels {
         labels.theirs = commit;
     }
     labels
-}
-
-/// The commit's abbreviated id, as git abbreviates it (`core.abbrev`, unique).
-fn short(repo: &Repository, id: Oid) -> String {
-    repo.find_object(id, None)
-        .and_then(|o| o.short_id())
-        .ok()
-        .and_then(|buf| buf.as_str().ok().map(str::to_string))
-        .unwrap_or_else(|| id.to_string())
 }
 
 /// A branch other than the current one whose tip is `id`: local branches first, then

@@ -37,6 +37,16 @@ spec:
 /// and a `base` commit holding `BASE`.
 fn repo() -> Scratch {
     let s = crate::common::git_repo();
+    configure(&s);
+    s.write(FILE, BASE);
+    s.git_ok(&["add", "."]);
+    s.git_ok(&["commit", "-q", "-m", "base"]);
+    s
+}
+
+/// Defines kmerge as the merge driver in `s`'s config (the binary under test, by its path)
+/// and sends `*.yaml` to it.
+pub(crate) fn configure(s: &Scratch) {
     s.git_ok(&[
         "config",
         "merge.kmerge.name",
@@ -48,10 +58,6 @@ fn repo() -> Scratch {
     );
     s.git_ok(&["config", "merge.kmerge.driver", &driver]);
     s.write(".gitattributes", "*.yaml merge=kmerge\n");
-    s.write(FILE, BASE);
-    s.git_ok(&["add", "."]);
-    s.git_ok(&["commit", "-q", "-m", "base"]);
-    s
 }
 
 fn shell_quote(s: &str) -> String {

@@ -4,6 +4,7 @@
 //!
 //! - `driver`: the merge driver configured through `.gitattributes`;
 //! - `install`: `kmerge install` and `--uninstall`;
+//! - `review`: `kmerge review` after merges the driver took part in;
 //! - `solve`: `kmerge solve` on what git left in conflict without the driver.
 
 #[path = "../common/mod.rs"]
@@ -11,6 +12,7 @@ mod common;
 
 mod driver;
 mod install;
+mod review;
 mod solve;
 
 /// The file the install and solve tests merge, and its base version.
