@@ -33,6 +33,7 @@
 
 pub(crate) mod atomic_write;
 pub mod cli;
+pub(crate) mod config_parameters;
 pub mod driver;
 pub mod fallback;
 pub mod line_merge;

@@ -3,8 +3,12 @@
 //! It is both the fallback for anything the structural merge cannot handle and the first
 //! attempt in `mark` mode: a merge git gets right must stay right, byte for byte.
 
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
 use anyhow::{anyhow, Context};
 
+use crate::config_parameters;
 use crate::options::{ConflictStyle, MergeOptions};
 
 /// The result of git's line merge.
@@ -66,52 +70,120 @@ pub fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8000)].contains(&0)
 }
 
-/// Reads `merge.conflictStyle` the way git would for a merge in the current directory (git
-/// does not pass it to drivers): the system file unless `GIT_CONFIG_NOSYSTEM`, the global
-/// files (or `GIT_CONFIG_GLOBAL`), then the repository's own config, the later winning.
-pub fn configured_style() -> ConflictStyle {
-    let style = git_config().and_then(|c| c.get_string("merge.conflictStyle"));
-    match style.as_deref() {
+/// `merge.conflictStyle` as git reads it for a merge in the current directory (git does not
+/// pass it to drivers): [`git_config`]'s, `git -c` included.
+pub fn configured_style() -> anyhow::Result<ConflictStyle> {
+    Ok(conflict_style(&git_config()?))
+}
+
+/// `merge.conflictStyle` in `config`; git's default `merge` when unset.
+pub(crate) fn conflict_style(config: &git2::Config) -> ConflictStyle {
+    match config.get_string("merge.conflictStyle").as_deref() {
         Ok("diff3") => ConflictStyle::Diff3,
         Ok("zdiff3") => ConflictStyle::ZDiff3,
         _ => ConflictStyle::Merge,
     }
 }
 
-/// The configuration git itself would read here. libgit2's defaults ignore git's
-/// environment variables, so the files are added one by one.
-pub(crate) fn git_config() -> Result<git2::Config, git2::Error> {
+/// The configuration git itself would read in the current directory: see [`config_of`].
+pub(crate) fn git_config() -> anyhow::Result<git2::Config> {
+    config_of(git2::Repository::open_from_env().ok().as_ref())
+}
+
+/// The configuration git itself would read in `repo` (outside a repository without one), in
+/// git's order, each layer overriding the ones before: the system file unless
+/// `GIT_CONFIG_NOSYSTEM` (`GIT_CONFIG_SYSTEM` names another), the global files
+/// (`GIT_CONFIG_GLOBAL` names the one file instead), the repository's own, and over them all
+/// the settings of git's command line (`git -c`, `GIT_CONFIG_COUNT`: [`config_parameters`]).
+/// libgit2's defaults ignore git's command line and read the XDG file even under
+/// `GIT_CONFIG_GLOBAL`, so the layers are added one by one.
+///
+/// Fails where git would refuse to run: command-line settings it cannot parse, or a
+/// `GIT_CONFIG_NOSYSTEM` that is not a boolean. The result is a snapshot: the command line's
+/// layer is read from a temporary file, gone once read.
+pub(crate) fn config_of(repo: Option<&git2::Repository>) -> anyhow::Result<git2::Config> {
     use git2::ConfigLevel;
-    let mut config = git2::Config::new()?;
-    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    let mut add = |path: std::path::PathBuf, level: ConfigLevel| {
-        if path.is_file() {
-            // An unreadable file is skipped, as git skips a missing one.
-            let _ = config.add_file(&path, level, false);
-        }
+    let mut config = git2::Config::new().map_err(git)?;
+    // Git reads a variable that is set, even empty (an empty path names no file).
+    let env = |name: &str| std::env::var_os(name).map(PathBuf::from);
+    let no_system = match std::env::var("GIT_CONFIG_NOSYSTEM") {
+        Ok(value) => git2::Config::parse_bool(value.as_str()).map_err(|_| {
+            anyhow!("bad boolean environment value {value:?} for GIT_CONFIG_NOSYSTEM")
+        })?,
+        Err(_) => false,
     };
-    let no_system = env("GIT_CONFIG_NOSYSTEM").is_some_and(|v| v != "0" && v != "false");
     if !no_system {
-        if let Some(path) = env("GIT_CONFIG_SYSTEM")
-            .map(Into::into)
-            .or_else(|| git2::Config::find_system().ok())
-        {
-            add(path, ConfigLevel::System);
+        if let Some(path) = env("GIT_CONFIG_SYSTEM").or_else(|| git2::Config::find_system().ok()) {
+            add_file(&mut config, &path, ConfigLevel::System);
         }
     }
     match env("GIT_CONFIG_GLOBAL") {
-        Some(path) => add(path.into(), ConfigLevel::Global),
+        Some(path) => add_file(&mut config, &path, ConfigLevel::Global),
         None => {
             if let Ok(path) = git2::Config::find_xdg() {
-                add(path, ConfigLevel::XDG);
+                add_file(&mut config, &path, ConfigLevel::XDG);
             }
             if let Ok(path) = git2::Config::find_global() {
-                add(path, ConfigLevel::Global);
+                add_file(&mut config, &path, ConfigLevel::Global);
             }
         }
     }
-    if let Ok(repo) = git2::Repository::open_from_env() {
-        add(repo.path().join("config"), ConfigLevel::Local);
+    if let Some(repo) = repo {
+        // A linked worktree shares the main repository's config.
+        add_file(
+            &mut config,
+            &repo.commondir().join("config"),
+            ConfigLevel::Local,
+        );
+        if config
+            .get_bool("extensions.worktreeConfig")
+            .unwrap_or(false)
+        {
+            add_file(
+                &mut config,
+                &repo.path().join("config.worktree"),
+                ConfigLevel::Worktree,
+            );
+        }
     }
-    Ok(config)
+    let settings = config_parameters::from_env().context("reading git's command-line settings")?;
+    let command_line = if settings.is_empty() {
+        None
+    } else {
+        let text = config_parameters::as_config_file(&settings);
+        let file =
+            written(&text).context("writing git's command-line settings to a temporary file")?;
+        Some(file)
+    };
+    if let Some(file) = &command_line {
+        config
+            .add_file(file.path(), ConfigLevel::App, false)
+            .map_err(git)
+            .context("reading git's command-line settings")?;
+    }
+    config
+        .snapshot()
+        .map_err(git)
+        .context("reading git's configuration")
+}
+
+/// Adds a config file that exists. An unreadable one is skipped, as git skips a missing one.
+fn add_file(config: &mut git2::Config, path: &Path, level: git2::ConfigLevel) {
+    if path.is_file() {
+        let _ = config.add_file(path, level, false);
+    }
+}
+
+/// A temporary file holding `text`, removed when dropped.
+fn written(text: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut file = tempfile::Builder::new()
+        .prefix("kmerge-config-")
+        .tempfile()?;
+    file.write_all(text.as_bytes())?;
+    Ok(file)
+}
+
+/// libgit2's errors carry their class and code in `Display`; the message alone reads better.
+fn git(e: git2::Error) -> anyhow::Error {
+    anyhow!("{}", e.message())
 }

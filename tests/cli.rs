@@ -445,6 +445,90 @@ fn driver_reads_the_repositorys_conflict_style() {
     assert!(String::from_utf8_lossy(&git).contains("||||||| base\n"));
 }
 
+/// Command-line settings git would refuse mean the driver was run by hand: the merge still
+/// goes ahead, in git's default conflict style, and one line says why.
+#[test]
+fn driver_merges_despite_malformed_command_line_settings() {
+    let (ours, theirs) = conflicting_sides();
+    let s = scratch(&ours, &theirs);
+    let (git, _) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+    let out = s
+        .command(common::kmerge_bin())
+        .args(["driver", "base.yaml", "ours.yaml", "theirs.yaml"])
+        .env("GIT_CONFIG_PARAMETERS", "'merge.conflictStyle'=diff3")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(s.read("ours.yaml"), git);
+    assert_eq!(
+        stderr(&out).lines().next(),
+        Some(
+            "kmerge: warning: reading git's command-line settings: in GIT_CONFIG_PARAMETERS: \
+             bogus format: \"'merge.conflictStyle'=diff3\": merge.conflictStyle not read, \
+             conflicts marked in git's default style"
+        )
+    );
+}
+
+/// `KMERGE_DRIVER=off`: git's line merge, its bytes and exit code, where kmerge would have
+/// merged by structure (ours adds a field beside the line theirs changes) and where git's
+/// merge is clean; any value but `off` and `on` is named, and the driver runs.
+#[test]
+fn driver_switched_off_gives_gits_line_merge() {
+    let ours = BASE.replace("replicas: 3\n", "replicas: 3\n  minReadySeconds: 5\n");
+    let theirs = BASE.replace("replicas: 3", "replicas: 4");
+    let structural = ours.replace("replicas: 3", "replicas: 4");
+    let (clean_ours, clean_theirs) = clean_sides();
+    let driver = |s: &Scratch, switch: &str| {
+        s.command(common::kmerge_bin())
+            .args([
+                "driver",
+                "base.yaml",
+                "ours.yaml",
+                "theirs.yaml",
+                "7",
+                "web.yaml",
+            ])
+            .env("KMERGE_DRIVER", switch)
+            .output()
+            .unwrap()
+    };
+    for (ours, theirs, git_code) in [(&ours, &theirs, 1), (&clean_ours, &clean_theirs, 0)] {
+        let s = scratch(ours, theirs);
+        let (git, code_of_git) = git_merge_file(&s, &[], ["ours", "base", "theirs"]);
+        assert_eq!(code_of_git, git_code);
+        let out = driver(&s, "off");
+        assert_eq!(code(&out), git_code, "{}", stderr(&out));
+        assert_eq!(s.read("ours.yaml"), git);
+        let with = if git_code == 1 {
+            ", with conflicts"
+        } else {
+            ""
+        };
+        assert_eq!(
+            stderr(&out),
+            format!("kmerge: web.yaml: KMERGE_DRIVER=off: merged by git's line merge{with}\n")
+        );
+    }
+    for switch in ["on", "", "false"] {
+        let s = scratch(&ours, &theirs);
+        let out = driver(&s, switch);
+        assert_eq!(code(&out), 0, "{switch:?}: {}", stderr(&out));
+        assert_eq!(String::from_utf8_lossy(&s.read("ours.yaml")), structural);
+        let warning = match switch {
+            "false" => {
+                "kmerge: warning: KMERGE_DRIVER=false is neither off nor on: the driver runs\n"
+            }
+            _ => "",
+        };
+        assert_eq!(
+            stderr(&out),
+            format!("{warning}kmerge: web.yaml: merged 1 conflicting hunk by structure\n"),
+            "{switch:?}"
+        );
+    }
+}
+
 #[test]
 fn driver_missing_file_exits_2_and_leaves_ours() {
     let (ours, theirs) = conflicting_sides();
@@ -537,7 +621,16 @@ fn help_explains_rules_and_git_setup() {
     assert!(help.contains("  kmerge install\n"), "{help}");
     assert!(help.contains("kmerge solve"), "{help}");
     assert!(help.contains("kmerge doctor"), "{help}");
+    assert!(help.contains("kmerge review"), "{help}");
     for (command, needles) in [
+        (
+            "driver",
+            &["KMERGE_DRIVER=off git merge feature", "kmerge review"][..],
+        ),
+        (
+            "review",
+            &[".git/kmerge/log", "left in conflict", "--all", "last 20"][..],
+        ),
         (
             "install",
             &["--global", "--uninstall", "core.attributesFile"][..],
@@ -844,6 +937,7 @@ fn completions_and_manual_pages_cover_every_command() {
         "kmerge-merge3.1",
         "kmerge-driver.1",
         "kmerge-install.1",
+        "kmerge-review.1",
     ] {
         assert!(s.join("pages").join(name).is_file(), "{name} missing");
     }

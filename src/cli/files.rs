@@ -8,10 +8,13 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::{exit_code, names, options, report, DriverArgs, Merge2Args, Merge3Args, EXIT_CLEAN};
+use super::{
+    exit_code, names, options, report, DriverArgs, Merge2Args, Merge3Args, EXIT_CLEAN,
+    EXIT_CONFLICT,
+};
 use crate::atomic_write::{write_atomically, write_atomically_as, Durability};
-use crate::driver::{merge2 as merge2_text, merge_bytes, Outcome};
-use crate::line_merge::configured_style;
+use crate::driver::{merge2 as merge2_text, merge_bytes};
+use crate::line_merge::{configured_style, line_merge};
 use crate::options::{ConflictStyle, MergeOptions};
 use crate::package::Source;
 
@@ -159,36 +162,73 @@ pub(super) fn driver(a: DriverArgs) -> anyhow::Result<i32> {
     let style = if a.markers.diff3 {
         ConflictStyle::Diff3
     } else {
-        configured_style()
+        // Git would have refused to run with settings it cannot read, so the driver was run
+        // by hand: the merge still goes ahead, in git's default style, and a line says why.
+        configured_style().unwrap_or_else(|e| {
+            eprintln!("kmerge: warning: {e:#}: merge.conflictStyle not read, conflicts marked in git's default style");
+            ConflictStyle::Merge
+        })
     };
     let marker_size = a.markers.marker_size.or(a.git_marker_size);
+    let shown = a.path.as_deref().unwrap_or(&a.ours);
     let opts = MergeOptions {
-        file_name: file_name(a.path.as_deref().unwrap_or(&a.ours)),
+        file_name: file_name(shown),
         ..options(&a.merge, &a.markers, marker_size, style)
     };
-    let outcome = merge_files(&a.base, &a.ours, &a.theirs, &opts)?;
-    report(
-        &outcome,
-        a.path.as_deref().unwrap_or(&a.ours),
-        a.merge.quiet,
-    );
-    // Git's own temporary file, read back as soon as the driver exits: atomic, not flushed.
-    write_atomically_as(&a.ours, &outcome.bytes, Durability::Unsynced)
-        .with_context(|| format!("writing ours file {}", a.ours.display()))?;
+    // Any failure to read is an I/O error, exit 2.
+    let base = read(&a.base, "base")?;
+    let ours = read(&a.ours, "ours")?;
+    let theirs = read(&a.theirs, "theirs")?;
+    if switched_off() {
+        let line = line_merge(&base, &ours, &theirs, &opts).context("merging")?;
+        let with = if line.conflicted {
+            ", with conflicts"
+        } else {
+            ""
+        };
+        eprintln!(
+            "kmerge: {}: KMERGE_DRIVER=off: merged by git's line merge{with}",
+            shown.display()
+        );
+        write_ours(&a.ours, &line.bytes)?;
+        return Ok(if line.conflicted {
+            EXIT_CONFLICT
+        } else {
+            EXIT_CLEAN
+        });
+    }
+    let outcome = merge_bytes(&base, &ours, &theirs, &opts).context("merging")?;
+    report(&outcome, shown, a.merge.quiet);
+    write_ours(&a.ours, &outcome.bytes)?;
+    super::review::record(shown, &opts.labels, &outcome);
     Ok(exit_code(&outcome))
 }
 
-/// Reads the three versions (any failure is an I/O error, exit 2) and merges them.
-fn merge_files(
-    base: &Path,
-    ours: &Path,
-    theirs: &Path,
-    opts: &MergeOptions,
-) -> anyhow::Result<Outcome> {
-    let base = read(base, "base")?;
-    let ours = read(ours, "ours")?;
-    let theirs = read(theirs, "theirs")?;
-    merge_bytes(&base, &ours, &theirs, opts).context("merging")
+/// The off switch: `KMERGE_DRIVER=off` in the environment leaves the merge to git's own line
+/// merge, for one command (`KMERGE_DRIVER=off git merge feature`) or a whole shell, without
+/// touching the setup. Unset, empty or `on`, the driver runs. Any other value is named on
+/// stderr and the driver runs: a typo must not silently change how files merge, and either
+/// way nothing is lost.
+fn switched_off() -> bool {
+    match std::env::var_os("KMERGE_DRIVER") {
+        None => false,
+        Some(value) if value == "off" => true,
+        Some(value) if value.is_empty() || value == "on" => false,
+        Some(value) => {
+            eprintln!(
+                "kmerge: warning: KMERGE_DRIVER={} is neither off nor on: the driver runs",
+                value.to_string_lossy()
+            );
+            false
+        }
+    }
+}
+
+/// Writes the result into git's own temporary file, which git reads back as soon as the
+/// driver exits: atomic, not flushed.
+fn write_ours(ours: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomically_as(ours, bytes, Durability::Unsynced)
+        .with_context(|| format!("writing ours file {}", ours.display()))
 }
 
 /// The last component of a path, for the rules that depend on a file's name.

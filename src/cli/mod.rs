@@ -1,7 +1,7 @@
 //! The command line: the clap definitions and the dispatch to one module per kind of command
 //! (`files`: `merge3`, `driver` and `merge2` on files named on the command line; `install`:
 //! the git setup; `doctor`: checking it; `solve`: re-merging what git left in conflict;
-//! `docs`: completions and manual pages).
+//! `review`: what the driver did in the last merge; `docs`: completions and manual pages).
 //!
 //! This is the only place that knows about arguments, files and exit codes; the merge itself
 //! is `driver::merge_bytes`. Errors are printed once, here, as `kmerge: error: ...`.
@@ -21,6 +21,7 @@ mod files;
 mod install;
 mod names;
 mod package;
+mod review;
 mod solve;
 
 /// Exit code: merged cleanly.
@@ -73,6 +74,7 @@ which does what these lines do:
   echo '*.yaml merge=kmerge' >> .gitattributes
 Whether git will really run kmerge here: kmerge doctor
 Files git already left in conflict (merged without kmerge): kmerge solve
+What the driver did in the last merge: kmerge review
 
 Exit codes: 0 merged cleanly, 1 conflicts marked in the output, 2 usage or I/O error.";
 
@@ -125,9 +127,18 @@ whose skeleton cannot be merged, existing conflict markers and parse errors use 
 merge.
 
 Markers carry git's labels (%S %X %Y; an older git passes them literally, which means the
-defaults base/ours/theirs), git's marker size (%L), and the repository's
-merge.conflictStyle unless --diff3 is given. Exit 2 only when a file cannot be read or
-written; OURS is then unchanged.";
+defaults base/ours/theirs), git's marker size (%L), and merge.conflictStyle as git reads
+it (its config files, then `git -c`) unless --diff3 is given. Exit 2 only when a file cannot
+be read or written; OURS is then unchanged.
+
+KMERGE_DRIVER=off in the environment switches the driver off without touching the setup, for
+one command (KMERGE_DRIVER=off git merge feature) or a whole shell: git's own line merge is
+written (its bytes, its exit code) and one line on stderr says so. Unset, empty or `on`, the
+driver runs; any other value is named on stderr, and the driver runs.
+
+Each file merged by structure or left in conflict is recorded in .git/kmerge/log, and
+`kmerge review` shows them after the merge (a log that cannot be written is one line on
+stderr; the merge goes on).";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -156,6 +167,8 @@ enum Command {
     Doctor,
     #[command(about = SOLVE_ABOUT, long_about = SOLVE_LONG_ABOUT)]
     Solve(SolveArgs),
+    #[command(about = REVIEW_ABOUT, long_about = REVIEW_LONG_ABOUT)]
+    Review(ReviewArgs),
     /// Prints a shell completion script.
     #[command(long_about = COMPLETIONS_LONG_ABOUT)]
     Completions {
@@ -244,6 +257,31 @@ command that fixes it:
     git is a warning.
 
 Exit 0 when no check fails, 1 when one does, 2 outside a git repository.";
+const REVIEW_ABOUT: &str =
+    "Shows what the merge driver did in the last merge, rebase or cherry-pick";
+
+const REVIEW_LONG_ABOUT: &str = "\
+Shows what the merge driver did in the last merge, rebase or cherry-pick of this work tree:
+each file it merged by structure where git's line merge would have stopped, and each file it
+left in conflict, with the lines it printed about them (git clients and IDEs often hide
+them). A file git's own line merge settled, with or without kmerge, is not listed.
+
+  feature into HEAD at 1a2b3c4, 2025-06-01T10:20:30Z: 1 merged by structure, 1 left in conflict
+    merged    deploy/api.yaml: merged 1 conflicting hunk by structure
+    conflict  deploy/web.yaml: conflict in apps/Deployment web at spec.replicas: ...
+
+The driver records them in kmerge/log in the git folder of the work tree (.git/kmerge/log),
+one line per file: the time (UTC), HEAD's commit, git's labels for the two sides, the path
+and what it printed. An operation is the run of lines with the same HEAD and labels: one
+merge, or one commit of a rebase or cherry-pick (HEAD moves with each); a file met again
+starts a new one (the same merge run again). The log keeps the last 20 operations.";
+
+#[derive(Args, Debug)]
+struct ReviewArgs {
+    /// Every operation the log keeps, oldest first.
+    #[arg(long)]
+    all: bool,
+}
 
 const INSTALL_ABOUT: &str = "Sets kmerge up as git's merge driver for YAML files";
 
@@ -440,6 +478,7 @@ where
         Command::Install(a) => install::install(a),
         Command::Doctor => doctor::doctor(),
         Command::Solve(a) => solve::solve(a),
+        Command::Review(a) => review::review(a),
         Command::Completions { shell } => docs::completions(shell),
         Command::Man { dir } => docs::man(dir.as_deref()),
     }));
@@ -489,25 +528,29 @@ fn label(given: &Option<String>, default: String) -> String {
     }
 }
 
-/// One stderr line per message: git shows the driver's stderr among its own output, and a
-/// reason spanning lines (a YAML error with a snippet) would read as several messages.
-/// Where the structural merge resolved conflicts git's line merge left, one line says so:
-/// git's output would otherwise show nothing of what kmerge did. `quiet` keeps a clean
-/// merge silent.
+/// What a merge says about a file on stderr, each line after `kmerge: <path>: `. `quiet`
+/// keeps a clean merge silent.
 fn report(outcome: &Outcome, path: &Path, quiet: bool) {
     if quiet && !outcome.conflicted {
         return;
     }
-    if !outcome.conflicted && outcome.resolved_hunks > 0 {
-        eprintln!(
-            "kmerge: {}: {}",
-            path.display(),
-            resolved(outcome.resolved_hunks)
-        );
+    for line in said(outcome) {
+        eprintln!("kmerge: {}: {line}", path.display());
     }
-    for message in &outcome.messages {
-        eprintln!("kmerge: {}: {}", path.display(), one_line(message));
-    }
+}
+
+/// The lines [`report`] prints about a merged file, one per message: git shows the driver's
+/// stderr among its own output, and a reason spanning lines (a YAML error with a snippet)
+/// would read as several messages. Where the structural merge resolved conflicts git's line
+/// merge left, one line says so first: git's output would otherwise show nothing of what
+/// kmerge did.
+fn said(outcome: &Outcome) -> Vec<String> {
+    let resolved = (!outcome.conflicted && outcome.resolved_hunks > 0)
+        .then(|| resolved(outcome.resolved_hunks));
+    resolved
+        .into_iter()
+        .chain(outcome.messages.iter().map(|m| one_line(m)))
+        .collect()
 }
 
 /// What the structural merge did that git's line merge could not.
@@ -518,6 +561,15 @@ fn resolved(hunks: usize) -> String {
 
 fn one_line(message: &str) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The commit's abbreviated id, as git abbreviates it (`core.abbrev`, unique).
+fn short(repo: &git2::Repository, id: git2::Oid) -> String {
+    repo.find_object(id, None)
+        .and_then(|o| o.short_id())
+        .ok()
+        .and_then(|buf| buf.as_str().ok().map(str::to_string))
+        .unwrap_or_else(|| id.to_string())
 }
 
 fn exit_code(outcome: &Outcome) -> i32 {

@@ -18,9 +18,9 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{anyhow, bail, Context};
 use git2::{AttrCheckFlags, AttrValue, IndexEntry, Oid, Repository};
 
-use super::{one_line, resolved, SolveArgs, EXIT_CLEAN, EXIT_CONFLICT};
+use super::{one_line, resolved, short, SolveArgs, EXIT_CLEAN, EXIT_CONFLICT};
 use crate::atomic_write::write_atomically;
-use crate::line_merge::configured_style;
+use crate::line_merge::{config_of, conflict_style};
 use crate::options::{Labels, MergeOptions};
 
 mod written;
@@ -45,6 +45,12 @@ struct Tally {
 pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
     let repo = Repository::open_from_env()
         .map_err(|e| anyhow!("not inside a git repository ({})", e.message()))?;
+    // Git's configuration, `git -c` included, for the attributes lookups too: libgit2's own
+    // would miss a `core.attributesFile` given on git's command line.
+    let config = config_of(Some(&repo))?;
+    repo.set_config(&config)
+        .map_err(git)
+        .context("reading git's configuration")?;
     let workdir = repo
         .workdir()
         .ok_or_else(|| anyhow!("{} is a bare repository", repo.path().display()))?
@@ -71,7 +77,7 @@ pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
         return Ok(EXIT_CLEAN);
     }
     let labels = git_labels(&repo);
-    let style = configured_style();
+    let style = conflict_style(&config);
     let mut git_program = Git::new(&repo, &workdir);
     let mut tally = Tally::default();
     let mut staged = false;
@@ -356,15 +362,6 @@ fn git_labels(repo: &Repository) -> Labels {
         labels.theirs = commit;
     }
     labels
-}
-
-/// The commit's abbreviated id, as git abbreviates it (`core.abbrev`, unique).
-fn short(repo: &Repository, id: Oid) -> String {
-    repo.find_object(id, None)
-        .and_then(|o| o.short_id())
-        .ok()
-        .and_then(|buf| buf.as_str().ok().map(str::to_string))
-        .unwrap_or_else(|| id.to_string())
 }
 
 /// A branch other than the current one whose tip is `id`: local branches first, then

@@ -98,10 +98,20 @@ pub fn git_repo() -> Scratch {
 /// Runs git in `s` with a trace of the commands it starts, returning the output and the
 /// trace (to tell whether git ran the kmerge driver).
 pub fn traced_git(s: &Scratch, args: &[&str]) -> (Output, String) {
+    traced_git_with(s, args, &[])
+}
+
+/// [`traced_git`] with more variables in git's environment (which the driver inherits).
+pub fn traced_git_with(s: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (Output, String) {
     // Inside .git, so `git status` does not list it.
     let trace = s.join(".git/kmerge-test-trace.log");
     let _ = fs::remove_file(&trace);
-    let out = run_git(s.command("git").args(args).env("GIT_TRACE", &trace));
+    let mut cmd = s.command("git");
+    cmd.args(args).env("GIT_TRACE", &trace);
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    let out = run_git(&mut cmd);
     let log = fs::read_to_string(&trace).unwrap_or_default();
     let _ = fs::remove_file(&trace);
     (out, log)
@@ -122,8 +132,9 @@ pub fn run_git(cmd: &mut Command) -> Output {
     })
 }
 
-/// Keeps the machine's git configuration and any repository the test runner sits in (a hook
-/// running `cargo test` sets GIT_DIR) out of a command.
+/// Keeps the machine's git configuration, any repository the test runner sits in (a hook
+/// running `cargo test` sets GIT_DIR) and the developer's `KMERGE_DRIVER` switch out of a
+/// command.
 pub fn isolate(cmd: &mut Command, home: &Path) {
     for var in [
         "GIT_DIR",
@@ -135,6 +146,7 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
         "GIT_CONFIG_PARAMETERS",
         "GIT_CONFIG_COUNT",
         "GIT_PREFIX",
+        "KMERGE_DRIVER",
     ] {
         cmd.env_remove(var);
     }

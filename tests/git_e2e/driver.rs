@@ -5,7 +5,7 @@
 //! Git's own line merge would produce the same bytes in the clean cases, so each test also
 //! checks git's trace to prove the driver, not git, did the merge.
 
-use crate::common::{code, kmerge_bin, stderr, traced_git, Scratch};
+use crate::common::{code, kmerge_bin, stderr, stdout, traced_git, traced_git_with, Scratch};
 
 const FILE: &str = "deploy/web.yaml";
 
@@ -37,6 +37,16 @@ spec:
 /// and a `base` commit holding `BASE`.
 fn repo() -> Scratch {
     let s = crate::common::git_repo();
+    configure(&s);
+    s.write(FILE, BASE);
+    s.git_ok(&["add", "."]);
+    s.git_ok(&["commit", "-q", "-m", "base"]);
+    s
+}
+
+/// Defines kmerge as the merge driver in `s`'s config (the binary under test, by its path)
+/// and sends `*.yaml` to it.
+pub(crate) fn configure(s: &Scratch) {
     s.git_ok(&[
         "config",
         "merge.kmerge.name",
@@ -48,10 +58,6 @@ fn repo() -> Scratch {
     );
     s.git_ok(&["config", "merge.kmerge.driver", &driver]);
     s.write(".gitattributes", "*.yaml merge=kmerge\n");
-    s.write(FILE, BASE);
-    s.git_ok(&["add", "."]);
-    s.git_ok(&["commit", "-q", "-m", "base"]);
-    s
 }
 
 fn shell_quote(s: &str) -> String {
@@ -158,6 +164,76 @@ fn merge_of_adjacent_edits_is_clean_and_says_so() {
     );
 }
 
+/// `git merge-file` on the three versions with the labels git gives the driver in a merge
+/// of `feature` (the base's label only shows in a diff3 conflict): its bytes and exit code.
+fn git_merge_file(s: &Scratch, ours: &str, theirs: &str) -> (String, i32) {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let (o, b, t) = (
+        write("ours", ours),
+        write("base", BASE),
+        write("theirs", theirs),
+    );
+    let base_label = short(s, "main~1");
+    let out = s.git(&[
+        "merge-file",
+        "-p",
+        "-L",
+        "HEAD",
+        "-L",
+        &base_label,
+        "-L",
+        "feature",
+        &o,
+        &b,
+        &t,
+    ]);
+    (stdout(&out), code(&out))
+}
+
+/// `KMERGE_DRIVER=off` leaves one command's merge to git's line merge: where kmerge would
+/// merge by structure, the file is git's conflict, byte for byte, git stops as it would, and
+/// one line says why.
+#[test]
+fn merge_with_the_driver_switched_off_is_gits_line_merge() {
+    let s = repo();
+    let (ours, theirs, _) = adjacent();
+    diverge(&s, &ours, &theirs);
+    let (expected, git_code) = git_merge_file(&s, &ours, &theirs);
+    assert_eq!(git_code, 1, "git's line merge conflicts here:\n{expected}");
+    let (out, trace) = traced_git_with(
+        &s,
+        &["merge", "--no-edit", "feature"],
+        &[("KMERGE_DRIVER", "off")],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_driver_ran(&trace);
+    assert_eq!(merged_file(&s), expected);
+    let err = stderr(&out);
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.starts_with("kmerge:"))
+            .collect::<Vec<_>>(),
+        [format!(
+            "kmerge: {FILE}: KMERGE_DRIVER=off: merged by git's line merge, with conflicts"
+        )],
+        "{err}"
+    );
+    let status = s.git_ok(&["status", "--porcelain"]);
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        format!("UU {FILE}\n")
+    );
+    assert!(
+        !s.join(".git/kmerge").exists(),
+        "switched off, kmerge records nothing"
+    );
+}
+
 #[test]
 fn rebase_of_far_apart_edits_is_clean() {
     let s = repo();
@@ -220,6 +296,49 @@ fn merge_with_diff3_style_from_repo_config() {
     let text = merged_file(&s);
     assert!(text.contains("\n||||||| "), "{text}");
     assert_eq!(text, conflict_text("HEAD", Some(&base), "feature"));
+}
+
+/// `git -c merge.conflictStyle=diff3` reaches the driver in git's environment
+/// (`GIT_CONFIG_PARAMETERS`) and wins over the repository's config, as in git.
+#[test]
+fn merge_with_diff3_style_from_gits_command_line() {
+    let s = repo();
+    let (ours, theirs) = same_field();
+    diverge(&s, &ours, &theirs);
+    s.git_ok(&["config", "merge.conflictStyle", "merge"]);
+    let base = short(&s, "main~1");
+    let (out, trace) = traced_git(
+        &s,
+        &[
+            "-c",
+            "merge.conflictStyle=diff3",
+            "merge",
+            "--no-edit",
+            "feature",
+        ],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_driver_ran(&trace);
+    assert_eq!(
+        merged_file(&s),
+        conflict_text("HEAD", Some(&base), "feature")
+    );
+}
+
+/// A linked worktree shares the repository's config: its `merge.conflictStyle` holds there.
+#[test]
+fn merge_in_a_linked_worktree_reads_the_repository_config() {
+    let s = repo();
+    let (ours, theirs) = same_field();
+    diverge(&s, &ours, &theirs);
+    s.git_ok(&["config", "merge.conflictStyle", "diff3"]);
+    s.git_ok(&["worktree", "add", "-q", "-b", "linked", "linked", "main"]);
+    let base = short(&s, "main~1");
+    let (out, trace) = traced_git(&s, &["-C", "linked", "merge", "--no-edit", "feature"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_driver_ran(&trace);
+    let merged = String::from_utf8_lossy(&s.read(&format!("linked/{FILE}"))).into_owned();
+    assert_eq!(merged, conflict_text("HEAD", Some(&base), "feature"));
 }
 
 #[test]

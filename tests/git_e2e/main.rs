@@ -5,6 +5,7 @@
 //! - `driver`: the merge driver configured through `.gitattributes`;
 //! - `install`: `kmerge install` and `--uninstall`;
 //! - `doctor`: `kmerge doctor` on set-ups that work and ones that do not;
+//! - `review`: `kmerge review` after merges the driver took part in;
 //! - `solve`: `kmerge solve` on what git left in conflict without the driver.
 
 #[path = "../common/mod.rs"]
@@ -13,6 +14,7 @@ mod common;
 mod doctor;
 mod driver;
 mod install;
+mod review;
 mod solve;
 
 /// The file the install and solve tests merge, and its base version.

@@ -161,6 +161,115 @@ fn a_true_conflict_keeps_the_drivers_markers_and_labels() {
     assert_eq!(status(&s), format!("UU {FILE}\n"));
 }
 
+/// A conflict style given on git's command line reaches `kmerge solve` as git passes it to
+/// the programs it runs (a `git -c merge.conflictStyle=diff3 kmerge solve` alias, or the
+/// user's environment): the diff3 conflict the merge left is recognised as git wrote it, and
+/// re-merged with the base section the driver writes.
+#[test]
+fn conflict_style_from_gits_command_line_is_honoured() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs) = conflicting();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    let args = with_driver(&[
+        "-c",
+        "merge.conflictStyle=diff3",
+        "merge",
+        "--no-commit",
+        "--no-ff",
+        "feature",
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, trace) = traced_git(&s, &args);
+    assert_eq!(code(&out), 1);
+    assert!(driver_ran(&trace, FILE), "the driver did not run:\n{trace}");
+    let reference = String::from_utf8_lossy(&s.read(FILE)).into_owned();
+    s.git_ok(&["merge", "--abort"]);
+    let base = stdout(&s.git_ok(&["rev-parse", "--short", "main~1"]));
+    assert!(
+        reference.contains(&format!("||||||| {}\n", base.trim())),
+        "{reference}"
+    );
+
+    let out = s.git(&["-c", "merge.conflictStyle=diff3", "merge", "feature"]);
+    assert_eq!(code(&out), 1);
+    for (var, value) in [
+        ("GIT_CONFIG_PARAMETERS", "'merge.conflictStyle'='diff3'"),
+        ("GIT_CONFIG_COUNT", "1"),
+    ] {
+        let out = s
+            .command(kmerge_bin())
+            .args(["solve", FILE])
+            .env(var, value)
+            .env("GIT_CONFIG_KEY_0", "merge.conflictstyle")
+            .env("GIT_CONFIG_VALUE_0", "diff3")
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 1, "{var}: {}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with(&format!("kmerge: {FILE}: conflict in ")),
+            "{var}: {}",
+            stderr(&out)
+        );
+        assert_eq!(String::from_utf8_lossy(&s.read(FILE)), reference, "{var}");
+    }
+}
+
+/// `core.attributesFile` given on git's command line decides which files are kmerge's: there,
+/// `*.yaml merge=text` keeps a conflicted YAML file out of `kmerge solve`, which takes it
+/// without the setting.
+#[test]
+fn attributes_file_from_gits_command_line_is_read() {
+    let s = git_repo();
+    s.write(FILE, BASE);
+    s.git_ok(&["add", "."]);
+    s.git_ok(&["commit", "-q", "-m", "base"]);
+    let (ours, theirs, merged) = adjacent();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    assert_eq!(code(&s.git(&["merge", "feature"])), 1);
+    let attributes = s.write("elsewhere/attributes", "*.yaml merge=text\n");
+
+    let out = s
+        .command(kmerge_bin())
+        .arg("solve")
+        .env("GIT_CONFIG_COUNT", "1")
+        .env("GIT_CONFIG_KEY_0", "core.attributesFile")
+        .env("GIT_CONFIG_VALUE_0", &attributes)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "kmerge: no conflicted YAML file to solve\n");
+    assert_eq!(status(&s), format!("UU {FILE}\n"));
+
+    let out = solve(&s, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&s.read(FILE)), merged);
+}
+
+/// Settings git itself would refuse stop `kmerge solve` before it touches anything, as they
+/// stop git.
+#[test]
+fn malformed_command_line_settings_stop_solve() {
+    let s = repo(&[(FILE, BASE)]);
+    let (ours, theirs, _) = adjacent();
+    diverge(&s, &[(FILE, &ours)], &[(FILE, &theirs)]);
+    assert_eq!(code(&s.git(&["merge", "feature"])), 1);
+    let before = s.read(FILE);
+    let out = s
+        .command(kmerge_bin())
+        .arg("solve")
+        .env("GIT_CONFIG_PARAMETERS", "merge.conflictStyle=diff3")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "kmerge: error: reading git's command-line settings: in GIT_CONFIG_PARAMETERS: bogus \
+         format: \"merge.conflictStyle=diff3\"\n"
+    );
+    assert_eq!(s.read(FILE), before);
+    assert_eq!(status(&s), format!("UU {FILE}\n"));
+}
+
 /// With no file named, every conflicted YAML file is solved; other files are not kmerge's,
 /// and a file deleted on one side is reported and left for the user.
 #[test]
