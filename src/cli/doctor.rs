@@ -280,17 +280,55 @@ fn program_check(program: &shell::Word, top: &Path, fix: &str) -> Check {
     .fix(fix)
 }
 
+/// How long the driver program may take to print its version: a program that hangs would
+/// hang every merge git runs, and doctor must still finish to say so.
+const VERSION_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The child's output once it exits, or `None` (the child killed) if it runs longer than
+/// `limit`. What it prints for `--version` is a line, far below a pipe's buffer, so waiting
+/// before reading cannot block it.
+fn output_within(
+    mut child: std::process::Child,
+    limit: std::time::Duration,
+) -> std::io::Result<Option<std::process::Output>> {
+    let start = std::time::Instant::now();
+    while child.try_wait()?.is_none() {
+        if start.elapsed() >= limit {
+            // Already exited or not, it is stopped and reaped: nothing is left running.
+            let _ = child.kill();
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.wait_with_output().map(Some)
+}
+
 /// Runs the program as git would (through `sh`, in the top folder of the work tree) with
 /// `--version`, and compares what it prints with this kmerge's version.
 fn version_check(raw: &str, top: &Path, fix: &str) -> anyhow::Result<Check> {
     let run = format!("{raw} --version");
-    let out = Command::new("sh")
+    let child = Command::new("sh")
         .arg("-c")
         .arg(&run)
         .current_dir(top)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .context("running sh to ask the driver program its version")?;
+    let Some(out) = output_within(child, VERSION_WAIT)
+        .context("waiting for the driver program to print its version")?
+    else {
+        return Ok(Check::new(
+            Status::Fail,
+            format!(
+                "`{run}` did not answer within {} s (stopped): git would wait on it the same way",
+                VERSION_WAIT.as_secs()
+            ),
+        )
+        .fix(fix));
+    };
     let printed = String::from_utf8_lossy(&out.stdout);
     let line = printed.lines().next().unwrap_or("").trim_end();
     let check = match compare_versions(line, out.status.success()) {

@@ -204,6 +204,36 @@ fn doctor_fails_on_a_driver_of_another_version() {
     assert_eq!(code, 1);
 }
 
+/// A driver program that never answers would hang every merge: doctor stops waiting for its
+/// version, kills it and says so, instead of hanging too.
+#[test]
+fn doctor_fails_on_a_driver_that_does_not_answer() {
+    let s = repo_with_yaml();
+    install(&s, &[]);
+    let stuck = executable(
+        &s,
+        "stuck/kmerge",
+        "#!/bin/sh
+exec sleep 600
+",
+    );
+    s.git_ok(&[
+        "config",
+        "merge.kmerge.driver",
+        &driver_command(&stuck.display().to_string()),
+    ]);
+    let (code, said) = doctor(&s);
+    assert!(
+        said.contains(&format!(
+            "\nFAIL  `{} --version` did not answer within 10 s (stopped): git would wait on it the same way\n      fix: {} install\n",
+            stuck.display(),
+            kmerge()
+        )),
+        "{said}"
+    );
+    assert_eq!(code, 1);
+}
+
 /// A driver called by name works only where PATH holds it: a warning where it does, a
 /// failure where it does not. A command that does not run `driver %O %A %B` fails.
 #[cfg(unix)]
