@@ -31,7 +31,7 @@ impl Checker<'_> {
             if tree.node(list).kind != Kind::Seq {
                 return Some(Vec::new());
             }
-            named(tree, list, kind.as_ref())
+            named(tree, list, kind.as_ref(), self.rule == Rule::Kyaml)
         };
         // A list one side emptied while the other took an element away and put a new one in
         // (an element without a key edited): the edited element must not come back alone.
@@ -113,7 +113,11 @@ impl Checker<'_> {
         if kind == Some(ListKind::Plain) {
             return None;
         }
-        let (xs, rs) = (named(xt, x, kind.as_ref())?, named(rt, r, kind.as_ref())?);
+        let kyaml = self.rule == Rule::Kyaml;
+        let (xs, rs) = (
+            named(xt, x, kind.as_ref(), kyaml)?,
+            named(rt, r, kind.as_ref(), kyaml)?,
+        );
         let index: HashMap<&str, NodeId> = rs.iter().map(|i| (i.key.as_str(), i.node)).collect();
         let pairs = xs
             .into_iter()
@@ -541,8 +545,9 @@ fn emptied_against_an_edit([(bt, b), (ot, o), (tt, t)]: [(&Tree, At); 3]) -> Opt
 }
 
 /// A list's elements as items named by their key (`kind` `None`: a `kind: List`'s items, by
-/// identity); `None` when one cannot be named or two share a name.
-fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Vec<Item>> {
+/// identity); `None` when one cannot be named or two share a name. `kyaml`: read as kyaml
+/// reads it, a missing key being a key of its own.
+fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>, kyaml: bool) -> Option<Vec<Item>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for &e in tree.children(list) {
@@ -551,7 +556,13 @@ fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>) -> Option<Vec<Item>
                 let id = Identity::of(tree, e)?;
                 (format!("{id:?}"), id.to_string())
             }
-            Some(ListKind::Keyed(keys)) => element_key(tree, e, keys)?,
+            Some(ListKind::Keyed(keys)) => match element_key(tree, e, keys) {
+                Some(key) => key,
+                // kyaml reads a key field missing or null as "": one element of that key.
+                // Otherwise the list is read as a plain one.
+                None if kyaml => ("\u{1}".to_string(), format!("{}=?", keys[0])),
+                None => return None,
+            },
             Some(ListKind::Set) => {
                 if tree.node(e).kind != Kind::Scalar {
                     return None;
