@@ -373,7 +373,7 @@ fn planned_with_conflicts_at(
     Ok(Merged {
         text: rendered.text,
         conflicts: plan.conflicts,
-        notes: rendered.notes,
+        notes: [plan.notes, rendered.notes].concat(),
         planned_side: rendered.planned_side,
     })
 }
@@ -775,7 +775,7 @@ fn planned_and_rendered(
     let merged = Merged {
         text: rendered.text,
         conflicts: plan.conflicts,
-        notes: rendered.notes,
+        notes: [plan.notes, rendered.notes].concat(),
         planned_side: rendered.planned_side,
     };
     Ok((merged, rendered.tree))

@@ -158,9 +158,11 @@ pub struct Conflict {
 }
 
 /// The merge's decisions for one file: edits of ours in the order they were planned (which
-/// orders insertions at one place), and the conflicts marked among them.
+/// orders insertions at one place), the conflicts marked among them, and what a policy
+/// settled that the user must hear of (one line each).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Plan {
     pub ops: Vec<Op>,
     pub conflicts: Vec<Conflict>,
+    pub notes: Vec<String>,
 }

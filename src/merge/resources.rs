@@ -25,15 +25,7 @@ impl Merger<'_> {
                     {
                         // merge2: `$patch: delete` at the top deletes the whole document.
                         self.plan.ops.push(Op::DeleteDocument { ours: o });
-                    } else if let Some(name) = self.anchors_clash(o, t) {
-                        let what =
-                            format!("both sides define the anchor &{name}, at different places");
-                        self.document_conflict(
-                            &what,
-                            [b, Some(o), Some(t)],
-                            Anchor::DocStart(o.doc),
-                        );
-                    } else {
+                    } else if !self.anchors_clash(b, o, t) {
                         self.merge_value(&Path::default(), b.map(root), root(o), root(t))
                     }
                 }
@@ -95,16 +87,39 @@ impl Merger<'_> {
         }
     }
 
-    /// A whole document deleted on one side and changed on the other.
-    /// In mark mode, an anchor name ours and theirs both define at different places
-    /// ([`super::anchors`]); under a policy the rules decide as elsewhere.
-    fn anchors_clash(&self, o: DocRef, t: DocRef) -> Option<String> {
-        if self.opts.policy.resolve() != Resolution::Mark || self.opts.policy.kyaml() {
-            return None;
+    /// An anchor name ours and theirs both define at different places ([`super::anchors`]):
+    /// the merge cannot keep both, so the document is both sides' change of one value. Mark
+    /// mode makes it a conflict; a policy takes its side's document whole (theirs replaces
+    /// ours'; ours stays). Returns whether the document was settled so.
+    fn anchors_clash(&mut self, b: Option<DocRef>, o: DocRef, t: DocRef) -> bool {
+        if self.prepend().is_some() {
+            return false; // merge2 lays a patch on: its anchors are not a side's
         }
-        super::anchors::clashing_anchor(self.ours, o.root, self.theirs, t.root)
+        let Some(name) = super::anchors::clashing_anchor(self.ours, o.root, self.theirs, t.root)
+        else {
+            return false;
+        };
+        let whole = |side: &str| {
+            format!(
+                "{}: both sides define the anchor &{name}, at different places: {side}' document taken whole",
+                if self.resource.is_empty() { "(document)" } else { &self.resource }
+            )
+        };
+        match self.opts.policy.resolve() {
+            Resolution::Theirs => {
+                self.plan.notes.push(whole("theirs"));
+                self.take_theirs(Field::root(o.root), Field::root(t.root));
+            }
+            Resolution::Ours => self.plan.notes.push(whole("ours")),
+            Resolution::Mark => {
+                let what = format!("both sides define the anchor &{name}, at different places");
+                self.document_conflict(&what, [b, Some(o), Some(t)], Anchor::DocStart(o.doc));
+            }
+        }
+        true
     }
 
+    /// A whole document deleted on one side and changed on the other.
     fn document_conflict(
         &mut self,
         what: &str,

@@ -127,7 +127,16 @@ impl Checker<'_> {
                 identity.map(|i| i.for_list_keys()).as_ref(),
                 self.file_name,
             );
-            self.value(&Path::default(), Some(""), found);
+            match self.anchors_settled(found) {
+                Some(true) => {}
+                Some(false) => self.violation(
+                    &self.resource.clone(),
+                    "",
+                    Some(""),
+                    "both sides define an anchor of one name at different places: the policy's side expected whole".into(),
+                ),
+                None => self.value(&Path::default(), Some(""), found),
+            }
         }
         let repeated_in_ours = repeated(self.o);
         let mut seen = HashSet::new();
@@ -156,6 +165,21 @@ impl Checker<'_> {
                 );
             }
         }
+    }
+
+    /// Under a policy, a document whose ours and theirs define an anchor name at different
+    /// places ([`super::anchors`]) is the policy's side whole: whether the result's is.
+    /// `None` where that does not apply.
+    fn anchors_settled(&self, [_, o, t, r]: [Option<NodeId>; 4]) -> Option<bool> {
+        let winner = match self.rule {
+            Rule::Kyaml => (self.t, t?),
+            Rule::Ours => (self.o, o?),
+            Rule::Mark | Rule::Resolved(_) => return None,
+        };
+        if !super::anchors::clash(self.o, o?, self.t, t?) {
+            return None;
+        }
+        Some(r.is_some_and(|r| same(winner.0, Some(winner.1), self.r, Some(r))))
     }
 
     /// Whether a row's resource should have a document in the result: a disputed one does

@@ -16,6 +16,7 @@
 //! and the list-key rules with the merge, and nothing else: a rule the merge gets wrong shows
 //! here as a violation.
 
+mod anchors;
 mod documents;
 mod identity;
 mod lists;
