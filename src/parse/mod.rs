@@ -190,6 +190,9 @@ pub struct Tree<'a> {
     /// Digests of large nodes already taken ([`digest`]): the merge, the comment pass and the
     /// verifier each compare a list's elements, and a CRD's `versions` element is megabytes.
     digests: KeptDigests,
+    /// Whether any node is an alias, found on first asking: where none is, the same text is
+    /// the same data ([`same_data`]).
+    aliases: std::sync::OnceLock<bool>,
 }
 
 /// A tree without its text: what a stage that parsed a text it hands on passes along, so the
@@ -239,6 +242,7 @@ impl Parsed {
             eol: self.eol,
             duplicate_keys: self.duplicate_keys,
             digests: KeptDigests::default(),
+            aliases: std::sync::OnceLock::new(),
         })
     }
 }
@@ -381,6 +385,13 @@ fn first_difference(a: &Tree, b: &Tree) -> Option<String> {
 impl<'a> Tree<'a> {
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id]
+    }
+
+    /// Whether any node of the tree is an alias (`*name`).
+    pub fn has_aliases(&self) -> bool {
+        *self
+            .aliases
+            .get_or_init(|| self.nodes.iter().any(|n| n.kind == Kind::Alias))
     }
 
     /// The source text of a node (from its anchor/tag/header to the end of its content).
@@ -546,13 +557,15 @@ fn value_of<'t>(text: &'t str, n: &'t Node) -> &'t str {
 /// anchored text. Formatting and comments do not count.
 pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     let (x, y) = (&a.nodes[an], &b.nodes[bn]);
-    // The same text is the same data, but where it holds an alias (`*`): the same `*name`
-    // can name anchors holding other values in the two trees.
+    // The same text is the same data, but where it holds an alias: the same `*name` can name
+    // anchors holding other values in the two trees.
     if a.src(an) == b.src(bn)
         && x.kind != Kind::Alias
         && !a.value_outruns_text(an)
         && !b.value_outruns_text(bn)
-        && (x.kind == Kind::Scalar || memchr::memchr(b'*', a.src(an).as_bytes()).is_none())
+        && (x.kind == Kind::Scalar
+            || !a.has_aliases()
+            || memchr::memchr(b'*', a.src(an).as_bytes()).is_none())
     {
         return true;
     }

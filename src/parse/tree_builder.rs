@@ -120,6 +120,7 @@ impl<'a> Builder<'a> {
             eol,
             duplicate_keys: self.duplicate_keys,
             digests: super::KeptDigests::default(),
+            aliases: std::sync::OnceLock::new(),
         }
     }
 
