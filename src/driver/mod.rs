@@ -716,19 +716,27 @@ fn fallback(
     let mut messages = vec![format!("line merge used: {reason}")];
     // Exit 0 still means nothing was lost: a clean line merge of YAML inputs that no longer
     // parses, or repeats something no input repeated (an alias without its anchor, two
-    // insertions of one key), is marked a conflict, the whole file ours against theirs.
-    if let (false, Ok(b), Ok(o), Ok(t), Ok(merged)) = (
-        line.conflicted,
+    // insertions of one key), is marked a conflict, the whole file ours against theirs. So
+    // is a conflict of git's whose ours or theirs side would do that: a person taking it
+    // would get a file that does not load (git's markers then do not hold, and any
+    // conflict that does may mark more lines).
+    if let (Ok(b), Ok(o), Ok(t), Ok(merged)) = (
         std::str::from_utf8(base),
         std::str::from_utf8(ours),
         std::str::from_utf8(theirs),
         std::str::from_utf8(&line.bytes),
     ) {
-        if !line_result_is_sound(b, o, t, merged) {
-            messages.push(
-                "git's clean line merge breaks the YAML or repeats a key: marked as a conflict"
-                    .into(),
-            );
+        let broken = match line.conflicted {
+            false => (!line_result_is_sound(b, o, t, merged)).then_some(
+                "git's clean line merge breaks the YAML or repeats a key: marked as a conflict",
+            ),
+            true => markers::sides(merged, opts.marker_size)
+                .iter()
+                .any(|side| !line_result_is_sound(b, o, t, side))
+                .then_some("a side of git's conflicts breaks the YAML or repeats a key: the whole file marked as a conflict"),
+        };
+        if let Some(why) = broken {
+            messages.push(why.into());
             let mut outcome = last_resort(b, o, t, opts, None, messages);
             outcome.fallback = Some(reason);
             return Ok(outcome);
