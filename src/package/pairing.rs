@@ -10,7 +10,8 @@
 //!
 //! An identity that one version holds in several files (kustomize overlays repeat their base's
 //! resources) pairs only within its path, as kyaml's path matcher does; so do documents
-//! without an identity (plain YAML), by position among the unidentified of their file.
+//! without an identity (plain YAML), by position among the unidentified of their file, a
+//! file a side moved ([`moved_files`]) standing at its base path.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -338,7 +339,8 @@ enum Key {
     Global(Identity),
     /// An identity some version holds in several files: pairs within its path.
     Local(PathId, Identity),
-    /// A document without identity: by position among the unidentified of its file.
+    /// A document without identity: by position among the unidentified of its file (for a
+    /// moved file, of base's file).
     Plain(PathId, usize),
 }
 
@@ -349,9 +351,14 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
     let files_holding = files_holding(pkg);
     let mut groups: Vec<Group> = Vec::new();
     let mut index: HashMap<Key, usize> = HashMap::new();
+    let mut moved: [HashMap<PathId, PathId>; 3] = Default::default();
+    for side in [OURS, THEIRS] {
+        moved[side] = moved_files(pkg, side);
+    }
     for side in [OURS, THEIRS, BASE] {
         for (p, slots) in pkg.files.iter().enumerate() {
             let Some(f) = slots[side] else { continue };
+            let from = moved[side].get(&p).copied().unwrap_or(p);
             let mut plain = 0;
             for (pos, (_, id)) in pkg.parsed[f].docs.iter().enumerate() {
                 let key = match id {
@@ -361,7 +368,7 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
                     Some(id) => Key::Local(p, id.clone()),
                     None => {
                         plain += 1;
-                        Key::Plain(p, plain)
+                        Key::Plain(from, plain)
                     }
                 };
                 let g = *index.entry(key).or_insert_with(|| {
@@ -378,6 +385,53 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
     pair_renames(pkg, &mut groups);
     pair_by_position(pkg, &mut groups);
     groups
+}
+
+/// The files `side` moved that hold documents without identity, by new path: a base file
+/// the side no longer has and a file new on the side, with as many such documents, each
+/// close to its counterpart by position, and neither close to another candidate. Those
+/// documents have nothing else to pair by, and without this a moved values file is one
+/// document deleted and another added: the other side's edits conflict with the deletion
+/// while the moved copy stands beside them. Anything less certain stays a delete and an add.
+fn moved_files(pkg: &Package, side: usize) -> HashMap<PathId, PathId> {
+    let plain = |s: usize, p: PathId| -> Vec<Loc> {
+        pkg.file(s, p).map_or_else(Vec::new, |f| {
+            (0..f.docs.len())
+                .filter(|&pos| f.docs[pos].1.is_none())
+                .map(|pos| Loc { path: p, pos })
+                .collect()
+        })
+    };
+    let has = |s: usize, p: PathId| pkg.sides[s].files.contains_key(pkg.paths[p]);
+    let gone: Vec<PathId> = (0..pkg.paths.len())
+        .filter(|&p| !has(side, p) && !plain(BASE, p).is_empty())
+        .collect();
+    let new: Vec<PathId> = (0..pkg.paths.len())
+        .filter(|&p| !has(BASE, p) && !plain(side, p).is_empty())
+        .collect();
+    let mut pairs: Vec<(PathId, PathId)> = Vec::new();
+    for &g in &gone {
+        let before = plain(BASE, g);
+        for &n in &new {
+            let after = plain(side, n);
+            let close = before.len() == after.len()
+                && before
+                    .iter()
+                    .zip(&after)
+                    .all(|(&b, &a)| pkg.similar((BASE, b), (side, a)));
+            if close {
+                pairs.push((g, n));
+            }
+        }
+    }
+    let count = |f: &dyn Fn(&(PathId, PathId)) -> PathId, x: PathId| {
+        pairs.iter().filter(|pair| f(pair) == x).count()
+    };
+    pairs
+        .iter()
+        .filter(|&&(g, n)| count(&|p| p.0, g) == 1 && count(&|p| p.1, n) == 1)
+        .map(|&(g, n)| (n, g))
+        .collect()
 }
 
 /// The other of ours and theirs.
