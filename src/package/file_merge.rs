@@ -14,7 +14,7 @@ use anyhow::Context;
 
 use crate::driver;
 use crate::line_merge::{is_binary, line_merge};
-use crate::options::MergeOptions;
+use crate::options::{MergeOptions, Policy};
 use crate::parse::{self, Tree};
 use crate::resource::{self, Identity};
 use crate::text::markers;
@@ -51,7 +51,7 @@ pub(crate) fn merge_resources(
     let versions = [BASE, OURS, THEIRS].map(|s| assemble(pkg, groups, owners, path, order, s));
     let texts = versions.each_ref().map(|v| v.text.as_bytes());
     // Where a side changed nothing there is nothing to pair: the other side is the answer.
-    let merged = match settled(texts[BASE], texts[OURS], texts[THEIRS]) {
+    let merged = match settled(texts[BASE], texts[OURS], texts[THEIRS], opts) {
         Some(merged) => merged,
         None if pairs_alike(pkg, &versions) => {
             merge_texts(texts[BASE], texts[OURS], texts[THEIRS], opts)?
@@ -314,8 +314,16 @@ struct Merged {
 }
 
 /// The cases git settles without calling a merge driver: a side that changed nothing takes
-/// the other whole, and two sides that agree are the answer.
-fn settled(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Merged> {
+/// the other whole, and two sides that agree are the answer. Under `--on-conflict theirs`
+/// only where a version is empty or all three agree: kpt's update runs every resource the
+/// three versions hold through kyaml's field merge, which removes a field a side set to
+/// null even where the other side changed nothing (the file mode's `merge3` does so too),
+/// while a resource a side lacks is kept, taken or dropped whole.
+fn settled(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Option<Merged> {
+    let all_held = [base, ours, theirs].iter().all(|t| !t.is_empty());
+    if opts.policy == Policy::Theirs && all_held && !(base == ours && ours == theirs) {
+        return None;
+    }
     let bytes = if ours == theirs || base == theirs {
         ours
     } else if base == ours {
@@ -336,7 +344,7 @@ fn merge_texts(
     theirs: &[u8],
     opts: &MergeOptions,
 ) -> anyhow::Result<Merged> {
-    if let Some(merged) = settled(base, ours, theirs) {
+    if let Some(merged) = settled(base, ours, theirs, opts) {
         return Ok(merged);
     }
     let outcome = driver::merge_bytes(base, ours, theirs, opts).context("merging")?;

@@ -99,8 +99,9 @@ pub(crate) fn is_yaml_name(path: &str) -> bool {
 
 impl<'a> Package<'a> {
     /// Lists the paths of the three versions and parses every YAML file, on all cores, but
-    /// those [`PathKind::Settled`].
-    pub fn read(sides: [&'a Snapshot; 3]) -> Package<'a> {
+    /// those [`PathKind::Settled`]; with `settle` false (kyaml's rules, which merge a file
+    /// one side left alone too) no file is.
+    pub fn read(sides: [&'a Snapshot; 3], settle: bool) -> Package<'a> {
         let paths: Vec<&'a str> = sides
             .iter()
             .flat_map(|s| s.files.keys().map(String::as_str))
@@ -108,7 +109,7 @@ impl<'a> Package<'a> {
             .into_iter()
             .collect();
         let candidates: Vec<PathId> = (0..paths.len())
-            .filter(|&p| is_yaml_name(paths[p]) && one_sided(sides, paths[p]))
+            .filter(|&p| settle && is_yaml_name(paths[p]) && one_sided(sides, paths[p]))
             .collect();
         let cost = |&p: &PathId| {
             sides[THEIRS]
