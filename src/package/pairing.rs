@@ -264,6 +264,12 @@ impl<'a> Package<'a> {
         let (tb, db) = self.doc(b.0, b.1);
         resource::similar(ta, da.root, tb, db.root)
     }
+
+    fn likeness(&self, a: (usize, Loc), b: (usize, Loc)) -> f64 {
+        let (ta, da) = self.doc(a.0, a.1);
+        let (tb, db) = self.doc(b.0, b.1);
+        resource::likeness(ta, da.root, tb, db.root)
+    }
 }
 
 /// A file's tree and documents; `None` when the file merge must take it whole: it does not
@@ -356,6 +362,13 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
     for side in [OURS, THEIRS] {
         moved[side] = moved_files(pkg, side);
     }
+    // A path both sides hold new is one file added twice (git's add/add), unless both moved
+    // the same file there.
+    let [_, ours_moved, theirs_moved] = moved.clone();
+    for (side, others) in [(OURS, theirs_moved), (THEIRS, ours_moved)] {
+        let held = |q: PathId| pkg.sides[other(side)].files.contains_key(pkg.paths[q]);
+        moved[side].retain(|q, p| !held(*q) || others.get(q) == Some(p));
+    }
     for side in [OURS, THEIRS, BASE] {
         for (p, slots) in pkg.files.iter().enumerate() {
             let Some(f) = slots[side] else { continue };
@@ -390,11 +403,15 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
 
 /// The files `side` moved that hold documents without identity, by new path: a base file
 /// the side no longer has and a file new on the side, with as many such documents, each
-/// close to its counterpart by position, and neither close to another candidate. Those
-/// documents have nothing else to pair by, and without this a moved values file is one
-/// document deleted and another added: the other side's edits conflict with the deletion
-/// while the moved copy stands beside them. Anything less certain stays a delete and an add.
+/// close to its counterpart by position, and each file clearly the other's closest candidate
+/// (as git's rename detection takes the best match: a move beside an exact copy pairs with
+/// the copy), closeness read against base's version or the other side's. Those documents have nothing else to pair by, and without this a moved values
+/// file is one document deleted and another added: the other side's edits conflict with the
+/// deletion while the moved copy stands beside them. Anything less certain stays a delete
+/// and an add.
 fn moved_files(pkg: &Package, side: usize) -> HashMap<PathId, PathId> {
+    /// How much closer than any rival the pair must be: a tenth of the leaves.
+    const MARGIN: f64 = 0.1;
     let plain = |s: usize, p: PathId| -> Vec<Loc> {
         pkg.file(s, p).map_or_else(Vec::new, |f| {
             (0..f.docs.len())
@@ -410,7 +427,7 @@ fn moved_files(pkg: &Package, side: usize) -> HashMap<PathId, PathId> {
     let new: Vec<PathId> = (0..pkg.paths.len())
         .filter(|&p| !has(BASE, p) && !plain(side, p).is_empty())
         .collect();
-    let mut pairs: Vec<(PathId, PathId)> = Vec::new();
+    let mut pairs: Vec<(PathId, PathId, f64)> = Vec::new();
     for &g in &gone {
         let before = plain(BASE, g);
         for &n in &new {
@@ -421,17 +438,33 @@ fn moved_files(pkg: &Package, side: usize) -> HashMap<PathId, PathId> {
                     .zip(&after)
                     .all(|(&b, &a)| pkg.similar((BASE, b), (side, a)));
             if close {
-                pairs.push((g, n));
+                // Closeness to the other side's version counts too: a rerun of an update
+                // finds the moved file holding what upstream has now.
+                let o = other(side);
+                let score = |s: usize, docs: &[Loc]| {
+                    docs.iter()
+                        .zip(&after)
+                        .map(|(&b, &a)| pkg.likeness((s, b), (side, a)))
+                        .fold(1.0, f64::min)
+                };
+                let other_now = plain(o, g);
+                let mut best = score(BASE, &before);
+                if other_now.len() == after.len() {
+                    best = best.max(score(o, &other_now));
+                }
+                pairs.push((g, n, best));
             }
         }
     }
-    let count = |f: &dyn Fn(&(PathId, PathId)) -> PathId, x: PathId| {
-        pairs.iter().filter(|pair| f(pair) == x).count()
-    };
     pairs
         .iter()
-        .filter(|&&(g, n)| count(&|p| p.0, g) == 1 && count(&|p| p.1, n) == 1)
-        .map(|&(g, n)| (n, g))
+        .filter(|&&(g, n, score)| {
+            pairs
+                .iter()
+                .filter(|&&(rg, rn, _)| (rg == g) != (rn == n))
+                .all(|&(_, _, rival)| score - rival >= MARGIN)
+        })
+        .map(|&(g, n, _)| (n, g))
         .collect()
 }
 
