@@ -315,15 +315,11 @@ struct Merged {
 
 /// The cases git settles without calling a merge driver: a side that changed nothing takes
 /// the other whole, and two sides that agree are the answer. Under `--on-conflict theirs`
-/// only where a version is empty or all three agree: kpt's update runs every resource the
-/// three versions hold through kyaml's field merge, which removes a field a side set to
-/// null even where the other side changed nothing (the file mode's `merge3` does so too),
-/// while a resource a side lacks is kept, taken or dropped whole.
+/// not where every version holds the file and the result would hold a null: kpt's update
+/// runs every resource the three versions hold through kyaml's field merge, which removes a
+/// field a side set to null even where the other side changed nothing (the file mode's
+/// `merge3` does so too), while a resource a side lacks is kept, taken or dropped whole.
 fn settled(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Option<Merged> {
-    let all_held = [base, ours, theirs].iter().all(|t| !t.is_empty());
-    if opts.policy == Policy::Theirs && all_held && !(base == ours && ours == theirs) {
-        return None;
-    }
     let bytes = if ours == theirs || base == theirs {
         ours
     } else if base == ours {
@@ -331,10 +327,26 @@ fn settled(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Opti
     } else {
         return None;
     };
+    let all_held = [base, ours, theirs].iter().all(|t| !t.is_empty());
+    if opts.policy == Policy::Theirs && all_held && holds_null(bytes) {
+        return None;
+    }
     Some(Merged {
         bytes: bytes.to_vec(),
         ..Merged::default()
     })
+}
+
+/// Whether a YAML text holds a null value; text that does not parse is left to the file
+/// merge too, which says why it falls back.
+fn holds_null(bytes: &[u8]) -> bool {
+    let Some(tree) = std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| parse::parse(text).ok())
+    else {
+        return true;
+    };
+    (0..tree.nodes.len()).any(|n| tree.is_null(n))
 }
 
 /// The file merge, after the cases git settles without a driver ([`settled`]).
