@@ -14,7 +14,7 @@ use anyhow::Context;
 
 use crate::driver;
 use crate::line_merge::{is_binary, line_merge};
-use crate::options::MergeOptions;
+use crate::options::{MergeOptions, Policy};
 use crate::parse::{self, Tree};
 use crate::resource::{self, Identity};
 use crate::text::markers;
@@ -51,7 +51,7 @@ pub(crate) fn merge_resources(
     let versions = [BASE, OURS, THEIRS].map(|s| assemble(pkg, groups, owners, path, order, s));
     let texts = versions.each_ref().map(|v| v.text.as_bytes());
     // Where a side changed nothing there is nothing to pair: the other side is the answer.
-    let merged = match settled(texts[BASE], texts[OURS], texts[THEIRS]) {
+    let merged = match settled(texts[BASE], texts[OURS], texts[THEIRS], opts) {
         Some(merged) => merged,
         None if pairs_alike(pkg, &versions) => {
             merge_texts(texts[BASE], texts[OURS], texts[THEIRS], opts)?
@@ -314,8 +314,12 @@ struct Merged {
 }
 
 /// The cases git settles without calling a merge driver: a side that changed nothing takes
-/// the other whole, and two sides that agree are the answer.
-fn settled(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Merged> {
+/// the other whole, and two sides that agree are the answer. Under `--on-conflict theirs`
+/// not where every version holds the file and the result would hold a null: kpt's update
+/// runs every resource the three versions hold through kyaml's field merge, which removes a
+/// field a side set to null even where the other side changed nothing (the file mode's
+/// `merge3` does so too), while a resource a side lacks is kept, taken or dropped whole.
+fn settled(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Option<Merged> {
     let bytes = if ours == theirs || base == theirs {
         ours
     } else if base == ours {
@@ -323,10 +327,26 @@ fn settled(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Merged> {
     } else {
         return None;
     };
+    let all_held = [base, ours, theirs].iter().all(|t| !t.is_empty());
+    if opts.policy == Policy::Theirs && all_held && holds_null(bytes) {
+        return None;
+    }
     Some(Merged {
         bytes: bytes.to_vec(),
         ..Merged::default()
     })
+}
+
+/// Whether a YAML text holds a null value; text that does not parse is left to the file
+/// merge too, which says why it falls back.
+fn holds_null(bytes: &[u8]) -> bool {
+    let Some(tree) = std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| parse::parse(text).ok())
+    else {
+        return true;
+    };
+    (0..tree.nodes.len()).any(|n| tree.is_null(n))
 }
 
 /// The file merge, after the cases git settles without a driver ([`settled`]).
@@ -336,7 +356,7 @@ fn merge_texts(
     theirs: &[u8],
     opts: &MergeOptions,
 ) -> anyhow::Result<Merged> {
-    if let Some(merged) = settled(base, ours, theirs) {
+    if let Some(merged) = settled(base, ours, theirs, opts) {
         return Ok(merged);
     }
     let outcome = driver::merge_bytes(base, ours, theirs, opts).context("merging")?;

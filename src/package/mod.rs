@@ -33,7 +33,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use anyhow::bail;
 
-use crate::options::MergeOptions;
+use crate::options::{MergeOptions, Policy};
 use crate::resource::Identity;
 
 use file_merge::FileOutcome;
@@ -102,7 +102,7 @@ pub fn merge(
     opts: &MergeOptions,
     counting: Counting,
 ) -> anyhow::Result<Outcome> {
-    let pkg = Package::read([base, ours, theirs]);
+    let pkg = Package::read([base, ours, theirs], opts.policy != Policy::Theirs);
     let groups = pairing::group(&pkg);
     let owners = layout::owners(&groups);
     let mut jobs: Vec<Job> = layout::files(&pkg, &groups, &owners)

@@ -10,7 +10,8 @@
 //!
 //! An identity that one version holds in several files (kustomize overlays repeat their base's
 //! resources) pairs only within its path, as kyaml's path matcher does; so do documents
-//! without an identity (plain YAML), by position among the unidentified of their file.
+//! without an identity (plain YAML), by position among the unidentified of their file, a
+//! file a side moved ([`moved_files`]) standing at its base path.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -98,8 +99,9 @@ pub(crate) fn is_yaml_name(path: &str) -> bool {
 
 impl<'a> Package<'a> {
     /// Lists the paths of the three versions and parses every YAML file, on all cores, but
-    /// those [`PathKind::Settled`].
-    pub fn read(sides: [&'a Snapshot; 3]) -> Package<'a> {
+    /// those [`PathKind::Settled`]; with `settle` false (kyaml's rules, which merge a file
+    /// one side left alone too) no file is.
+    pub fn read(sides: [&'a Snapshot; 3], settle: bool) -> Package<'a> {
         let paths: Vec<&'a str> = sides
             .iter()
             .flat_map(|s| s.files.keys().map(String::as_str))
@@ -107,7 +109,7 @@ impl<'a> Package<'a> {
             .into_iter()
             .collect();
         let candidates: Vec<PathId> = (0..paths.len())
-            .filter(|&p| is_yaml_name(paths[p]) && one_sided(sides, paths[p]))
+            .filter(|&p| settle && is_yaml_name(paths[p]) && one_sided(sides, paths[p]))
             .collect();
         let cost = |&p: &PathId| {
             sides[THEIRS]
@@ -262,6 +264,12 @@ impl<'a> Package<'a> {
         let (tb, db) = self.doc(b.0, b.1);
         resource::similar(ta, da.root, tb, db.root)
     }
+
+    fn likeness(&self, a: (usize, Loc), b: (usize, Loc)) -> f64 {
+        let (ta, da) = self.doc(a.0, a.1);
+        let (tb, db) = self.doc(b.0, b.1);
+        resource::likeness(ta, da.root, tb, db.root)
+    }
 }
 
 /// A file's tree and documents; `None` when the file merge must take it whole: it does not
@@ -338,7 +346,8 @@ enum Key {
     Global(Identity),
     /// An identity some version holds in several files: pairs within its path.
     Local(PathId, Identity),
-    /// A document without identity: by position among the unidentified of its file.
+    /// A document without identity: by position among the unidentified of its file (for a
+    /// moved file, of base's file).
     Plain(PathId, usize),
 }
 
@@ -349,9 +358,21 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
     let files_holding = files_holding(pkg);
     let mut groups: Vec<Group> = Vec::new();
     let mut index: HashMap<Key, usize> = HashMap::new();
+    let mut moved: [HashMap<PathId, PathId>; 3] = Default::default();
+    for side in [OURS, THEIRS] {
+        moved[side] = moved_files(pkg, side);
+    }
+    // A path both sides hold new is one file added twice (git's add/add), unless both moved
+    // the same file there.
+    let [_, ours_moved, theirs_moved] = moved.clone();
+    for (side, others) in [(OURS, theirs_moved), (THEIRS, ours_moved)] {
+        let held = |q: PathId| pkg.sides[other(side)].files.contains_key(pkg.paths[q]);
+        moved[side].retain(|q, p| !held(*q) || others.get(q) == Some(p));
+    }
     for side in [OURS, THEIRS, BASE] {
         for (p, slots) in pkg.files.iter().enumerate() {
             let Some(f) = slots[side] else { continue };
+            let from = moved[side].get(&p).copied().unwrap_or(p);
             let mut plain = 0;
             for (pos, (_, id)) in pkg.parsed[f].docs.iter().enumerate() {
                 let key = match id {
@@ -361,7 +382,7 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
                     Some(id) => Key::Local(p, id.clone()),
                     None => {
                         plain += 1;
-                        Key::Plain(p, plain)
+                        Key::Plain(from, plain)
                     }
                 };
                 let g = *index.entry(key).or_insert_with(|| {
@@ -378,6 +399,73 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
     pair_renames(pkg, &mut groups);
     pair_by_position(pkg, &mut groups);
     groups
+}
+
+/// The files `side` moved that hold documents without identity, by new path: a base file
+/// the side no longer has and a file new on the side, with as many such documents, each
+/// close to its counterpart by position, and each file clearly the other's closest candidate
+/// (as git's rename detection takes the best match: a move beside an exact copy pairs with
+/// the copy), closeness read against base's version or the other side's. Those documents have nothing else to pair by, and without this a moved values
+/// file is one document deleted and another added: the other side's edits conflict with the
+/// deletion while the moved copy stands beside them. Anything less certain stays a delete
+/// and an add.
+fn moved_files(pkg: &Package, side: usize) -> HashMap<PathId, PathId> {
+    /// How much closer than any rival the pair must be: a tenth of the leaves.
+    const MARGIN: f64 = 0.1;
+    let plain = |s: usize, p: PathId| -> Vec<Loc> {
+        pkg.file(s, p).map_or_else(Vec::new, |f| {
+            (0..f.docs.len())
+                .filter(|&pos| f.docs[pos].1.is_none())
+                .map(|pos| Loc { path: p, pos })
+                .collect()
+        })
+    };
+    let has = |s: usize, p: PathId| pkg.sides[s].files.contains_key(pkg.paths[p]);
+    let gone: Vec<PathId> = (0..pkg.paths.len())
+        .filter(|&p| !has(side, p) && !plain(BASE, p).is_empty())
+        .collect();
+    let new: Vec<PathId> = (0..pkg.paths.len())
+        .filter(|&p| !has(BASE, p) && !plain(side, p).is_empty())
+        .collect();
+    let mut pairs: Vec<(PathId, PathId, f64)> = Vec::new();
+    for &g in &gone {
+        let before = plain(BASE, g);
+        for &n in &new {
+            let after = plain(side, n);
+            let close = before.len() == after.len()
+                && before
+                    .iter()
+                    .zip(&after)
+                    .all(|(&b, &a)| pkg.similar((BASE, b), (side, a)));
+            if close {
+                // Closeness to the other side's version counts too: a rerun of an update
+                // finds the moved file holding what upstream has now.
+                let o = other(side);
+                let score = |s: usize, docs: &[Loc]| {
+                    docs.iter()
+                        .zip(&after)
+                        .map(|(&b, &a)| pkg.likeness((s, b), (side, a)))
+                        .fold(1.0, f64::min)
+                };
+                let other_now = plain(o, g);
+                let mut best = score(BASE, &before);
+                if other_now.len() == after.len() {
+                    best = best.max(score(o, &other_now));
+                }
+                pairs.push((g, n, best));
+            }
+        }
+    }
+    pairs
+        .iter()
+        .filter(|&&(g, n, score)| {
+            pairs
+                .iter()
+                .filter(|&&(rg, rn, _)| (rg == g) != (rn == n))
+                .all(|&(_, _, rival)| score - rival >= MARGIN)
+        })
+        .map(|&(g, n, _)| (n, g))
+        .collect()
 }
 
 /// The other of ours and theirs.

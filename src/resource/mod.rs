@@ -412,9 +412,22 @@ pub(crate) fn renamed_element(
 /// half of their leaf values (by field path, their identity fields left out) are the same. A
 /// new resource of the same kind with other content is not a rename, whatever its position.
 pub(crate) fn similar(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
-    const IDENTITY: [&str; 4] = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
-    alike(a, an, b, bn, &IDENTITY)
+    let (common, larger) = shared_leaves(a, an, b, bn, &DOCUMENT_IDENTITY);
+    2 * common >= larger
 }
+
+/// The share of the larger document's leaf values (identity fields left out) that the other
+/// holds too, from 0 to 1: which of several [`similar`] documents is the closest.
+pub(crate) fn likeness(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> f64 {
+    let (common, larger) = shared_leaves(a, an, b, bn, &DOCUMENT_IDENTITY);
+    if larger == 0 {
+        1.0
+    } else {
+        common as f64 / larger as f64
+    }
+}
+
+const DOCUMENT_IDENTITY: [&str; 4] = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
 
 /// Whether two elements of a keyed list are close enough in content to be one element
 /// renamed: as for documents, with the list's key fields left out (a rename changes them), so
@@ -427,6 +440,13 @@ pub(crate) fn similar_element(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, keys: 
 /// At least half of the leaves of the larger value are in the other too, `identity` fields
 /// left out.
 fn alike(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, identity: &[&str]) -> bool {
+    let (common, larger) = shared_leaves(a, an, b, bn, identity);
+    2 * common >= larger
+}
+
+/// How many leaves (`identity` fields left out) the two values share, and how many the larger
+/// of them has.
+fn shared_leaves(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, identity: &[&str]) -> (usize, usize) {
     let (la, lb) = (leaves(a, an, identity), leaves(b, bn, identity));
     let mut pool: HashMap<&(String, String), usize> = HashMap::new();
     for l in &lb {
@@ -442,7 +462,7 @@ fn alike(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, identity: &[&str]) -> bool 
             _ => false,
         })
         .count();
-    2 * common >= la.len().max(lb.len())
+    (common, la.len().max(lb.len()))
 }
 
 /// A value's scalar leaves as (field path with list positions left out, value), without
