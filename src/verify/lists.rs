@@ -86,6 +86,33 @@ impl Checker<'_> {
         }
     }
 
+    /// Whether `x` and the result's `r` are one set list (`finalizers`, a kustomization's
+    /// `resources`) holding the same entries, in whatever order: kyaml keeps ours' order of
+    /// a set where theirs only reordered it.
+    pub(super) fn same_set(&self, path: &Path, xt: &Tree, x: At, r: At) -> bool {
+        let rt = self.r;
+        let (Some(x), Some(r)) = (x, r) else {
+            return false;
+        };
+        let is_seq = |tree: &Tree, n: NodeId| tree.node(n).kind == Kind::Seq;
+        if !is_seq(xt, x)
+            || !is_seq(rt, r)
+            || self.kind_of(path, &[(xt, Some(x)), (rt, Some(r))]) != Some(ListKind::Set)
+        {
+            return false;
+        }
+        let entries = |tree: &Tree, n: NodeId| -> Vec<String> {
+            let mut all: Vec<String> = tree
+                .children(n)
+                .iter()
+                .map(|&e| canonical(tree, e))
+                .collect();
+            all.sort_unstable();
+            all
+        };
+        entries(xt, x) == entries(rt, r)
+    }
+
     /// How the elements of the list at `path` are identified, given its versions there: by
     /// the list-key table, or (`None`) by resource identity for a `kind: List`'s items.
     fn kind_of(&self, path: &Path, lists: &[(&Tree, At)]) -> Option<ListKind> {

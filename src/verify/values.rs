@@ -123,7 +123,7 @@ impl<'t> Checker<'t> {
                 if t.is_none() || null(tt, t) {
                     r.is_none()
                 } else {
-                    cleared_same(rt, r, tt, t)
+                    cleared_same(rt, r, tt, t) || self.same_set(path, tt, t, r)
                 }
             } else {
                 self.equal(path, tt, t, r)
