@@ -76,6 +76,38 @@ fn doctor_passes_after_install() {
     assert_eq!(code, 0);
 }
 
+/// In a linked worktree (`git worktree add`) the repository's config is the shared one, in
+/// the main git folder: doctor finds the driver installed there, as git does.
+#[test]
+fn doctor_passes_in_a_linked_worktree() {
+    let s = repo_with_yaml();
+    install(&s, &[]);
+    s.git_ok(&["add", ".gitattributes"]);
+    s.git_ok(&["commit", "-q", "-m", "attributes"]);
+    s.git_ok(&["worktree", "add", "-q", "linked"]);
+    let out = s
+        .command(kmerge_bin())
+        .current_dir(s.join("linked"))
+        .arg("doctor")
+        .output()
+        .expect("running kmerge");
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "ok    driver configured in the repository config (git config --local): {driver}\n\
+             ok    driver program {kmerge} is an executable file\n\
+             ok    driver program is this kmerge: {version}\n\
+             ok    attributes send every tracked YAML file to kmerge (2 files)\n\
+             {git}\n",
+            driver = driver_command(&kmerge()),
+            kmerge = kmerge(),
+            version = this_version(&s),
+            git = git_line(&s),
+        )
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
+
 /// `--global` with GIT_CONFIG_GLOBAL naming a file away from HOME, and a
 /// `core.attributesFile` set there: doctor reads both as git does. With no YAML file tracked,
 /// new ones stand in.
