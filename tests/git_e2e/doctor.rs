@@ -31,6 +31,22 @@ fn git_line(s: &Scratch) -> String {
     format!("ok    {said}: passes the driver its conflict labels (%S %X %Y need git 2.44)")
 }
 
+/// Doctor's report where every check passes: the driver found in `config` (as doctor names
+/// the config level), the binary under test its program, `attributes` the attributes line.
+fn passing(s: &Scratch, config: &str, attributes: &str) -> String {
+    format!(
+        "ok    driver configured in the {config}: {driver}\n\
+         ok    driver program {kmerge} is an executable file\n\
+         ok    driver program is this kmerge: {version}\n\
+         ok    {attributes}\n\
+         {git}\n",
+        driver = driver_command(&kmerge()),
+        kmerge = kmerge(),
+        version = this_version(s),
+        git = git_line(s),
+    )
+}
+
 fn doctor(s: &Scratch) -> (i32, String) {
     let out = s.kmerge(&["doctor"]);
     assert_eq!(stderr(&out), "", "doctor reports on stdout only");
@@ -61,16 +77,10 @@ fn doctor_passes_after_install() {
     let (code, said) = doctor(&s);
     assert_eq!(
         said,
-        format!(
-            "ok    driver configured in the repository config (git config --local): {driver}\n\
-             ok    driver program {kmerge} is an executable file\n\
-             ok    driver program is this kmerge: {version}\n\
-             ok    attributes send every tracked YAML file to kmerge (2 files)\n\
-             {git}\n",
-            driver = driver_command(&kmerge()),
-            kmerge = kmerge(),
-            version = this_version(&s),
-            git = git_line(&s),
+        passing(
+            &s,
+            "repository config (git config --local)",
+            "attributes send every tracked YAML file to kmerge (2 files)",
         )
     );
     assert_eq!(code, 0);
@@ -93,16 +103,10 @@ fn doctor_passes_in_a_linked_worktree() {
         .expect("running kmerge");
     assert_eq!(
         stdout(&out),
-        format!(
-            "ok    driver configured in the repository config (git config --local): {driver}\n\
-             ok    driver program {kmerge} is an executable file\n\
-             ok    driver program is this kmerge: {version}\n\
-             ok    attributes send every tracked YAML file to kmerge (2 files)\n\
-             {git}\n",
-            driver = driver_command(&kmerge()),
-            kmerge = kmerge(),
-            version = this_version(&s),
-            git = git_line(&s),
+        passing(
+            &s,
+            "repository config (git config --local)",
+            "attributes send every tracked YAML file to kmerge (2 files)",
         )
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -131,16 +135,10 @@ fn doctor_reads_the_global_config_git_reads() {
     let out = global(&["doctor"]);
     assert_eq!(
         stdout(&out),
-        format!(
-            "ok    driver configured in the global config (git config --global): {driver}\n\
-             ok    driver program {kmerge} is an executable file\n\
-             ok    driver program is this kmerge: {version}\n\
-             ok    attributes send every new YAML file to kmerge (x.yaml and x.yml; none is tracked yet)\n\
-             {git}\n",
-            driver = driver_command(&kmerge()),
-            kmerge = kmerge(),
-            version = this_version(&s),
-            git = git_line(&s),
+        passing(
+            &s,
+            "global config (git config --global)",
+            "attributes send every new YAML file to kmerge (x.yaml and x.yml; none is tracked yet)",
         )
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
