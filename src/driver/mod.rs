@@ -7,6 +7,7 @@
 //! input it does not take, a bug, a panic — ends in git's line merge with a one-line reason.
 
 mod documents;
+mod widen;
 
 pub(crate) use documents::by_documents;
 
@@ -687,20 +688,26 @@ fn last_resort(
             resolved_hunks: 0,
         };
     }
-    let eol = if ours.contains("\r\n") { "\r\n" } else { "\n" };
-    let l = &opts.labels;
-    let markers = Markers {
-        size: opts.marker_size,
-        labels: [&l.base, &l.ours, &l.theirs],
-        diff3: opts.style != ConflictStyle::Merge,
-        eol,
-    };
     Outcome {
-        bytes: markers.wrap(ours, base, theirs).into_bytes(),
+        bytes: written_markers(opts, ours)
+            .wrap(ours, base, theirs)
+            .into_bytes(),
         conflicted: true,
         fallback: None,
         messages,
         resolved_hunks: 0,
+    }
+}
+
+/// The markers a conflict of the driver's own is written with: git's size, labels and style,
+/// and ours' line ending.
+fn written_markers<'a>(opts: &'a MergeOptions, ours: &str) -> Markers<'a> {
+    let l = &opts.labels;
+    Markers {
+        size: opts.marker_size,
+        labels: [&l.base, &l.ours, &l.theirs],
+        diff3: opts.style != ConflictStyle::Merge,
+        eol: if ours.contains("\r\n") { "\r\n" } else { "\n" },
     }
 }
 
@@ -716,30 +723,43 @@ fn fallback(
     let mut messages = vec![format!("line merge used: {reason}")];
     // Exit 0 still means nothing was lost: a clean line merge of YAML inputs that no longer
     // parses, or repeats something no input repeated (an alias without its anchor, two
-    // insertions of one key), is marked a conflict, the whole file ours against theirs. So
-    // is a conflict of git's whose ours or theirs side would do that: a person taking it
-    // would get a file that does not load (git's markers then do not hold, and any
-    // conflict that does may mark more lines).
+    // insertions of one key), is marked a conflict, the whole file ours against theirs. A
+    // conflict of git's whose ours or theirs side would do that (a person taking it would
+    // get a file that does not load: git's markers do not hold) is widened over the
+    // stretches next to it until each side loads, the whole file at worst.
     if let (Ok(b), Ok(o), Ok(t), Ok(merged)) = (
         std::str::from_utf8(base),
         std::str::from_utf8(ours),
         std::str::from_utf8(theirs),
         std::str::from_utf8(&line.bytes),
     ) {
-        let broken = match line.conflicted {
-            false => (!line_result_is_sound(b, o, t, merged)).then_some(
-                "git's clean line merge breaks the YAML or repeats a key: marked as a conflict",
-            ),
-            true => markers::sides(merged, opts.marker_size)
+        let size = opts.marker_size;
+        let sides_load = |text: &str| {
+            markers::sides(text, size)
                 .iter()
-                .any(|side| !line_result_is_sound(b, o, t, side))
-                .then_some("a side of git's conflicts breaks the YAML or repeats a key: the whole file marked as a conflict"),
+                .all(|side| line_result_is_sound(b, o, t, side))
         };
-        if let Some(why) = broken {
-            messages.push(why.into());
+        if !line.conflicted && !line_result_is_sound(b, o, t, merged) {
+            messages.push(
+                "git's clean line merge breaks the YAML or repeats a key: marked as a conflict"
+                    .into(),
+            );
             let mut outcome = last_resort(b, o, t, opts, None, messages);
             outcome.fallback = Some(reason);
             return Ok(outcome);
+        }
+        if line.conflicted && !sides_load(merged) {
+            let marks = written_markers(opts, o);
+            let text = widen::widened([b, o, t], &marks, sides_load)
+                .unwrap_or_else(|| marks.wrap(o, b, t));
+            messages.push("a side of git's conflicts breaks the YAML or repeats a key: its conflicts widened until each side loads".into());
+            return Ok(Outcome {
+                bytes: text.into_bytes(),
+                conflicted: true,
+                fallback: Some(reason),
+                messages,
+                resolved_hunks: 0,
+            });
         }
     }
     Ok(Outcome {

@@ -52,8 +52,26 @@ fn matches<T: Hash + Eq + Ord>(base: &[T], other: &[T]) -> Vec<Option<usize>> {
     m
 }
 
+/// A chunk with where it stands in all three sequences (a [`Chunk`] names only the ranges
+/// its own merge needs): what widens a conflict over its neighbours needs every side's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stretch {
+    pub base: Range<usize>,
+    pub ours: Range<usize>,
+    pub theirs: Range<usize>,
+    pub chunk: Chunk,
+}
+
 /// Splits base/ours/theirs into chunks, diff3 style.
 pub fn diff3<T: Hash + Eq + Ord>(base: &[T], ours: &[T], theirs: &[T]) -> Vec<Chunk> {
+    stretches(base, ours, theirs)
+        .into_iter()
+        .map(|s| s.chunk)
+        .collect()
+}
+
+/// [`diff3`]'s chunks with their ranges in all three sequences.
+pub fn stretches<T: Hash + Eq + Ord>(base: &[T], ours: &[T], theirs: &[T]) -> Vec<Stretch> {
     let mo = matches(base, ours);
     let mt = matches(base, theirs);
     let (mut i, mut j, mut k) = (0, 0, 0);
@@ -64,7 +82,12 @@ pub fn diff3<T: Hash + Eq + Ord>(base: &[T], ours: &[T], theirs: &[T]) -> Vec<Ch
             n += 1;
         }
         if n > 0 {
-            chunks.push(Chunk::Same { ours: j..j + n });
+            chunks.push(Stretch {
+                base: i..i + n,
+                ours: j..j + n,
+                theirs: k..k + n,
+                chunk: Chunk::Same { ours: j..j + n },
+            });
             i += n;
             j += n;
             k += n;
@@ -80,7 +103,12 @@ pub fn diff3<T: Hash + Eq + Ord>(base: &[T], ours: &[T], theirs: &[T]) -> Vec<Ch
             (mo[m].unwrap_or(j), mt[m].unwrap_or(k))
         };
         if i < m || j < oj || k < tk {
-            chunks.push(classify(base, ours, theirs, i..m, j..oj, k..tk));
+            chunks.push(Stretch {
+                base: i..m,
+                ours: j..oj,
+                theirs: k..tk,
+                chunk: classify(base, ours, theirs, i..m, j..oj, k..tk),
+            });
         }
         if m == base.len() {
             break;

@@ -1,0 +1,181 @@
+//! A line merge's conflicts widened until a person can take either side.
+//!
+//! Git's markers are narrow: a change one side made next to a conflict is merged outside it,
+//! so taking the other side's half can leave a template block without its `end`, or a key
+//! without the map it belonged to. Where the caller's check rejects a side of the conflicts,
+//! each conflict here takes in its neighbouring stretches (one on each side a round, merged
+//! stretches and unchanged ones alike, so each half is that side's own text of the whole
+//! stretch) until the check holds; at worst the whole file is one conflict, ours against
+//! theirs, which always holds.
+
+use std::ops::Range;
+
+use crate::merge::diff3::{stretches, Chunk, Stretch};
+use crate::text::markers::Markers;
+
+/// The widest a conflict grows, in stretches taken in beside it, before the whole file is
+/// the conflict: each try runs the caller's check on the whole file (at most 28 tries), and a
+/// conflict that wide is not worth narrowing further.
+const WIDEST: usize = 6;
+
+/// The three texts merged line by line with conflicts as narrow as `holds` (which reads the
+/// whole conflicted text) accepts, starting from the diff3 conflicts and widening them; the
+/// whole file in conflict where no narrower one holds. `None` where the texts have no
+/// conflicting stretch (there is nothing to widen).
+///
+/// A conflict widens by `w` stretches in all, first all after it, then one fewer after and
+/// one more before, and so on: a stretch the other side changed is taken into the conflict
+/// only where it must be, so the conflict keeps out as much of either side's other changes
+/// as it can (taken in, they stand in one half only).
+pub(crate) fn widened(
+    [base, ours, theirs]: [&str; 3],
+    markers: &Markers,
+    mut holds: impl FnMut(&str) -> bool,
+) -> Option<String> {
+    let (b, o, t) = (text_lines(base), text_lines(ours), text_lines(theirs));
+    let all = stretches(&b, &o, &t);
+    let conflicts: Vec<usize> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.chunk, Chunk::Conflict { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    if conflicts.is_empty() {
+        return None;
+    }
+    let texts = Texts {
+        all: &all,
+        lines: [&b, &o, &t],
+    };
+    for width in 0..=WIDEST {
+        for before in 0..=width {
+            let groups = groups(&conflicts, before, width - before, all.len());
+            if groups.len() == 1 && groups[0] == (0..all.len()) {
+                return Some(markers.wrap(ours, base, theirs));
+            }
+            let text = texts.render(&groups, markers);
+            if holds(&text) {
+                return Some(text);
+            }
+        }
+    }
+    Some(markers.wrap(ours, base, theirs))
+}
+
+/// A text's lines, each with its line break.
+fn text_lines(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
+}
+
+/// Each conflicting stretch with `before` stretches before it and `after` after it, as
+/// ranges of stretches; overlapping or touching ranges joined.
+fn groups(conflicts: &[usize], before: usize, after: usize, len: usize) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(conflicts.len());
+    for &c in conflicts {
+        let next = c.saturating_sub(before)..(c + 1 + after).min(len);
+        match out.last_mut() {
+            Some(last) if last.end >= next.start => last.end = next.end.max(last.end),
+            _ => out.push(next),
+        }
+    }
+    out
+}
+
+/// The stretches of a line merge and the lines of base, ours and theirs they index.
+struct Texts<'a> {
+    all: &'a [Stretch],
+    lines: [&'a [&'a str]; 3],
+}
+
+impl Texts<'_> {
+    /// The merged text: each group of stretches a conflict of the three sides' text of the
+    /// whole group, every other stretch as its merge takes it.
+    fn render(&self, groups: &[Range<usize>], markers: &Markers) -> String {
+        let [b, o, t] = self.lines;
+        let mut out = String::new();
+        let mut groups = groups.iter().peekable();
+        let mut i = 0;
+        while i < self.all.len() {
+            if let Some(g) = groups.next_if(|g| g.start == i) {
+                let span = |side: fn(&Stretch) -> &Range<usize>, lines: &[&str]| {
+                    let (first, last) = (side(&self.all[g.start]), side(&self.all[g.end - 1]));
+                    lines[first.start..last.end].concat()
+                };
+                out.push_str(&markers.wrap(
+                    &span(|s| &s.ours, o),
+                    &span(|s| &s.base, b),
+                    &span(|s| &s.theirs, t),
+                ));
+                i = g.end;
+                continue;
+            }
+            let s = &self.all[i];
+            let taken = match s.chunk {
+                Chunk::Theirs { .. } => &t[s.theirs.clone()],
+                _ => &o[s.ours.clone()],
+            };
+            out.push_str(&taken.concat());
+            i += 1;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MARKERS: Markers = Markers {
+        size: 7,
+        labels: ["base", "ours", "theirs"],
+        diff3: false,
+        eol: "\n",
+    };
+
+    #[test]
+    fn a_conflict_the_check_accepts_stays_as_diff3_marks_it() {
+        let got = widened(["a\nb\nc\n", "a\nB\nc\n", "a\nX\nc\n"], &MARKERS, |_| true);
+        assert_eq!(
+            got.as_deref(),
+            Some("a\n<<<<<<< ours\nB\n=======\nX\n>>>>>>> theirs\nc\n")
+        );
+    }
+
+    #[test]
+    fn a_conflict_widens_after_itself_first_and_keeps_out_the_change_before_it() {
+        // Theirs' `<<: *a` needs the anchor ours' half of the conflict drops; ours' `v2`
+        // before the conflict is no part of it.
+        let base = "v1\nx\nk: 1\nd:\n  y: 1\nz\n";
+        let ours = "v2\nx\nk:\nd:\n  y: 1\nz\n";
+        let theirs = "v1\nx\nk: &a 2\nd:\n  <<: *a\nz\n";
+        let no_alias_without_anchor = |text: &str| {
+            crate::text::markers::sides(text, 7)
+                .iter()
+                .all(|side| !side.contains("*a") || side.contains("&a"))
+        };
+        let got = widened([base, ours, theirs], &MARKERS, no_alias_without_anchor);
+        assert_eq!(
+            got.as_deref(),
+            Some(concat!(
+                "v2\nx\n<<<<<<< ours\nk:\nd:\n  y: 1\n=======\n",
+                "k: &a 2\nd:\n  <<: *a\n>>>>>>> theirs\nz\n"
+            ))
+        );
+    }
+
+    #[test]
+    fn where_nothing_narrower_holds_the_whole_file_is_the_conflict() {
+        let got = widened(["a\nb\nc\n", "a\nB\nc\n", "a\nX\nc\n"], &MARKERS, |text| {
+            text.starts_with("<<<<<<<") && text.ends_with(">>>>>>> theirs\n")
+        });
+        assert_eq!(
+            got.as_deref(),
+            Some("<<<<<<< ours\na\nB\nc\n=======\na\nX\nc\n>>>>>>> theirs\n")
+        );
+    }
+
+    #[test]
+    fn texts_without_a_conflict_have_nothing_to_widen() {
+        assert_eq!(widened(["a\n", "b\n", "a\n"], &MARKERS, |_| false), None);
+    }
+}
