@@ -46,15 +46,16 @@ impl Merger<'_> {
         .collect();
         let kind = self.list_kind(path, &lists);
         let patch = self.prepend().is_some();
+        let kyaml = self.opts.policy.kyaml();
         let keyed = |keys: &[String]| -> Option<[Vec<Child>; 3]> {
             let base = match b {
                 Some(b) if self.base.node(b.node).kind == Kind::Seq => {
-                    elements(self.base, b.node, Some(keys), patch)?
+                    elements(self.base, b.node, Some(keys), patch, kyaml)?
                 }
                 _ => Vec::new(),
             };
             let [ours, theirs] = [(self.ours, o), (self.theirs, t)]
-                .map(|(tree, x)| elements(tree, x.node, Some(keys), patch));
+                .map(|(tree, x)| elements(tree, x.node, Some(keys), patch, kyaml));
             let (ours, theirs) = (ours?, theirs?);
             // An element without a key pairs only with itself: edited by both sides, it
             // would be two elements, each side's copy. Where both sides changed such
@@ -74,14 +75,14 @@ impl Merger<'_> {
         let set = || -> Option<[Vec<Child>; 3]> {
             let base = match b {
                 Some(b) if self.base.node(b.node).kind == Kind::Seq => {
-                    elements(self.base, b.node, None, patch)?
+                    elements(self.base, b.node, None, patch, kyaml)?
                 }
                 _ => Vec::new(),
             };
             Some([
                 base,
-                elements(self.ours, o.node, None, patch)?,
-                elements(self.theirs, t.node, None, patch)?,
+                elements(self.ours, o.node, None, patch, kyaml)?,
+                elements(self.theirs, t.node, None, patch, kyaml)?,
             ])
         };
         if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
@@ -177,12 +178,13 @@ const UNNAMED: char = '\u{1}';
 /// A list's elements named by their merge key (`keys`), or by their value for a set. `None`
 /// when an element cannot be named or two share a name: such a list is merged as plain.
 /// merge2 passes `patch`: its directive elements (`- $patch: merge`) are instructions, not
-/// elements.
+/// elements. Under kyaml's rules (`kyaml`) an element missing its key is named by `""`.
 fn elements(
     tree: &Tree,
     list: NodeId,
     keys: Option<&[String]>,
     patch: bool,
+    kyaml: bool,
 ) -> Option<Vec<Child<'static>>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -207,6 +209,8 @@ fn elements(
                         shown,
                     )
                 }
+                // kyaml's rules read a missing key as `""`: one element, not a plain list.
+                None if kyaml => crate::resource::kyaml_element_key(tree, e, keys)?,
                 None => return None,
             },
             None => {

@@ -174,10 +174,32 @@ pub(crate) fn element_key(
     element: NodeId,
     keys: &[String],
 ) -> Option<(String, String)> {
+    let values = key_values(tree, element, keys)?;
+    if values.first().is_none_or(|v| v.is_empty()) {
+        return None;
+    }
+    Some(named(keys, values))
+}
+
+/// An element's identity as kyaml reads it (the `--on-conflict theirs`/`ours` rules): a key
+/// field missing or empty gives `""` (`../shared/notes/kyaml-semantics.md` §2.5), so an
+/// element without its key is one element, not a reason to take the list whole. `None` when
+/// the element is not a map.
+pub(crate) fn kyaml_element_key(
+    tree: &Tree,
+    element: NodeId,
+    keys: &[String],
+) -> Option<(String, String)> {
+    Some(named(keys, key_values(tree, element, keys)?))
+}
+
+/// The values of an element's key fields (`""` where one is missing); `None` when the element
+/// is not a map.
+fn key_values(tree: &Tree, element: NodeId, keys: &[String]) -> Option<Vec<String>> {
     if tree.node(element).kind != Kind::Map {
         return None;
     }
-    let values: Vec<String> = keys
+    let values = keys
         .iter()
         .map(|k| match tree.get(element, k) {
             Some(v) if tree.node(v).kind == Kind::Scalar && !tree.is_null(v) => {
@@ -188,9 +210,11 @@ pub(crate) fn element_key(
             _ => String::new(),
         })
         .collect();
-    if values.first().is_none_or(|v| v.is_empty()) {
-        return None;
-    }
+    Some(values)
+}
+
+/// The pairing name and the shown name of an element whose key values are `values`.
+fn named(keys: &[String], values: Vec<String>) -> (String, String) {
     let shown = keys
         .iter()
         .zip(&values)
@@ -198,7 +222,7 @@ pub(crate) fn element_key(
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join(",");
-    Some((values.join("\u{0}"), shown))
+    (values.join("\u{0}"), shown)
 }
 
 /// A list's schema given in a comment on its key's line, as kpt and kustomize setters write

@@ -4,7 +4,9 @@
 mod list_keys;
 mod path;
 
-pub(crate) use list_keys::{element_key, group_kind_of, list_kind, schema_keys, ListKind};
+pub(crate) use list_keys::{
+    element_key, group_kind_of, kyaml_element_key, list_kind, schema_keys, ListKind,
+};
 pub(crate) use path::Path;
 
 use std::collections::HashMap;
