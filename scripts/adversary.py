@@ -3592,6 +3592,11 @@ def main():
                     "oracle's verdict")
     ap.add_argument("--skip-kinds", default="", help="comma-separated edit kinds not to make (for triage only)")
     ap.add_argument("--fail-on-findings", action="store_true", help="exit 1 when any merge has a finding (CI)")
+    ap.add_argument("--known", metavar="FILE", help="with --fail-on-findings: the merges whose findings are known "
+                    "gaps (lines `<mode>-<policy>-<seed>-<n>: reason`); exit 1 on a finding in another merge, or on "
+                    "a listed merge that has none left (take it off the list)")
+    ap.add_argument("--no-shared", action="store_true", help="use only the repository's inputs and list-key table, "
+                    "even where ../shared is present (the same sample in a fresh clone and in CI)")
     ap.add_argument("--strict-lists", action="store_true", help="judge a list where a side's policy won as element "
                     "multisets only, without the sequence reading (its findings are tagged /hunk)")
     ap.add_argument("--self-test", action="store_true", help="check the oracle against known answers (built-in "
@@ -3613,7 +3618,7 @@ def main():
     policies = [p for p in a.policy.split(",") if p]
     if not policies or set(policies) - {"mark", "theirs", "ours"}:
         ap.error("--policy takes mark, theirs and ours")
-    shared = find_shared(a.shared)
+    shared = None if a.no_shared else find_shared(a.shared)
     table = load_table(shared)
     if a.shrink:
         for d in a.shrink:
@@ -3664,8 +3669,31 @@ def main():
     if a.out:
         with open(os.path.join(a.out, "report-%s-%s-%s.txt" % (a.mode, "+".join(policies), a.seed)), "w") as f:
             f.write("$ %s\n%s" % (" ".join(shlex.quote(x) for x in sys.argv), text))
-    if a.fail_on_findings and any(r["viol"] for r in results):
-        sys.exit(1)
+    if a.fail_on_findings:
+        found = {"%s-%s-%s-%d" % (r["mode"], r["policy"], a.seed, r["i"]) for r in results if r["viol"]}
+        known = read_known(a.known) if a.known else {}
+        new = sorted(found - set(known))
+        gone = sorted(set(known) - found)
+        for name in new:
+            print("adversary: %s: a finding not on the known list" % name)
+        for name in gone:
+            print("adversary: %s: on the known list (%s) but has no finding now: take it off the list" % (name, known[name]))
+        if new or gone:
+            sys.exit(1)
+
+
+def read_known(path):
+    """The known-gaps list: `<mode>-<policy>-<seed>-<n>: reason` lines (`#` comments and blank
+    lines skipped)."""
+    known = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            name, _, reason = line.partition(":")
+            known[name.strip().lstrip("- ")] = reason.strip()
+    return known
 
 
 CATEGORIES = [("wrong-clean", "wrong clean results"), ("side-loses-data", "conflicts whose side loses data"),
