@@ -369,9 +369,10 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
 
 /// The element `side` renamed in a keyed list, as (its index in `base`, its index in
 /// `side`), given each version's element keys: like a renamed resource, exactly one element
-/// of `side` is in neither base nor `other`, and exactly one base element missing from `side`
-/// stands at the same place (after the same element base and `side` share) with content
-/// `similar` calls mostly the same. Other base elements `side` deleted there stay deleted. The merge pairs elements
+/// of `side` in neither base nor `other` is like a base element missing from `side` (standing
+/// at the same place: after the same element base and `side` share; content `similar` calls
+/// mostly the same), and exactly one such base element. New elements like none of them (an
+/// element added beside the rename) do not hide it. Other base elements `side` deleted there stay deleted. The merge pairs elements
 /// by this rule, so a rename merged with the other side's edit is not taken for a deletion
 /// plus an addition. The base element may be gone from `other` too: a rename against a
 /// deletion, or against another rename, is then a conflict on the element or its key, as in
@@ -386,12 +387,6 @@ pub(crate) fn renamed_element(
     use std::collections::HashSet;
     let set = |v: &[&str]| -> HashSet<String> { v.iter().map(|s| s.to_string()).collect() };
     let (in_base, in_side, in_other) = (set(base), set(side), set(other));
-    let mut new =
-        (0..side.len()).filter(|&i| !in_base.contains(side[i]) && !in_other.contains(side[i]));
-    let si = new.next()?;
-    if new.next().is_some() {
-        return None;
-    }
     let before = |v: &[&str], i: usize, shared: &HashSet<String>| {
         v[..i]
             .iter()
@@ -399,15 +394,27 @@ pub(crate) fn renamed_element(
             .find(|k| shared.contains(**k))
             .map(|k| k.to_string())
     };
-    let place = before(side, si, &in_base);
-    let mut renamed = (0..base.len()).filter(|&i| {
-        !in_side.contains(base[i]) && before(base, i, &in_side) == place && similar(i, si)
-    });
-    let bi = renamed.next()?;
-    if renamed.next().is_some() {
+    // The base elements `side` lost that a new element of `side` at their place is like.
+    let lost_like = |si: usize| -> Vec<usize> {
+        let place = before(side, si, &in_base);
+        (0..base.len())
+            .filter(|&i| {
+                !in_side.contains(base[i]) && before(base, i, &in_side) == place && similar(i, si)
+            })
+            .collect()
+    };
+    let mut renames = (0..side.len())
+        .filter(|&i| !in_base.contains(side[i]) && !in_other.contains(side[i]))
+        .filter_map(|si| match lost_like(si)[..] {
+            [] => None,
+            [bi] => Some(Some((bi, si))),
+            _ => Some(None),
+        });
+    let found = renames.next()??;
+    if renames.next().is_some() {
         return None;
     }
-    Some((bi, si))
+    Some(found)
 }
 
 /// Whether two documents are close enough in content to be one resource renamed: at least
