@@ -20,9 +20,9 @@
 
 use std::collections::HashSet;
 
-use crate::merge::{diff3, Chunk};
 use crate::options::{MergeOptions, Mode, Policy};
 use crate::split::{cut, split, Name, Piece};
+use crate::text::{diff3, Chunk};
 
 use super::{by_structure, Attempt, Outcome, GIT_MARKERS_KEPT};
 

@@ -27,11 +27,11 @@ use std::ops::Range;
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
-use crate::merge::{diff3, Chunk};
 use crate::options::Policy;
 use crate::parse::{self, digest, Kind, NodeId, Parsed, Style, Tree, Versions};
 use crate::resource::{self, element_key, list_kind, ListKind};
 use crate::template;
+use crate::text::{diff3, Chunk};
 use crate::text::{line_end, markers};
 
 use super::regions::dash_of;

@@ -8,7 +8,7 @@
 
 mod mask;
 
-use crate::merge::diff3::{diff3, Chunk};
+use crate::text::{diff3, Chunk};
 
 pub(crate) use mask::{is_closing_line, may_hold_closing_lines, Tokens};
 
