@@ -26,6 +26,7 @@ use tempfile::TempDir;
 use crate::driver::{merge_bytes, Outcome};
 use crate::line_merge::{is_binary, line_merge};
 use crate::options::{ConflictStyle, Labels, MergeOptions};
+use crate::text::markers::{first_label, Marker};
 
 /// The three versions of a conflicted file, from the index: their ids (for git) and their
 /// contents (for kmerge and libgit2).
@@ -233,23 +234,10 @@ fn as_written(
 /// The labels of the first conflict markers of `size` in `text` (a work-tree file, so a line
 /// may end in CRLF); the base label, absent outside diff3 style, is `default`'s.
 fn labels_in(text: &[u8], size: usize, default: &Labels) -> Option<Labels> {
-    let label = |marker: u8| {
-        let marker = vec![marker; size];
-        text.split(|&b| b == b'\n').find_map(|line| {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let rest = line.strip_prefix(marker.as_slice())?;
-            let label = match rest {
-                [] => &[][..],
-                [b' ', label @ ..] => label,
-                _ => return None,
-            };
-            String::from_utf8(label.to_vec()).ok()
-        })
-    };
     Some(Labels {
-        ours: label(b'<')?,
-        base: label(b'|').unwrap_or_else(|| default.base.clone()),
-        theirs: label(b'>')?,
+        ours: first_label(text, size, Marker::Open)?,
+        base: first_label(text, size, Marker::Base).unwrap_or_else(|| default.base.clone()),
+        theirs: first_label(text, size, Marker::Close)?,
     })
 }
 
