@@ -27,16 +27,15 @@
 //!
 //! `text` (lines, re-indentation, conflict markers) and `options` sit below every stage.
 //! Anything the structural path cannot take falls back to git's own line merge
-//! (`line_merge`), with a typed [`fallback::Reason`], so no input loses data. The public
+//! (`git::line_merge`), with a typed [`fallback::Reason`], so no input loses data. The public
 //! surface is the command line ([`cli`]) and the library entry points [`driver::merge_bytes`]
 //! (merge3 with every fallback) and [`driver::merge2`].
 
 pub(crate) mod atomic_write;
 pub mod cli;
-pub(crate) mod config_parameters;
 pub mod driver;
 pub mod fallback;
-pub mod line_merge;
+pub mod git;
 pub(crate) mod merge;
 pub mod options;
 pub mod package;

@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use anyhow::Result;
 
 use crate::fallback::{Reason, Side};
-use crate::line_merge::{is_binary, line_merge, LineMerge};
+use crate::git::line_merge::{is_binary, line_merge, LineMerge};
 pub use crate::merge::Conflict;
 use crate::options::{ConflictStyle, MergeOptions, Mode, Policy};
 use crate::parse::{self, Parsed, Versions};

@@ -26,7 +26,7 @@ mod parallel;
 mod snapshot;
 mod write;
 
-pub use snapshot::{Entry, FileMode, Snapshot, Source};
+pub use snapshot::{Entry, Snapshot, Source};
 pub use write::{apply, diff, Changes};
 
 use std::collections::{BTreeMap, HashMap, HashSet};

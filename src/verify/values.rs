@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::line_merge::line_merge;
+use crate::git::line_merge::line_merge;
 use crate::options::MergeOptions;
 use crate::parse::{canonical, same_data, Kind, NodeId, Tree, Versions};
 use crate::resource::Path;
