@@ -14,11 +14,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use anyhow::Result;
 
-use crate::fallback::{Reason, Side};
+use crate::fallback::Reason;
 use crate::git::line_merge::{is_binary, line_merge, LineMerge};
 pub use crate::merge::Conflict;
 use crate::options::{ConflictStyle, MergeOptions, Mode, Policy};
-use crate::parse::{self, Parsed, Versions};
+use crate::parse::{self, Parsed, Side, Versions};
 use crate::text::markers::{self, conflict_hunks, has_marker_lines, marked_lines, Markers};
 use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
 use crate::{merge, render, template};
@@ -155,7 +155,9 @@ fn by_structure(
             Ok((line, parsed))
         })
     });
-    let versions = versions.map(|v| v.named(opts.file_name.as_deref()));
+    let versions = versions
+        .map(|v| v.named(opts.file_name.as_deref()))
+        .map_err(Reason::from);
     if let Err(reason @ Reason::Template { .. }) = versions {
         let line = line.map(|merged| merged.map(|(line, _)| line));
         return by_template([base, ours, theirs], opts, reason, line);
@@ -407,7 +409,10 @@ fn by_template(
     let versions = match Versions::parse(&sb, &so, &st).map(|v| v.named(opts.file_name.as_deref()))
     {
         Ok(versions) => versions,
-        Err(why) => return Err(unsettled(&format!("cannot start: as a skeleton, {why}"))),
+        Err(why) => {
+            let why = Reason::from(why);
+            return Err(unsettled(&format!("cannot start: as a skeleton, {why}")));
+        }
     };
     let expected = template::merged_controls(&skeletons.tokens, &sb, &so, &st);
     // Whether the versions' blocks are whole: then so must be each side of a conflict.
