@@ -20,7 +20,7 @@ pub use crate::merge::Conflict;
 use crate::options::{ConflictStyle, MergeOptions, Mode, Policy};
 use crate::parse::{self, Parsed, Side, Versions};
 use crate::text::markers::{self, conflict_hunks, has_marker_lines, marked_lines, Markers};
-use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
+use crate::verify::{self, line_result_is_sound, reads_back, Finding, Verdict};
 use crate::{merge, render, template};
 
 /// The merged bytes, whether conflicts remain in them, and the lines for stderr.
@@ -37,6 +37,10 @@ pub struct Outcome {
     /// not run first, outside `mark` mode). The command line tells the user so, since git's
     /// own output would not show that kmerge did anything.
     pub resolved_hunks: usize,
+    /// Whether git's conflicting line merge was kept over the structural merge's conflicts,
+    /// since it marks fewer lines and either side of it holds: a caller that merged a part
+    /// of the file ([`by_documents`]) leaves that call to the whole file's merge.
+    pub(crate) git_markers_kept: bool,
 }
 
 /// Merges three versions of a file. Fails only if git's own line merge fails.
@@ -115,7 +119,7 @@ pub(crate) fn merge_bytes_by(
 }
 
 /// The note for a conflicted result that keeps git's markers, narrower than the structural
-/// merge's and holding whichever side is taken.
+/// merge's and holding whichever side is taken ([`Outcome::git_markers_kept`]).
 const GIT_MARKERS_KEPT: &str =
     "git's line merge marks fewer lines than the structural merge would, and either side of it holds: its markers are kept";
 
@@ -259,6 +263,7 @@ fn by_structure(
                 fallback: None,
                 messages,
                 resolved_hunks: 0,
+                git_markers_kept: true,
             });
         }
     }
@@ -444,7 +449,7 @@ fn by_template(
                     "repeats a key, a resource or an element name no input repeats".to_string(),
                     true,
                 ),
-                Verdict::Broken(v) if v[0].what.starts_with("it does not parse") => {
+                Verdict::Broken(v) if v[0].finding == Finding::Unparsable => {
                     return Ok(clean(line.bytes, messages, 0))
                 }
                 Verdict::Holds => (
@@ -628,6 +633,7 @@ fn merge_skeletons(
                 fallback: None,
                 messages: conflict_messages(&conflicts),
                 resolved_hunks: 0,
+                git_markers_kept: false,
             });
         }
     }
@@ -650,6 +656,7 @@ fn clean(bytes: Vec<u8>, messages: Vec<String>, resolved_hunks: usize) -> Outcom
         fallback: None,
         messages,
         resolved_hunks,
+        git_markers_kept: false,
     }
 }
 
@@ -663,6 +670,7 @@ fn conflicted(merged: Merged, mut messages: Vec<String>) -> Outcome {
         fallback: None,
         messages,
         resolved_hunks: 0,
+        git_markers_kept: false,
     }
 }
 
@@ -690,6 +698,7 @@ fn last_resort(
             fallback: None,
             messages,
             resolved_hunks: 0,
+            git_markers_kept: false,
         };
     }
     let eol = if ours.contains("\r\n") { "\r\n" } else { "\n" };
@@ -706,6 +715,7 @@ fn last_resort(
         fallback: None,
         messages,
         resolved_hunks: 0,
+        git_markers_kept: false,
     }
 }
 
@@ -753,6 +763,7 @@ fn fallback(
         messages,
         fallback: Some(reason),
         resolved_hunks: 0,
+        git_markers_kept: false,
     })
 }
 

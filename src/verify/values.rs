@@ -10,7 +10,7 @@ use crate::text::markers;
 
 use super::documents::same;
 use super::pairing::{by_key, by_likeness, Item, Row};
-use super::{Rule, Taken, Verdict, Violation};
+use super::{Finding, Rule, Taken, Verdict, Violation};
 
 /// One version's node at a path, if it has one.
 pub(super) type At = Option<NodeId>;
@@ -76,6 +76,7 @@ impl<'t> Checker<'t> {
             resource: resource.to_string(),
             path: path.to_string(),
             common: common.map(str::to_string),
+            finding: Finding::Data,
             what,
         });
     }
