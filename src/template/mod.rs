@@ -10,7 +10,7 @@ mod mask;
 
 use crate::text::{diff3, Chunk};
 
-pub(crate) use mask::{is_closing_line, may_hold_closing_lines, Tokens};
+pub(crate) use mask::Tokens;
 
 /// The three versions of a template as skeletons, with the texts behind their tokens.
 pub(crate) struct Skeletons {
