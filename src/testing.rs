@@ -1,7 +1,8 @@
 //! Hooks for the fuzz targets and the test that replays their findings: checks that need the
 //! engine's internals. Not an API: nothing here is stable.
 
-use crate::driver::{merge_bytes_by, structural, Merged, Outcome, Shortcut};
+use crate::driver::{merge_bytes_by, Merged, Outcome, Shortcut};
+use crate::engine;
 use crate::fallback::Reason;
 use crate::options::MergeOptions;
 use crate::parse::{self, Kind, Versions};
@@ -76,7 +77,7 @@ pub fn merge_structurally(
         Versions::parse(base, ours, theirs).map_err(|e| format!("{:#}", Reason::from(e)))?;
     let Merged {
         text, conflicts, ..
-    } = structural(&versions, opts).map_err(|e| format!("{e:#}"))?;
+    } = engine::merged(&versions, opts).map_err(|e| format!("{e:#}"))?;
     Ok((text, conflicts.len()))
 }
 

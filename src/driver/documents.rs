@@ -24,7 +24,8 @@ use crate::options::{MergeOptions, Mode, Policy};
 use crate::split::{cut, split, Name, Piece};
 use crate::text::{diff3, Chunk};
 
-use super::{by_structure, Attempt, Outcome};
+use super::by_structure;
+use crate::outcome::{Attempt, Outcome};
 
 /// One document of the result: a version's text, or the `n`th document both sides changed.
 enum Part<'a> {
