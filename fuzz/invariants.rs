@@ -91,7 +91,7 @@ pub fn check_merge3(data: &[u8]) {
     let (base, ours, theirs) = split3(data);
     if [base, ours, theirs]
         .into_iter()
-        .any(kmerge::line_merge::is_binary)
+        .any(kmerge::git::line_merge::is_binary)
     {
         // Binary to git (a NUL byte): ours is kept as it is, with a conflict.
         for policy in POLICIES {

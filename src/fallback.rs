@@ -4,23 +4,7 @@
 
 use std::fmt;
 
-/// One of the three versions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    Base,
-    Ours,
-    Theirs,
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Side::Base => "base",
-            Side::Ours => "ours",
-            Side::Theirs => "theirs",
-        })
-    }
-}
+use crate::parse::{Refused, Side};
 
 /// Why the structural merge was not used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,7 +46,7 @@ impl fmt::Display for Reason {
             Reason::TooManyNodes(side) => write!(
                 f,
                 "{side} has over {} YAML nodes: too large to merge by structure",
-                crate::parse::MAX_NODES
+                crate::options::MAX_NODES
             ),
             Reason::Markers(side) => write!(f, "{side} already holds conflict markers"),
             Reason::Template { side, line } => write!(
@@ -82,3 +66,33 @@ impl fmt::Display for Reason {
 }
 
 impl std::error::Error for Reason {}
+
+/// The parser's refusals, worded as the reasons the driver prints.
+impl From<Refused> for Reason {
+    fn from(refused: Refused) -> Reason {
+        match refused {
+            Refused::BareCr(side) => {
+                Reason::Unsupported(format!("{side} breaks lines with a bare CR"))
+            }
+            Refused::TooManyNodes(side) => Reason::TooManyNodes(side),
+            Refused::Internal { side, what } => Reason::Internal(format!("parsing {side}: {what}")),
+            Refused::Template { side, line } => Reason::Template { side, line },
+            Refused::NotYaml { side, error } => Reason::NotYaml {
+                side,
+                error: error.to_string(),
+            },
+            Refused::DuplicateKey { side, key } => {
+                Reason::Unsupported(format!("{side} repeats a mapping key ({key})"))
+            }
+            Refused::TabIndent { side, line } => {
+                Reason::Unsupported(format!("{side} indents line {line} with a tab"))
+            }
+            Refused::EmptyKey { side, line } => {
+                Reason::Unsupported(format!("{side} has an empty mapping key (line {line})"))
+            }
+            Refused::NoData => {
+                Reason::Unsupported("no version holds YAML data, only comments".into())
+            }
+        }
+    }
+}

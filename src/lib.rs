@@ -25,20 +25,24 @@
 //!  driver / cli    choose git's result or the structural one, fall back, write, exit code
 //! ```
 //!
-//! `text` (lines, re-indentation, conflict markers) and `options` sit below every stage.
-//! Anything the structural path cannot take falls back to git's own line merge
-//! (`line_merge`), with a typed [`fallback::Reason`], so no input loses data. The public
+//! `text` (lines, re-indentation, diff3, conflict markers) and `options` (the policy and the
+//! limits) sit below every stage; `git` holds everything kmerge asks of git. The `engine`
+//! (plan, then render) serves two attempts side by side under the driver, the structural one
+//! and a Helm template's (`template`), each giving an `outcome`. Anything they cannot take
+//! falls back to git's own line merge (`git::line_merge`), with a typed [`fallback::Reason`],
+//! so no input loses data. The public
 //! surface is the command line ([`cli`]) and the library entry points [`driver::merge_bytes`]
 //! (merge3 with every fallback) and [`driver::merge2`].
 
 pub(crate) mod atomic_write;
 pub mod cli;
-pub(crate) mod config_parameters;
 pub mod driver;
+pub(crate) mod engine;
 pub mod fallback;
-pub mod line_merge;
+pub mod git;
 pub(crate) mod merge;
 pub mod options;
+pub(crate) mod outcome;
 pub mod package;
 pub(crate) mod parse;
 pub(crate) mod render;

@@ -1,6 +1,7 @@
 //! Everything that shapes a merge besides the three texts: the conflict policy, git's marker
-//! size, conflict style and labels, the merge mode and the size limit. Every stage reads them;
-//! none changes them.
+//! size, conflict style and labels, the merge mode, and the limits that bound the structural
+//! merge on hostile input (the size limit, the node budget). Every stage reads them; none
+//! changes them, and the parser depends on nothing above this.
 
 /// What to do where ours and theirs both changed the same thing differently.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +76,11 @@ pub enum Mode {
 
 /// 32 MiB: several times the largest real manifest bundles, a few seconds of parsing.
 pub const DEFAULT_MAX_SIZE: usize = 32 << 20;
+
+/// The most nodes one parsed tree may hold: about 250 MB of tree. Real manifests of tens of
+/// megabytes stay under it; a file of millions of one-line documents does not, and goes to
+/// the line merge instead of exhausting memory.
+pub const MAX_NODES: usize = 2_000_000;
 
 impl Default for MergeOptions {
     fn default() -> Self {

@@ -1,7 +1,9 @@
 //! Hooks for the fuzz targets and the test that replays their findings: checks that need the
 //! engine's internals. Not an API: nothing here is stable.
 
-use crate::driver::{merge_bytes_by, structural, Merged, Outcome, Shortcut};
+use crate::driver::{merge_bytes_by, Merged, Outcome, Shortcut};
+use crate::engine;
+use crate::fallback::Reason;
 use crate::options::MergeOptions;
 use crate::parse::{self, Kind, Versions};
 
@@ -71,10 +73,11 @@ pub fn merge_structurally(
     theirs: &str,
     opts: &MergeOptions,
 ) -> Result<(String, usize), String> {
-    let versions = Versions::parse(base, ours, theirs).map_err(|e| format!("{e:#}"))?;
+    let versions =
+        Versions::parse(base, ours, theirs).map_err(|e| format!("{:#}", Reason::from(e)))?;
     let Merged {
         text, conflicts, ..
-    } = structural(&versions, opts).map_err(|e| format!("{e:#}"))?;
+    } = engine::merged(&versions, opts).map_err(|e| format!("{e:#}"))?;
     Ok((text, conflicts.len()))
 }
 
@@ -97,7 +100,8 @@ pub fn violations(
     result: &str,
     policy: crate::options::Policy,
 ) -> Result<Vec<String>, String> {
-    let versions = Versions::parse(base, ours, theirs).map_err(|e| format!("{e:#}"))?;
+    let versions =
+        Versions::parse(base, ours, theirs).map_err(|e| format!("{:#}", Reason::from(e)))?;
     match crate::verify::check_text(&versions, result, policy) {
         crate::verify::Verdict::Holds => Ok(Vec::new()),
         crate::verify::Verdict::Broken(found) => Ok(found.iter().map(|v| v.to_string()).collect()),
@@ -140,6 +144,7 @@ pub fn block_reader_agrees(text: &str) -> Result<bool, String> {
 /// default marker size): each side parses and keeps that side's data plus the other side's
 /// changes outside the conflicts.
 pub fn sides_hold(base: &str, ours: &str, theirs: &str, result: &str) -> Result<(), String> {
-    let versions = Versions::parse(base, ours, theirs).map_err(|e| format!("{e:#}"))?;
+    let versions =
+        Versions::parse(base, ours, theirs).map_err(|e| format!("{:#}", Reason::from(e)))?;
     crate::verify::sides_hold(&versions, result.as_bytes(), 7, None).map_err(|e| e.what)
 }

@@ -3346,7 +3346,7 @@ fn disjoint_edits_merge_cleanly() {
                 return Err(fail(format!("generator: {e:?} does not apply to ours\n{shown}")));
             }
         }
-        let line = kmerge::line_merge::line_merge(
+        let line = kmerge::git::line_merge::line_merge(
             base.as_bytes(),
             ours.as_bytes(),
             theirs.as_bytes(),
@@ -3613,7 +3613,7 @@ fn mark_mode_case(data: &[u32], tally: &mut MarkTally) -> Result<(), String> {
     );
     let out = merge(&base, &ours, &theirs, Policy::Mark);
     let merged = String::from_utf8_lossy(&out.bytes).into_owned();
-    let line = kmerge::line_merge::line_merge(
+    let line = kmerge::git::line_merge::line_merge(
         base.as_bytes(),
         ours.as_bytes(),
         theirs.as_bytes(),

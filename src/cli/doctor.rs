@@ -8,7 +8,7 @@
 //! prints one line, `ok`, `warn` or `FAIL`, and a failing one the command that fixes it;
 //! the exit code is 1 when one fails.
 //!
-//! Config is read as git reads it (`line_merge::git_config`), and attributes through libgit2
+//! Config is read as git reads it (`git::config::git_config`), and attributes through libgit2
 //! given that same config, so `core.attributesFile` is the one git uses. Doctor changes
 //! nothing: each fix is left to the user to run.
 
@@ -20,7 +20,7 @@ use git2::{AttrCheckFlags, AttrValue, ConfigLevel, ErrorCode, Repository};
 
 use super::install::{command_name, is_executable, on_path, DEFAULT_PATTERNS};
 use super::{EXIT_CLEAN, EXIT_CONFLICT};
-use crate::line_merge::git_config;
+use crate::git::config::git_config;
 
 mod shell;
 

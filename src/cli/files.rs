@@ -14,7 +14,8 @@ use super::{
 };
 use crate::atomic_write::{write_atomically, write_atomically_as, Durability};
 use crate::driver::{merge2 as merge2_text, merge_bytes};
-use crate::line_merge::{configured_style, line_merge};
+use crate::git::config::configured_style;
+use crate::git::line_merge::line_merge;
 use crate::options::{ConflictStyle, MergeOptions};
 use crate::package::Source;
 
@@ -75,7 +76,7 @@ fn file_bytes(source: Source, role: &str) -> anyhow::Result<Vec<u8>> {
 fn print_diff(before: &[u8], after: &[u8], name: &str) -> anyhow::Result<()> {
     let entry = |bytes: &[u8]| crate::package::Entry {
         bytes: bytes.to_vec(),
-        mode: crate::package::FileMode::Regular,
+        mode: crate::git::FileMode::Regular,
     };
     let mut current = crate::package::Snapshot::default();
     current.files.insert(name.to_string(), entry(before));

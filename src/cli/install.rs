@@ -130,7 +130,7 @@ fn global_config() -> anyhow::Result<PathBuf> {
 /// else git's default `$XDG_CONFIG_HOME/git/attributes`. Install never sets
 /// `core.attributesFile`: setting it would make git stop reading the default file.
 fn global_attributes() -> anyhow::Result<PathBuf> {
-    let named = crate::line_merge::git_config()
+    let named = crate::git::config::git_config()
         .ok()
         .and_then(|c| c.get_path("core.attributesFile").ok());
     match named {

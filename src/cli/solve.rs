@@ -12,7 +12,6 @@
 //! person has started to resolve is named and left alone, unless `--force`, which first copies
 //! it under `.git/kmerge/solve-backup/`.
 
-use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
@@ -20,19 +19,14 @@ use git2::{AttrCheckFlags, AttrValue, IndexEntry, Oid, Repository};
 
 use super::{one_line, resolved, short, SolveArgs, EXIT_CLEAN, EXIT_CONFLICT};
 use crate::atomic_write::write_atomically;
-use crate::line_merge::{config_of, conflict_style};
+use crate::git;
+use crate::git::config::{config_of, conflict_style};
 use crate::options::{Labels, MergeOptions};
 
 mod written;
 
-use written::{remerge, remerge_if_as_written, Git, Remerge, Versions};
-
-/// The three stages of one conflicted path; a side that added or deleted the file has none.
-struct Stages {
-    base: Option<IndexEntry>,
-    ours: Option<IndexEntry>,
-    theirs: Option<IndexEntry>,
-}
+use crate::git::program::Git;
+use written::{remerge, remerge_if_as_written, Remerge, Versions};
 
 /// What became of the files asked for.
 #[derive(Default)]
@@ -49,14 +43,17 @@ pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
     // would miss a `core.attributesFile` given on git's command line.
     let config = config_of(Some(&repo))?;
     repo.set_config(&config)
-        .map_err(git)
+        .map_err(git::error)
         .context("reading git's configuration")?;
     let workdir = repo
         .workdir()
         .ok_or_else(|| anyhow!("{} is a bare repository", repo.path().display()))?
         .to_path_buf();
-    let mut index = repo.index().map_err(git).context("reading the index")?;
-    let conflicts = conflicts(&index)?;
+    let mut index = repo
+        .index()
+        .map_err(git::error)
+        .context("reading the index")?;
+    let conflicts = git::index::conflicts(&index)?;
     let paths: Vec<PathBuf> = if a.files.is_empty() {
         conflicts
             .keys()
@@ -110,10 +107,7 @@ pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
             file_name: super::files::file_name(path),
             ..MergeOptions::default()
         };
-        let blob = |entry: &IndexEntry| -> anyhow::Result<Vec<u8>> {
-            let blob = repo.find_blob(entry.id).map_err(git)?;
-            Ok(blob.content().to_vec())
-        };
+        let blob = |entry: &IndexEntry| git::index::blob(&repo, entry);
         let versions = Versions {
             ids: [base.id, ours.id, theirs.id],
             texts: [blob(base)?, blob(ours)?, blob(theirs)?],
@@ -157,7 +151,7 @@ pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
         } else {
             index
                 .add_path(path)
-                .map_err(git)
+                .map_err(git::error)
                 .with_context(|| format!("staging {shown}"))?;
             staged = true;
             "staged"
@@ -167,7 +161,10 @@ pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
         }
     }
     if staged {
-        index.write().map_err(git).context("writing the index")?;
+        index
+            .write()
+            .map_err(git::error)
+            .context("writing the index")?;
     }
     let all_solved = tally.conflicted == 0 && tally.untouched == 0;
     if !(a.merge.quiet && all_solved) {
@@ -182,45 +179,6 @@ pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
     } else {
         EXIT_CONFLICT
     })
-}
-
-/// libgit2's errors carry their class and code in `Display`; the message alone reads better.
-fn git(e: git2::Error) -> anyhow::Error {
-    anyhow!("{}", e.message())
-}
-
-/// The conflicted paths of the index with their stages. A path whose stages carry different
-/// names (a rename on one side) is keyed by each name it has.
-fn conflicts(index: &git2::Index) -> anyhow::Result<BTreeMap<PathBuf, Stages>> {
-    let mut all = BTreeMap::new();
-    for conflict in index.conflicts().map_err(git)? {
-        let conflict = conflict.map_err(git)?;
-        let entries = [&conflict.ancestor, &conflict.our, &conflict.their];
-        let mut names: Vec<PathBuf> = entries
-            .iter()
-            .filter_map(|e| e.as_ref())
-            .map(entry_path)
-            .collect::<anyhow::Result<_>>()?;
-        names.dedup();
-        let [name] = names.as_slice() else {
-            continue;
-        };
-        all.insert(
-            name.clone(),
-            Stages {
-                base: conflict.ancestor,
-                ours: conflict.our,
-                theirs: conflict.their,
-            },
-        );
-    }
-    Ok(all)
-}
-
-fn entry_path(entry: &IndexEntry) -> anyhow::Result<PathBuf> {
-    let text = std::str::from_utf8(&entry.path)
-        .map_err(|_| anyhow!("a conflicted path is not UTF-8: {:?}", entry.path))?;
-    Ok(PathBuf::from(text))
 }
 
 /// Whether a conflicted file is kmerge's to solve when no file is named: `.gitattributes`

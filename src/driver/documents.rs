@@ -20,11 +20,12 @@
 
 use std::collections::HashSet;
 
-use crate::merge::{diff3, Chunk};
 use crate::options::{MergeOptions, Mode, Policy};
 use crate::split::{cut, split, Name, Piece};
+use crate::text::{diff3, Chunk};
 
-use super::{by_structure, Attempt, Outcome, GIT_MARKERS_KEPT};
+use super::by_structure;
+use crate::outcome::{Attempt, Outcome};
 
 /// One document of the result: a version's text, or the `n`th document both sides changed.
 enum Part<'a> {
@@ -56,9 +57,7 @@ pub(crate) fn by_documents(
             match by_structure(&rb, &ro, &rt, opts) {
                 // The smaller file kept git's markers; whether the whole file would is its
                 // call.
-                Ok(outcome) if outcome.messages.iter().any(|m| m == GIT_MARKERS_KEPT) => {
-                    return None
-                }
+                Ok(outcome) if outcome.git_markers_kept => return None,
                 Ok(outcome) if outcome.fallback.is_none() => Some(outcome),
                 Ok(_) | Err(Attempt::Refused(_)) => return None,
                 Err(e) => return Some(Err(e)),
@@ -94,6 +93,7 @@ pub(crate) fn by_documents(
         fallback: None,
         messages,
         resolved_hunks,
+        git_markers_kept: false,
     }))
 }
 

@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use crate::merge::diff3::{stretches, Chunk, Stretch};
+use crate::text::diff3::{stretches, Chunk, Stretch};
 use crate::text::markers::Markers;
 
 /// The widest a conflict grows, in stretches taken in beside it, before the whole file is

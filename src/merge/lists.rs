@@ -7,13 +7,13 @@ use std::collections::HashSet;
 use crate::parse::{same_data, Kind, NodeId, Tree};
 use crate::resource::{element_key, list_kind, ListKind};
 
-use super::diff3::{diff3, Chunk};
 use super::fields::{Child, Children};
 use super::merger::Merger;
 use super::patch::list_directive;
 use super::plan::{Field, Op};
 use super::policy::Resolution;
 use crate::resource::Path;
+use crate::text::{diff3, Chunk};
 
 impl Merger<'_> {
     /// How the elements of the list at `path` are identified, given its versions.

@@ -3,7 +3,6 @@
 //! tree and the conflicts, each with its resource and field path. No text is written here.
 
 mod anchors;
-pub(crate) mod diff3;
 mod fields;
 mod key_order;
 mod lists;
@@ -21,7 +20,6 @@ use crate::parse::Versions;
 use crate::resource;
 use merger::Merger;
 
-pub(crate) use diff3::{diff3, Chunk};
 pub use plan::Conflict;
 pub(crate) use plan::Plan;
 

@@ -16,10 +16,10 @@ use similar::{capture_diff_slices, Algorithm, DiffOp};
 use crate::parse::{canonical, data_names, Kind, NodeId, Tree};
 use crate::resource::Path;
 
-use super::diff3::{diff3, Chunk};
 use super::merger::Merger;
 use super::plan::{Anchor, Field, Op};
 use super::policy::Resolution;
+use crate::text::{diff3, Chunk};
 
 /// One version's list: its items and their data.
 struct Items {

@@ -5,9 +5,9 @@
 //! turns it into ours' bytes with the edits spliced in (re-indented, in ours' style, with
 //! markers around conflicts), so the rules never format text and render never decides a rule.
 
-use super::diff3::Chunk;
 use crate::parse::NodeId;
 use crate::resource::DocRef;
+use crate::text::Chunk;
 
 /// Where a node sits, which decides the lines that are "its" lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

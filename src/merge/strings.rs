@@ -1,12 +1,12 @@
 //! Multi-line strings (block scalars: scripts, config files, certificates) changed on both
 //! sides are merged line by line before anything is called a conflict.
 
-use super::diff3::{diff3, trim_conflicts, Chunk};
 use super::merger::Merger;
 use super::plan::{Field, Op};
 use super::policy::Resolution;
 use crate::options::ConflictStyle;
 use crate::resource::Path;
+use crate::text::diff3::{diff3, trim_conflicts, Chunk};
 
 impl Merger<'_> {
     /// Merges a block scalar both sides changed, line by line, into ours. Where both changed

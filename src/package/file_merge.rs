@@ -13,7 +13,8 @@ use std::collections::{HashMap, HashSet};
 use anyhow::Context;
 
 use crate::driver;
-use crate::line_merge::{is_binary, line_merge};
+use crate::git::line_merge::{is_binary, line_merge};
+use crate::git::FileMode;
 use crate::options::{MergeOptions, Policy};
 use crate::parse::{self, Tree};
 use crate::resource::{self, Identity};
@@ -21,7 +22,7 @@ use crate::text::markers;
 
 use super::layout::{assemble, piece, Owners, Version};
 use super::pairing::{Group, Package, PathId, PathKind, BASE, OURS, THEIRS};
-use super::snapshot::{Entry, FileMode};
+use super::snapshot::Entry;
 use super::ResourceCounts;
 
 /// A merged file, or the file merge's word that there is none.

@@ -26,7 +26,7 @@ mod parallel;
 mod snapshot;
 mod write;
 
-pub use snapshot::{Entry, FileMode, Snapshot, Source};
+pub use snapshot::{Entry, Snapshot, Source};
 pub use write::{apply, diff, Changes};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -35,6 +35,7 @@ use anyhow::bail;
 
 use crate::options::{MergeOptions, Policy};
 use crate::resource::Identity;
+use crate::text::markers::holds_conflict;
 
 use file_merge::FileOutcome;
 use pairing::{Group, Package, PathId, PathKind, OURS, THEIRS};
@@ -271,27 +272,6 @@ fn check_leftover_conflicts(
     Ok(())
 }
 
-/// Whether a text holds a whole conflict as git marks it: a `<<<<<<<` line, later a
-/// `=======` line, later a `>>>>>>>` line (markers of `size`, alone or before a space).
-fn holds_conflict(text: &[u8], size: usize) -> bool {
-    let marker = |line: &[u8], c: u8| {
-        line.len() >= size
-            && line[..size].iter().all(|&b| b == c)
-            && matches!(line.get(size), None | Some(b' ' | b'\r'))
-    };
-    let mut want = b'<';
-    for line in text.split(|&b| b == b'\n') {
-        if marker(line, want) {
-            want = match want {
-                b'<' => b'=',
-                b'=' => b'>',
-                _ => return true,
-            };
-        }
-    }
-    false
-}
-
 /// The resources that end up in another file than ours has them in.
 fn moves(pkg: &Package, groups: &[Group]) -> Vec<String> {
     let mut moves: Vec<String> = groups
@@ -305,39 +285,4 @@ fn moves(pkg: &Package, groups: &[Group]) -> Vec<String> {
         .collect();
     moves.sort();
     moves
-}
-
-#[cfg(test)]
-mod tests {
-    use super::holds_conflict;
-
-    #[test]
-    fn a_whole_conflict_is_found_and_lookalikes_are_not() {
-        let whole = b"a: 1\n<<<<<<< ours\nb: 2\n=======\nb: 3\n>>>>>>> theirs\n";
-        assert!(holds_conflict(whole, 7));
-        assert!(holds_conflict(
-            b"<<<<<<<\r\nb: 2\r\n|||||||\r\nb: 1\r\n=======\r\nb: 3\r\n>>>>>>>\r\n",
-            7
-        ));
-        // A marker size other than git's default.
-        assert!(!holds_conflict(whole, 9));
-        assert!(holds_conflict(
-            b"<<<<<<<<< ours\nb: 2\n=========\nb: 3\n>>>>>>>>> theirs\n",
-            9
-        ));
-        // Parts of a conflict, markers out of order, indented or longer lines: not one.
-        assert!(!holds_conflict(b"<<<<<<< ours\nb: 2\n=======\nb: 3\n", 7));
-        assert!(!holds_conflict(
-            b">>>>>>> theirs\n=======\n<<<<<<< ours\n",
-            7
-        ));
-        assert!(!holds_conflict(
-            b"  <<<<<<< ours\n  =======\n  >>>>>>> theirs\n",
-            7
-        ));
-        assert!(!holds_conflict(
-            b"<<<<<<<< ours\n========\n>>>>>>>> theirs\n",
-            7
-        ));
-    }
 }

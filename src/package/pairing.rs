@@ -20,7 +20,8 @@ use crate::resource::{self, DocRef, Identity};
 use crate::split;
 
 use super::parallel::map_parallel;
-use super::snapshot::{FileMode, Snapshot};
+use super::snapshot::Snapshot;
+use crate::git::FileMode;
 
 pub(crate) const BASE: usize = 0;
 pub(crate) const OURS: usize = 1;
@@ -287,7 +288,7 @@ fn parse_file(text: &str) -> Option<ParsedFile<'_>> {
 fn text_of(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(bytes)
         .ok()
-        .filter(|_| !crate::line_merge::is_binary(bytes))
+        .filter(|_| !crate::git::line_merge::is_binary(bytes))
 }
 
 /// Whether all three versions have the file at `path`, as regular files, and one side left

@@ -8,25 +8,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
 
-/// What git records of a file besides its bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileMode {
-    Regular,
-    Executable,
-    /// A symbolic link; its bytes are the path it points to.
-    Symlink,
-}
-
-impl FileMode {
-    /// Git's octal mode, as `git diff` prints it.
-    pub fn git_octal(self) -> &'static str {
-        match self {
-            FileMode::Regular => "100644",
-            FileMode::Executable => "100755",
-            FileMode::Symlink => "120000",
-        }
-    }
-}
+use crate::git::tree::{self, Object, TreeFile};
+use crate::git::FileMode;
 
 /// One file of a package version.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,48 +82,19 @@ impl Snapshot {
         Ok(snapshot)
     }
 
-    /// Every file of a git tree, read from the repository's objects (no checkout).
-    pub fn from_git_tree(repo: &git2::Repository, tree: &git2::Tree) -> anyhow::Result<Snapshot> {
-        let mut snapshot = Snapshot::default();
-        let mut failure = None;
-        tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
-            let Ok(name) = entry.name() else {
-                failure = Some(anyhow!("{root}: a file name that is not UTF-8"));
-                return git2::TreeWalkResult::Abort;
-            };
-            let path = format!("{root}{name}");
-            let mode = match entry.filemode() {
-                0o040000 => return git2::TreeWalkResult::Ok,
-                0o100755 => FileMode::Executable,
-                0o120000 => FileMode::Symlink,
-                0o160000 => {
-                    failure = Some(anyhow!("{path} is a submodule: not merged by kmerge"));
-                    return git2::TreeWalkResult::Abort;
-                }
-                _ => FileMode::Regular,
-            };
-            match repo.find_blob(entry.id()) {
-                Ok(blob) => {
-                    snapshot.files.insert(
-                        path,
-                        Entry {
-                            bytes: blob.content().to_vec(),
-                            mode,
-                        },
-                    );
-                    git2::TreeWalkResult::Ok
-                }
-                Err(e) => {
-                    failure = Some(anyhow!("reading {path} from git: {}", e.message()));
-                    git2::TreeWalkResult::Abort
-                }
-            }
-        })
-        .map_err(|e| anyhow!("walking a git tree: {}", e.message()))?;
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(snapshot),
-        }
+    /// Every file of a git tree.
+    fn from_git_tree(files: Vec<TreeFile>) -> Snapshot {
+        let files = files
+            .into_iter()
+            .map(|f| {
+                let entry = Entry {
+                    bytes: f.bytes,
+                    mode: f.mode,
+                };
+                (f.path, entry)
+            })
+            .collect();
+        Snapshot { files }
     }
 
     /// The total size of the files, for messages.
@@ -223,72 +177,17 @@ impl Source {
     }
 }
 
-/// `REV:PATH` read through git2 from the repository of the current directory (or the one
-/// `GIT_DIR` names). `REV:./PATH` is relative to the current directory, as in git.
+/// `REV:PATH` read from the repository of the current directory: a blob is one file, a
+/// tree a package version.
 fn read_git(spec: &str) -> anyhow::Result<Source> {
-    let repo = git2::Repository::open_from_env()
-        .map_err(|e| anyhow!("no git repository here: {}", e.message()))?;
-    let spec_here = relative_to_cwd(&repo, spec)?;
-    let object = repo
-        .revparse_single(&spec_here)
-        .map_err(|e| anyhow!("{}", e.message()))?;
-    match object.kind() {
-        Some(git2::ObjectType::Blob) => {
-            let blob = object
-                .peel_to_blob()
-                .map_err(|e| anyhow!("{}", e.message()))?;
-            Ok(Source::GitFile {
-                spec: spec.to_string(),
-                bytes: blob.content().to_vec(),
-            })
-        }
-        _ => {
-            let tree = object
-                .peel_to_tree()
-                .map_err(|e| anyhow!("{}", e.message()))?;
-            let snapshot = Snapshot::from_git_tree(&repo, &tree)?;
-            Ok(Source::GitTree {
-                spec: spec.to_string(),
-                snapshot,
-            })
-        }
-    }
-}
-
-/// Git reads `REV:./PATH` and `REV:../PATH` relative to the current directory; libgit2 only
-/// knows paths from the top of the work tree, so such a path is rewritten into one.
-fn relative_to_cwd(repo: &git2::Repository, spec: &str) -> anyhow::Result<String> {
-    let Some((rev, path)) = spec.split_once(':') else {
-        return Ok(spec.to_string());
-    };
-    if !(path == "." || path == ".." || path.starts_with("./") || path.starts_with("../")) {
-        return Ok(spec.to_string());
-    }
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| anyhow!("a relative path in {spec} needs a work tree"))?;
-    let cwd = std::env::current_dir().context("reading the current folder")?;
-    let (workdir, cwd) = (
-        fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_path_buf()),
-        fs::canonicalize(&cwd).unwrap_or(cwd),
-    );
-    let prefix = cwd
-        .strip_prefix(&workdir)
-        .map_err(|_| anyhow!("the current folder is outside the work tree of {spec}"))?;
-    let mut parts: Vec<String> = prefix
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() {
-                    bail!("{spec} leaves the repository");
-                }
-            }
-            p => parts.push(p.to_string()),
-        }
-    }
-    Ok(format!("{rev}:{}", parts.join("/")))
+    Ok(match tree::read(spec)? {
+        Object::Blob(bytes) => Source::GitFile {
+            spec: spec.to_string(),
+            bytes,
+        },
+        Object::Tree(files) => Source::GitTree {
+            spec: spec.to_string(),
+            snapshot: Snapshot::from_git_tree(files),
+        },
+    })
 }

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
-use super::snapshot::{Entry, FileMode, Snapshot};
+use super::snapshot::{Entry, Snapshot};
+use crate::git::FileMode;
 
 /// What turns the files at the destination into the result.
 #[derive(Debug, Default)]
@@ -284,7 +285,7 @@ pub fn diff(current: &Snapshot, changes: &Changes) -> String {
         let binary = [a, b]
             .iter()
             .flatten()
-            .any(|bytes| crate::line_merge::is_binary(bytes));
+            .any(|bytes| crate::git::line_merge::is_binary(bytes));
         match (text(a), text(b)) {
             (Some(x), Some(y)) if !binary => {
                 out.push_str(

@@ -12,11 +12,13 @@ mod tree_builder;
 mod versions;
 
 pub use scalar::ScalarKey;
-pub use versions::Versions;
+pub use versions::{Refused, Side, Versions};
 
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Mutex;
+
+use crate::options::MAX_NODES;
 
 /// Index of a node in its [`Tree`].
 pub type NodeId = usize;
@@ -282,8 +284,6 @@ impl std::fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-pub use tree_builder::MAX_NODES;
 
 /// Parses `text` into a span tree. Errors name the line and column.
 ///

@@ -11,6 +11,7 @@ type Result<T> = std::result::Result<T, Error>;
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
 use super::{Doc, Kind, Node, NodeId, Props, Style, Tree};
+use crate::options::MAX_NODES;
 use crate::text as lines;
 
 /// An open collection and where the keys seen in it so far are kept (to find duplicates).
@@ -51,11 +52,6 @@ pub(super) struct Builder<'a> {
     doc_root: Option<NodeId>,
     duplicate_keys: Vec<String>,
 }
-
-/// The most nodes one tree may hold: about 250 MB of tree. Real manifests of tens of
-/// megabytes stay under it; a file of millions of one-line documents does not, and goes to
-/// the line merge instead of exhausting memory.
-pub const MAX_NODES: usize = 2_000_000;
 
 /// The tree of `text` from granit-parser's events.
 pub(super) fn build(text: &str) -> Result<Tree<'_>> {

@@ -1,12 +1,55 @@
 //! The three versions of a file, parsed together and checked for what the structural merge
 //! cannot take.
 
+use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::fallback::{Reason, Side};
 use crate::text::at_line_starts;
 
 use super::{Error, Kind, Style, Tree};
+
+/// One of the three versions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Base,
+    Ours,
+    Theirs,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Base => "base",
+            Side::Ours => "ours",
+            Side::Theirs => "theirs",
+        })
+    }
+}
+
+/// Why the structural merge cannot take the versions as parsed. Typed here, where it is
+/// found; the driver words it as its fallback reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// A lone CR breaks a line: a YAML line break that line arithmetic here does not follow.
+    BareCr(Side),
+    /// More YAML nodes than [`crate::options::MAX_NODES`].
+    TooManyNodes(Side),
+    /// The parser broke its own contract.
+    Internal { side: Side, what: String },
+    /// A text that does not parse and has a Go template action (`{{`) on `line`: a Helm/Go
+    /// template, not broken YAML.
+    Template { side: Side, line: usize },
+    /// Not YAML, where the parser says.
+    NotYaml { side: Side, error: Error },
+    /// A mapping key repeated (`key` is where).
+    DuplicateKey { side: Side, key: String },
+    /// A line indented with a tab.
+    TabIndent { side: Side, line: usize },
+    /// An empty mapping key (`: value`) on `line`.
+    EmptyKey { side: Side, line: usize },
+    /// No version holds YAML data, only comments.
+    NoData,
+}
 
 /// The three versions of a file, parsed once for both the line-merge check and the
 /// structural merge.
@@ -23,7 +66,7 @@ impl<'a> Versions<'a> {
     /// Parses base, ours and theirs. Errors say why the structural merge cannot take them (a
     /// Helm template, a syntax error, tab indentation, duplicate keys), which version and
     /// where.
-    pub fn parse(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>, Reason> {
+    pub fn parse(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>, Refused> {
         Versions::parse_alongside(base, ours, theirs, || ()).0
     }
 
@@ -38,7 +81,7 @@ impl<'a> Versions<'a> {
         ours: &'a str,
         theirs: &'a str,
         also: impl FnOnce() -> R + Send,
-    ) -> (Result<Versions<'a>, Reason>, R) {
+    ) -> (Result<Versions<'a>, Refused>, R) {
         let total = base.len() + ours.len() + theirs.len();
         if !(PARALLEL_FROM..PARALLEL_UP_TO).contains(&total) {
             // One after the other, the first error ending the parse.
@@ -73,7 +116,7 @@ impl<'a> Versions<'a> {
     }
 
     /// The sequential parse: base, ours, theirs, the first error ending it.
-    fn one_by_one(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>, Reason> {
+    fn one_by_one(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>, Refused> {
         let base = parse(Side::Base, base)?;
         let ours = parse(Side::Ours, ours)?;
         Versions::checked(Ok(base), Ok(ours), parse(Side::Theirs, theirs))
@@ -81,10 +124,10 @@ impl<'a> Versions<'a> {
 
     /// The parsed versions (base's error first), unless none of them holds data.
     fn checked(
-        base: Result<Tree<'a>, Reason>,
-        ours: Result<Tree<'a>, Reason>,
-        theirs: Result<Tree<'a>, Reason>,
-    ) -> Result<Versions<'a>, Reason> {
+        base: Result<Tree<'a>, Refused>,
+        ours: Result<Tree<'a>, Refused>,
+        theirs: Result<Tree<'a>, Refused>,
+    ) -> Result<Versions<'a>, Refused> {
         let versions = Versions {
             base: base?,
             ours: ours?,
@@ -98,9 +141,7 @@ impl<'a> Versions<'a> {
             .into_iter()
             .all(no_data)
         {
-            return Err(Reason::Unsupported(
-                "no version holds YAML data, only comments".into(),
-            ));
+            return Err(Refused::NoData);
         }
         Ok(versions)
     }
@@ -124,44 +165,39 @@ const PARALLEL_FROM: usize = 256 << 10;
 const PARALLEL_UP_TO: usize = 32 << 20;
 
 /// One version parsed, or why the structural merge cannot take it.
-fn parse(side: Side, text: &str) -> Result<Tree<'_>, Reason> {
-    // A lone CR is a YAML line break that line arithmetic here does not follow.
+fn parse(side: Side, text: &str) -> Result<Tree<'_>, Refused> {
     let bytes = text.as_bytes();
     if memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n')) {
-        return Err(Reason::Unsupported(format!(
-            "{side} breaks lines with a bare CR"
-        )));
+        return Err(Refused::BareCr(side));
     }
     let tree = super::parse(text).map_err(|e| match e {
-        Error::TooManyNodes => Reason::TooManyNodes(side),
-        Error::Internal(what) => Reason::Internal(format!("parsing {side}: {what}")),
+        Error::TooManyNodes => Refused::TooManyNodes(side),
+        Error::Internal(what) => Refused::Internal { side, what },
         Error::Syntax { .. } | Error::ComplexKey { .. } => match template_line(text) {
-            Some(line) => Reason::Template { side, line },
-            None => Reason::NotYaml {
-                side,
-                error: e.to_string(),
-            },
+            Some(line) => Refused::Template { side, line },
+            None => Refused::NotYaml { side, error: e },
         },
     })?;
     if let Some(dup) = tree.duplicate_keys.first() {
-        return Err(Reason::Unsupported(format!(
-            "{side} repeats a mapping key ({dup})"
-        )));
+        return Err(Refused::DuplicateKey {
+            side,
+            key: dup.clone(),
+        });
     }
     // Tabs cannot indent YAML: text moved between columns could turn one into structure.
     if let Some(at) = at_line_starts(bytes, memchr::memchr_iter(b'\t', bytes)).next() {
         let line = memchr::memchr_iter(b'\n', &bytes[..at]).count();
-        return Err(Reason::Unsupported(format!(
-            "{side} indents line {} with a tab",
-            line + 1
-        )));
+        return Err(Refused::TabIndent {
+            side,
+            line: line + 1,
+        });
     }
     // An empty key (`: value`) is valid YAML no manifest uses, and no key to pair a field by.
     if let Some(at) = empty_key(&tree) {
-        return Err(Reason::Unsupported(format!(
-            "{side} has an empty mapping key (line {})",
-            text[..at].matches('\n').count() + 1
-        )));
+        return Err(Refused::EmptyKey {
+            side,
+            line: text[..at].matches('\n').count() + 1,
+        });
     }
     Ok(tree)
 }

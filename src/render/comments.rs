@@ -27,11 +27,11 @@ use std::ops::Range;
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
-use crate::merge::{diff3, Chunk};
 use crate::options::Policy;
 use crate::parse::{self, digest, Kind, NodeId, Parsed, Style, Tree, Versions};
 use crate::resource::{self, element_key, list_kind, ListKind};
-use crate::template;
+use crate::text::skeleton;
+use crate::text::{diff3, Chunk};
 use crate::text::{line_end, markers};
 
 use super::regions::dash_of;
@@ -740,7 +740,7 @@ impl<'t> Layout<'t> {
             innermost: vec![NO_NODE; n],
             separators: vec![None; tree.docs.len()],
             claimed: HashSet::new(),
-            feet: template::may_hold_closing_lines(text),
+            feet: skeleton::may_hold_closing_lines(text),
             last: Cell::new(0),
         };
         for id in 0..tree.nodes.len() {
@@ -941,7 +941,7 @@ impl<'t> Layout<'t> {
     /// Whether a line is a closing control line of a template's skeleton.
     fn is_closing(&self, line: usize) -> bool {
         self.non_content(line)
-            .is_some_and(template::is_closing_line)
+            .is_some_and(skeleton::is_closing_line)
     }
 
     /// A line without its indentation, unless it holds YAML content.

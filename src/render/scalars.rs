@@ -2,9 +2,9 @@
 //! and flow lists merged element by element.
 
 use crate::merge::plan::{Field, Side};
-use crate::merge::Chunk;
 use crate::parse::NodeId;
 use crate::text::line_end;
+use crate::text::Chunk;
 
 use super::regions::column;
 use super::splice::Edit;

@@ -18,21 +18,9 @@
 
 use std::collections::HashMap;
 
-/// Opens an inline action's token.
-const INLINE: char = '\u{E000}';
-/// Closes every token.
-const CLOSE: char = '\u{E001}';
-/// Opens a control line's token (after `#`).
-const CONTROL: char = '\u{E002}';
-/// Opens the token of an action that is a value with a block below (after `#`).
-const VALUE: char = '\u{E003}';
-/// Opens the token that marks a key as one of an `else` branch: it stands for no text.
-const BRANCH: char = '\u{E004}';
-/// Opens a closing control line's token (after `#`): a line of nothing but `end` actions,
-/// which the comment pass keeps below the field it closes ([`is_closing_line`]).
-const CLOSING: char = '\u{E005}';
-/// The sixteen digits of a token's number.
-const DIGIT: u32 = 0xE010;
+use crate::text::skeleton::{
+    is_closing_line, BRANCH, CLOSE, CLOSING, CONTROL, DIGIT, INLINE, VALUE,
+};
 
 /// The texts behind the tokens of the three versions (and of results masked later).
 #[derive(Default)]
@@ -347,18 +335,6 @@ pub(crate) fn controls(skeleton: &str) -> Vec<String> {
 fn is_control(line: &str) -> bool {
     let body = line.trim_start();
     body.starts_with(&format!("#{CONTROL}")) || is_closing_line(body)
-}
-
-/// Whether a text may hold closing control lines: a skeleton's, with such a token.
-pub(crate) fn may_hold_closing_lines(text: &str) -> bool {
-    text.contains(CLOSING)
-}
-
-/// Whether a line of a skeleton (without its indentation) is a closing control line: only
-/// `{{- end }}` actions. It closes the block of the field above it, so it is that field's,
-/// not the head of the field below.
-pub(crate) fn is_closing_line(body: &str) -> bool {
-    body.starts_with(&format!("#{CLOSING}"))
 }
 
 /// The column of a `key:` line's key, after any list item dashes (`- - key:`).

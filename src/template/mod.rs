@@ -6,11 +6,13 @@
 //! merge of the three versions' control lines, in order; where both sides changed the control
 //! lines of one place, no merge is guessed.
 
+mod attempt;
 mod mask;
 
-use crate::merge::diff3::{diff3, Chunk};
+use crate::text::{diff3, Chunk};
 
-pub(crate) use mask::{is_closing_line, may_hold_closing_lines, Tokens};
+pub(crate) use attempt::attempt;
+pub(crate) use mask::Tokens;
 
 /// The three versions of a template as skeletons, with the texts behind their tokens.
 pub(crate) struct Skeletons {

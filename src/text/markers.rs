@@ -1,13 +1,83 @@
-//! Git's conflict markers: the one place that writes them, finds them in an input, and counts
-//! the lines they enclose.
+//! Git's conflict markers: the one place that writes them, finds them in an input, reads
+//! their labels, and counts the lines they enclose.
 //!
 //! A conflict reads `<<<<<<< ours`, ours' lines, (`||||||| base`, base's lines, in diff3
 //! style), `=======`, theirs' lines, `>>>>>>> theirs`, each marker `size` characters long at the
-//! start of its line, labelled like git's own.
+//! start of its line, labelled like git's own. Every reader here asks [`is_marker`] whether a
+//! line is one, so the driver, the verifier, `solve` and package updates agree on what a
+//! marker is.
 
 use std::ops::Range;
 
 use super::at_line_starts;
+
+/// The four marker lines of a conflict, named for the part they open or close.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Marker {
+    /// `<<<<<<<`: ours' part follows.
+    Open,
+    /// `|||||||`: base's part follows (diff3 style).
+    Base,
+    /// `=======`: theirs' part follows.
+    Split,
+    /// `>>>>>>>`: the conflict ends.
+    Close,
+}
+
+impl Marker {
+    /// The character git repeats to write this marker.
+    fn byte(self) -> u8 {
+        match self {
+            Marker::Open => b'<',
+            Marker::Base => b'|',
+            Marker::Split => b'=',
+            Marker::Close => b'>',
+        }
+    }
+}
+
+/// Whether `line` (a text from a line's start; the lines after it may follow) starts with
+/// `kind`'s marker of `size`: its character `size` times, then the end of the text, a space
+/// before a label, or the line break. A longer run of the character is no marker of `size`.
+pub(crate) fn is_marker(line: &[u8], size: usize, kind: Marker) -> bool {
+    let c = kind.byte();
+    line.len() >= size
+        && line[..size].iter().all(|&x| x == c)
+        && matches!(line.get(size), None | Some(b' ' | b'\r' | b'\n'))
+}
+
+/// The label of the first `kind` marker of `size` in `text` (a work-tree file, so a line may
+/// end in CRLF): what follows the marker and a space, or nothing on a bare marker.
+pub(crate) fn first_label(text: &[u8], size: usize, kind: Marker) -> Option<String> {
+    text.split(|&b| b == b'\n').find_map(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if !is_marker(line, size, kind) {
+            return None;
+        }
+        let label = match &line[size..] {
+            [] => &[][..],
+            [b' ', label @ ..] => label,
+            _ => return None,
+        };
+        String::from_utf8(label.to_vec()).ok()
+    })
+}
+
+/// Whether a text holds a whole conflict as git marks it: a `<<<<<<<` line, later a
+/// `=======` line, later a `>>>>>>>` line (markers of `size`, alone or before a space).
+pub(crate) fn holds_conflict(text: &[u8], size: usize) -> bool {
+    let mut want = Marker::Open;
+    for line in text.split(|&b| b == b'\n') {
+        if is_marker(line, size, want) {
+            want = match want {
+                Marker::Open => Marker::Split,
+                Marker::Split => Marker::Close,
+                Marker::Base | Marker::Close => return true,
+            };
+        }
+    }
+    false
+}
 
 /// How conflicts are written: git's marker size, labels and style, and the file's line ending.
 pub(crate) struct Markers<'a> {
@@ -68,12 +138,7 @@ pub(crate) fn has_marker_lines(text: &[u8]) -> bool {
 /// the marker lines left out. A conflict left open runs to the end. "Never more lines than
 /// git" compares this count.
 pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
-    let is_marker = |at: usize, c: u8| {
-        let line = &text[at..];
-        line.len() >= size
-            && line[..size].iter().all(|&x| x == c)
-            && matches!(line.get(size), None | Some(b' ' | b'\r' | b'\n'))
-    };
+    let marker = |at: usize, kind: Marker| is_marker(&text[at..], size, kind);
     let lines = |from: usize, to: usize| memchr::memchr_iter(b'\n', &text[from..to]).count();
     // The `|||||||` and `=======` lines after an open marker at `from`, up to `to`, as the
     // states of `lines_in` read them, and whether theirs' part was reached (a close counts
@@ -83,8 +148,8 @@ pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
         let found = memchr::memchr2_iter(b'|', b'=', &text[from..to]).map(|i| from + i);
         for at in at_line_starts(text, found) {
             match text[at] {
-                b'|' if !base && !theirs && is_marker(at, b'|') => (base, n) = (true, n + 1),
-                b'=' if !theirs && is_marker(at, b'=') => (theirs, n) = (true, n + 1),
+                b'|' if !base && !theirs && marker(at, Marker::Base) => (base, n) = (true, n + 1),
+                b'=' if !theirs && marker(at, Marker::Split) => (theirs, n) = (true, n + 1),
                 _ => {}
             }
         }
@@ -94,8 +159,8 @@ pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
     let mut opened: Option<usize> = None;
     for at in at_line_starts(text, memchr::memchr2_iter(b'<', b'>', text)) {
         match (opened, text[at]) {
-            (None, b'<') if is_marker(at, b'<') => opened = Some(at),
-            (Some(from), b'>') if is_marker(at, b'>') => {
+            (None, b'<') if marker(at, Marker::Open) => opened = Some(at),
+            (Some(from), b'>') if marker(at, Marker::Close) => {
                 let (markers, closes) = inner(from, at);
                 if closes {
                     count += lines(from, at) - 1 - markers;
@@ -116,13 +181,8 @@ pub(crate) fn marked_lines(text: &[u8], size: usize) -> usize {
 
 /// How many conflicts markers of `size` open in `text`: its `<<<<<<<` lines.
 pub(crate) fn conflict_hunks(text: &[u8], size: usize) -> usize {
-    let open = "<".repeat(size);
     at_line_starts(text, memchr::memchr_iter(b'<', text))
-        .filter(|&at| {
-            text[at..]
-                .strip_prefix(open.as_bytes())
-                .is_some_and(|rest| matches!(rest.first(), None | Some(b'\n' | b' ' | b'\r')))
-        })
+        .filter(|&at| is_marker(&text[at..], size, Marker::Open))
         .count()
 }
 
@@ -141,20 +201,15 @@ enum In {
 /// The lines of a conflicted text with markers of `size`, each with its offset and where it
 /// stands.
 fn lines_in(text: &str, size: usize) -> impl Iterator<Item = (usize, &str, In)> {
-    let marker = move |line: &str, c: char| {
-        line.len() >= size && line.chars().take(size).all(|x| x == c) && {
-            let rest = &line[size..];
-            rest.is_empty() || rest.starts_with([' ', '\r', '\n'])
-        }
-    };
+    let marker = move |line: &str, kind: Marker| is_marker(line.as_bytes(), size, kind);
     let mut state = In::Both;
     let mut at = 0;
     text.split_inclusive('\n').map(move |line| {
         let next = match state {
-            In::Both if marker(line, '<') => Some(In::Ours),
-            In::Ours if marker(line, '|') => Some(In::Base),
-            In::Ours | In::Base if marker(line, '=') => Some(In::Theirs),
-            In::Theirs if marker(line, '>') => Some(In::Both),
+            In::Both if marker(line, Marker::Open) => Some(In::Ours),
+            In::Ours if marker(line, Marker::Base) => Some(In::Base),
+            In::Ours | In::Base if marker(line, Marker::Split) => Some(In::Theirs),
+            In::Theirs if marker(line, Marker::Close) => Some(In::Both),
             _ => None,
         };
         let here = match next {
@@ -335,5 +390,35 @@ mod tests {
         assert_eq!(marked_lines(one.as_bytes(), 8), 0);
         assert_eq!(conflict_hunks(b"x: <<<<<<<\n<<<<<<<<\n", 7), 0);
         assert_eq!(conflict_hunks(b"<<<<<<<\r\n", 7), 1);
+    }
+
+    #[test]
+    fn a_whole_conflict_is_found_and_lookalikes_are_not() {
+        let whole = b"a: 1\n<<<<<<< ours\nb: 2\n=======\nb: 3\n>>>>>>> theirs\n";
+        assert!(holds_conflict(whole, 7));
+        assert!(holds_conflict(
+            b"<<<<<<<\r\nb: 2\r\n|||||||\r\nb: 1\r\n=======\r\nb: 3\r\n>>>>>>>\r\n",
+            7
+        ));
+        // A marker size other than git's default.
+        assert!(!holds_conflict(whole, 9));
+        assert!(holds_conflict(
+            b"<<<<<<<<< ours\nb: 2\n=========\nb: 3\n>>>>>>>>> theirs\n",
+            9
+        ));
+        // Parts of a conflict, markers out of order, indented or longer lines: not one.
+        assert!(!holds_conflict(b"<<<<<<< ours\nb: 2\n=======\nb: 3\n", 7));
+        assert!(!holds_conflict(
+            b">>>>>>> theirs\n=======\n<<<<<<< ours\n",
+            7
+        ));
+        assert!(!holds_conflict(
+            b"  <<<<<<< ours\n  =======\n  >>>>>>> theirs\n",
+            7
+        ));
+        assert!(!holds_conflict(
+            b"<<<<<<<< ours\n========\n>>>>>>>> theirs\n",
+            7
+        ));
     }
 }

@@ -1,9 +1,14 @@
-//! Text helpers every stage shares: line arithmetic, re-indentation, and git's conflict
-//! markers (written, detected and counted here, and nowhere else).
+//! Text helpers every stage shares: line arithmetic, re-indentation, the 3-way merge of two
+//! edits of a sequence (`diff3`: lines of a string, elements of a list, comment lines),
+//! git's conflict markers (written, detected and counted here, and nowhere else), and the
+//! alphabet of a template's skeleton (`skeleton`).
 
+pub(crate) mod diff3;
 mod lines;
 pub(crate) mod markers;
 mod reindent;
+pub(crate) mod skeleton;
 
+pub(crate) use diff3::{diff3, Chunk};
 pub(crate) use lines::{at_line_starts, indent_of_line, line_end, line_start, next_line_start};
 pub(crate) use reindent::reindent;

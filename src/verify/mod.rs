@@ -106,7 +106,20 @@ pub(crate) struct Violation {
     /// The deepest path above (or at) `path` that both ours and theirs have: where a
     /// conflict can be marked instead.
     pub common: Option<String>,
+    /// What kind of finding it is, for a caller that treats one kind apart.
+    pub finding: Finding,
     pub what: String,
+}
+
+/// What a violation found wrong with a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Finding {
+    /// The result does not parse.
+    Unparsable,
+    /// A mapping key of the result repeats.
+    RepeatedKey,
+    /// The result parses but is wrong as data at the violation's path.
+    Data,
 }
 
 impl fmt::Display for Violation {
@@ -166,12 +179,14 @@ pub(crate) fn check_parsed(
             resource: "the result".into(),
             path: String::new(),
             common: None,
+            finding: Finding::RepeatedKey,
             what: format!("a mapping key repeats ({})", tree.duplicate_keys[0]),
         }]),
         Err(e) => Verdict::Broken(vec![Violation {
             resource: "the result".into(),
             path: String::new(),
             common: None,
+            finding: Finding::Unparsable,
             what: format!("it does not parse: {e}"),
         }]),
     }

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::line_merge::line_merge;
+use crate::git::line_merge::line_merge;
 use crate::options::MergeOptions;
 use crate::parse::{canonical, same_data, Kind, NodeId, Tree, Versions};
 use crate::resource::Path;
@@ -10,7 +10,7 @@ use crate::text::markers;
 
 use super::documents::same;
 use super::pairing::{by_key, by_likeness, Item, Row};
-use super::{Rule, Taken, Verdict, Violation};
+use super::{Finding, Rule, Taken, Verdict, Violation};
 
 /// One version's node at a path, if it has one.
 pub(super) type At = Option<NodeId>;
@@ -76,6 +76,7 @@ impl<'t> Checker<'t> {
             resource: resource.to_string(),
             path: path.to_string(),
             common: common.map(str::to_string),
+            finding: Finding::Data,
             what,
         });
     }

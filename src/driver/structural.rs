@@ -1,0 +1,236 @@
+//! The structural attempt: git's clean line merge where the verifier accepts it, else the
+//! engine's result, checked in turn; a conflicted result's conflicts widened until either
+//! side of them holds, and git's markers kept where they are narrower.
+
+use anyhow::Result;
+
+use crate::engine::{planned_and_rendered, planned_with_conflicts_at, Merged};
+use crate::fallback::Reason;
+use crate::git::line_merge::LineMerge;
+use crate::merge::Conflict;
+use crate::options::MergeOptions;
+use crate::outcome::{clean, conflict_messages, conflicted, last_resort, Attempt, Outcome};
+use crate::parse::{self, Parsed, Versions};
+use crate::text::markers::{conflict_hunks, marked_lines};
+use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
+
+/// Git's line merge, run alongside the parse (`None` outside `mark` mode), with its result
+/// parsed for the check where it is clean.
+pub(super) type LineAlongside = Option<Result<(LineMerge, Option<Result<Parsed, parse::Error>>)>>;
+
+/// The note for a conflicted result that keeps git's markers, narrower than the structural
+/// merge's and holding whichever side is taken ([`Outcome::git_markers_kept`]).
+const GIT_MARKERS_KEPT: &str =
+    "git's line merge marks fewer lines than the structural merge would, and either side of it holds: its markers are kept";
+
+/// Git's clean result where the check accepts it, else the structural merge (checked in
+/// turn), with git's markers kept where they are much narrower than the structural ones.
+/// `versions` is what the parse gave, `line` git's line merge run alongside it.
+pub(super) fn attempt(
+    [base, ours, theirs]: [&str; 3],
+    opts: &MergeOptions,
+    versions: Result<Versions, Reason>,
+    line: LineAlongside,
+) -> Result<Outcome, Attempt> {
+    let mut messages = Vec::new();
+    let mut git_conflicts = None;
+    if let Some(line) = line {
+        let (line, parsed) = line.map_err(Attempt::LineMerge)?;
+        if !line.conflicted {
+            let text = std::str::from_utf8(&line.bytes).unwrap_or_default();
+            let verdict = match (&versions, parsed) {
+                (Ok(v), Some(parsed)) => verify::check_parsed(v, text, parsed, opts.policy),
+                (Ok(v), None) => verify::check_text(v, text, opts.policy),
+                (Err(_), _) => Verdict::Unsure,
+            };
+            match verdict {
+                Verdict::Holds => return Ok(clean(line.bytes, messages, 0)),
+                // Where the rules cannot pair the inputs, git's result stands if it parses and
+                // duplicates nothing (the structural merge could not do better).
+                Verdict::Unsure if line_result_is_sound(base, ours, theirs, text) => {
+                    return Ok(clean(line.bytes, messages, 0))
+                }
+                Verdict::Unsure => {}
+                Verdict::Broken(violations) => messages.push(format!(
+                    "git's clean line merge is wrong as data ({}): merged by structure",
+                    violations[0]
+                )),
+            }
+        } else {
+            git_conflicts = Some(line);
+        }
+    }
+    let versions = versions?;
+    let (mut merged, tree) = planned_and_rendered(&versions, opts)?;
+    let mut forced = Vec::new();
+    if merged.conflicts.is_empty() {
+        // One parse of the result (the comment pass's) serves the read-back and the check.
+        let verdict = verify::check(&versions, &reads_back(&merged.text, tree)?, opts.policy);
+        let violations = match verdict {
+            Verdict::Holds | Verdict::Unsure => {
+                let resolved = git_conflicts
+                    .as_ref()
+                    .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));
+                messages.extend(merged.notes);
+                return Ok(clean(merged.text.into_bytes(), messages, resolved));
+            }
+            Verdict::Broken(violations) => violations,
+        };
+        messages.push(format!(
+            "kmerge's check rejected its own clean merge ({}), a bug in kmerge (please report it): marked as a conflict",
+            violations[0]
+        ));
+        forced = wider(&forced, &violations);
+        merged = match planned_with_conflicts_at(&versions, opts, &forced) {
+            Ok(m) if !m.conflicts.is_empty() => m,
+            _ => {
+                return Ok(last_resort(
+                    base,
+                    ours,
+                    theirs,
+                    opts,
+                    git_conflicts,
+                    messages,
+                ))
+            }
+        };
+    }
+    let size = opts.marker_size;
+    let checked = widened(&versions, opts, merged, forced);
+    // Git's markers count only where they hold whichever side is taken (checked only where
+    // they would be used: two more parses of a large file otherwise).
+    let git_holds =
+        |line: &LineMerge| verify::sides_hold(&versions, &line.bytes, size, None).is_ok();
+    let merged = match checked {
+        Ok((merged, widenings)) => {
+            messages.extend(widenings);
+            merged
+        }
+        Err(why) => {
+            messages.push(format!(
+                "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"
+            ));
+            let git = git_conflicts.filter(|line| git_holds(line));
+            return Ok(last_resort(base, ours, theirs, opts, git, messages));
+        }
+    };
+    // Never worse than git: where git's markers hold too and enclose fewer lines (a list
+    // both sides reshuffled can be narrower line by line than element by element), git's
+    // result is kept; otherwise the field-shaped markers are.
+    if let Some(line) = git_conflicts {
+        if marked_lines(&line.bytes, size) < marked_lines(merged.text.as_bytes(), size)
+            && git_holds(&line)
+        {
+            let mut messages = conflict_messages(&merged.conflicts);
+            messages.push(GIT_MARKERS_KEPT.into());
+            return Ok(Outcome {
+                bytes: line.bytes,
+                conflicted: true,
+                fallback: None,
+                messages,
+                resolved_hunks: 0,
+                git_markers_kept: true,
+            });
+        }
+    }
+    Ok(conflicted(merged, messages))
+}
+
+/// How many times a conflicted result's conflicts are widened before git's result is used.
+const WIDENINGS: usize = 12;
+
+/// The structural result's conflicts, widened until taking either side of every conflict
+/// loses nothing ([`verify::sides_hold`]): each round marks a conflict where a side lost
+/// data (the deepest path both sides have there), then at the path above that, up to the
+/// whole document. With one line for each round that widened; `Err` with the last finding
+/// where no widening holds.
+fn widened(
+    versions: &Versions,
+    opts: &MergeOptions,
+    mut merged: Merged,
+    mut forced: Vec<(String, String)>,
+) -> Result<(Merged, Vec<String>), String> {
+    let mut notes = Vec::new();
+    for _ in 0..WIDENINGS {
+        let planned = merged.planned_side.take();
+        let broken =
+            match verify::sides_hold(versions, merged.text.as_bytes(), opts.marker_size, planned) {
+                Ok(()) => return Ok((merged, notes)),
+                Err(broken) => broken,
+            };
+        let wider = match broken.violations.is_empty() {
+            // A side that does not parse (an alias whose anchor stands in the other side's
+            // part of a conflict): each conflict widens to its document, where each side
+            // holds its own anchors.
+            true => documents_of(&forced, &merged.conflicts),
+            false => wider(&forced, &broken.violations),
+        };
+        if wider.len() == forced.len() {
+            return Err(broken.what);
+        }
+        notes.push(format!("a conflict widened, since {}", broken.what));
+        forced = wider;
+        merged = planned_with_conflicts_at(versions, opts, &forced).map_err(|e| e.to_string())?;
+    }
+    Err("its conflicts could not be widened enough".into())
+}
+
+/// `forced` with a conflict more for each violation: at the deepest path above it that
+/// ours and theirs both have, or, where one is forced there already, at the next path up.
+fn wider(forced: &[(String, String)], violations: &[verify::Violation]) -> Vec<(String, String)> {
+    let mut out = forced.to_vec();
+    for v in violations {
+        let Some(mut path) = v.common.clone() else {
+            continue;
+        };
+        loop {
+            let at = (v.resource.clone(), path.clone());
+            if !out.contains(&at) {
+                out.push(at);
+                break;
+            }
+            match parent(&path) {
+                Some(p) => path = p,
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+/// `forced` with a conflict more over each document that holds one of `conflicts`.
+fn documents_of(forced: &[(String, String)], conflicts: &[Conflict]) -> Vec<(String, String)> {
+    let mut out = forced.to_vec();
+    for c in conflicts {
+        let at = (c.resource.clone(), String::new());
+        if !out.contains(&at) {
+            out.push(at);
+        }
+    }
+    out
+}
+
+/// The path above a field path (`a.b[name=x].c` → `a.b[name=x]` → `a.b` → `a` → the
+/// document, ``), `None` for the document itself.
+fn parent(path: &str) -> Option<String> {
+    if path.is_empty() {
+        return None;
+    }
+    // The last segment: a bracketed element (its match found by depth), else a key.
+    let element = path.ends_with(']');
+    let mut depth = 0usize;
+    for (i, c) in path.char_indices().rev() {
+        match c {
+            ']' => depth += 1,
+            '[' => {
+                depth = depth.saturating_sub(1);
+                if element && depth == 0 {
+                    return Some(path[..i].to_string());
+                }
+            }
+            '.' if depth == 0 => return Some(path[..i].to_string()),
+            _ => {}
+        }
+    }
+    Some(String::new())
+}

@@ -1,0 +1,67 @@
+//! Git's own line merge, through libgit2's `merge_file` (byte-identical to `git merge-file`).
+//!
+//! It is both the fallback for anything the structural merge cannot handle and the first
+//! attempt in `mark` mode: a merge git gets right must stay right, byte for byte.
+
+use anyhow::{anyhow, Context};
+
+use crate::options::{ConflictStyle, MergeOptions};
+
+/// The result of git's line merge.
+#[derive(Clone, Debug)]
+pub struct LineMerge {
+    pub bytes: Vec<u8>,
+    /// Whether git left conflict markers in `bytes`.
+    pub conflicted: bool,
+}
+
+/// Runs git's 3-way line merge with the labels, marker size and conflict style of `opts`.
+pub fn line_merge(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    opts: &MergeOptions,
+) -> anyhow::Result<LineMerge> {
+    if [base, ours, theirs].into_iter().any(is_binary) {
+        // libgit2 answers a binary merge with an empty result; git keeps ours and reports a
+        // conflict, and so does kmerge.
+        return Ok(LineMerge {
+            bytes: ours.to_vec(),
+            conflicted: true,
+        });
+    }
+    // git2's free `merge_file` does not initialise libgit2 itself; any other entry point does.
+    let _ = git2::Config::new();
+    let mut ancestor = git2::MergeFileInput::new();
+    ancestor.content(base);
+    let mut our = git2::MergeFileInput::new();
+    our.content(ours);
+    let mut their = git2::MergeFileInput::new();
+    their.content(theirs);
+    let mut o = git2::MergeFileOptions::new();
+    o.ancestor_label(&opts.labels.base)
+        .our_label(&opts.labels.ours)
+        .their_label(&opts.labels.theirs)
+        .marker_size(u16::try_from(opts.marker_size).unwrap_or(u16::MAX));
+    match opts.style {
+        ConflictStyle::Merge => {}
+        ConflictStyle::Diff3 => {
+            o.style_diff3(true);
+        }
+        ConflictStyle::ZDiff3 => {
+            o.style_zdiff3(true);
+        }
+    }
+    let result = git2::merge_file(&ancestor, &our, &their, Some(&mut o))
+        .map_err(|e| anyhow!("{e}"))
+        .context("git's line merge failed")?;
+    Ok(LineMerge {
+        bytes: result.content().to_vec(),
+        conflicted: !result.is_automergeable(),
+    })
+}
+
+/// Git's test for a binary file: a NUL byte among the first 8000.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8000)].contains(&0)
+}

@@ -1,0 +1,279 @@
+//! The template attempt: a Helm/Go template merged as its YAML skeleton, weighed against
+//! git's line merge as the structural attempt weighs a plain file.
+
+use anyhow::Result;
+
+use super::{controls, merged_controls, Skeletons, Tokens};
+use crate::engine::{self, Merged};
+use crate::fallback::Reason;
+use crate::git::line_merge::LineMerge;
+use crate::merge;
+use crate::options::MergeOptions;
+use crate::outcome::{clean, conflict_messages, conflicted, last_resort, Attempt, Outcome};
+use crate::parse::Versions;
+use crate::render;
+use crate::text::markers::{self, conflict_hunks, marked_lines};
+use crate::verify::{self, Finding, Verdict};
+
+/// A Helm/Go template, merged as its skeleton ([`super`]): git's clean line merge where the
+/// check accepts it on the skeleton (or where the skeleton cannot be read, as before), else
+/// the skeletons merged by structure and checked — data by the verifier, control lines by
+/// their own 3-way merge — with the tokens put back. Whatever cannot be settled that way is
+/// git's line merge, with `reason`; except where git's line merge was clean and the check
+/// found it wrong: git's result would pass as clean, so the whole file is a conflict instead.
+/// `line` is git's line merge, run alongside the parse (`None` outside `mark` mode).
+pub(crate) fn attempt(
+    [base, ours, theirs]: [&str; 3],
+    opts: &MergeOptions,
+    reason: Reason,
+    line: Option<Result<LineMerge>>,
+) -> Result<Outcome, Attempt> {
+    let unsettled = |what: &str| -> Attempt {
+        Reason::Unsupported(format!("{reason}; its structural merge {what}")).into()
+    };
+    let Some(mut skeletons) = Skeletons::read(base, ours, theirs) else {
+        return Err(unsettled(
+            "cannot start: an action is left open across lines with text after it",
+        ));
+    };
+    let (sb, so, st) = (
+        std::mem::take(&mut skeletons.base),
+        std::mem::take(&mut skeletons.ours),
+        std::mem::take(&mut skeletons.theirs),
+    );
+    let versions = match Versions::parse(&sb, &so, &st).map(|v| v.named(opts.file_name.as_deref()))
+    {
+        Ok(versions) => versions,
+        Err(why) => {
+            let why = Reason::from(why);
+            return Err(unsettled(&format!("cannot start: as a skeleton, {why}")));
+        }
+    };
+    let expected = merged_controls(&skeletons.tokens, &sb, &so, &st);
+    // Whether the versions' blocks are whole: then so must be each side of a conflict.
+    let whole = [&sb, &so, &st]
+        .iter()
+        .all(|s| skeletons.tokens.whole_blocks(&controls(s)));
+    let tokens = &mut skeletons.tokens;
+    let mut messages = Vec::new();
+    let mut git_conflicts = None;
+    // How git's clean line merge is wrong as data, where the check found it so.
+    let mut git_wrong = None;
+    if let Some(line) = line {
+        let line = line.map_err(Attempt::LineMerge)?;
+        if !line.conflicted {
+            let text = std::str::from_utf8(&line.bytes).unwrap_or_default();
+            // Where git's result cannot be read as a skeleton, it stands, as before.
+            let Some(masked) = tokens.mask(text) else {
+                return Ok(clean(line.bytes, messages, 0));
+            };
+            let controls_hold = expected.as_ref() == Some(&controls(&masked));
+            let (doubt, wrong) = match verify::check_text(&versions, &masked, opts.policy) {
+                Verdict::Holds if controls_hold => return Ok(clean(line.bytes, messages, 0)),
+                // Where the rules cannot pair the skeletons, git's result stands if it
+                // repeats nothing no input repeats, as for plain YAML.
+                Verdict::Unsure if verify::line_result_is_sound(&sb, &so, &st, &masked) => {
+                    return Ok(clean(line.bytes, messages, 0))
+                }
+                Verdict::Unsure => (
+                    "repeats a key, a resource or an element name no input repeats".to_string(),
+                    true,
+                ),
+                Verdict::Broken(v) if v[0].finding == Finding::Unparsable => {
+                    return Ok(clean(line.bytes, messages, 0))
+                }
+                Verdict::Holds => (
+                    "of the template misplaces its control lines".to_string(),
+                    false,
+                ),
+                Verdict::Broken(violations) => {
+                    (format!("is wrong as data ({})", violations[0]), true)
+                }
+            };
+            messages.push(format!(
+                "git's clean line merge {doubt}: merged by structure"
+            ));
+            // Wrong as data, it must not pass as clean where the structural merge cannot
+            // settle the file either. Control lines placed otherwise than their own 3-way
+            // merge only send it there: that merge is too rough to overrule git's.
+            if wrong {
+                git_wrong = Some(doubt);
+            }
+        } else {
+            git_conflicts = Some(line);
+        }
+    }
+    let expected = Expected {
+        controls: expected,
+        whole,
+    };
+    let settled = merge_skeletons(&versions, tokens, expected, git_conflicts, messages, opts)
+        .map_err(|what| match what {
+            Settle::Refused(what) => unsettled(&what),
+            Settle::Failed(attempt) => attempt,
+        });
+    match (settled, git_wrong) {
+        (Err(Attempt::Refused(why)), Some(wrong)) => {
+            let messages = vec![
+                format!("line merge used: {why}"),
+                format!("git's clean line merge {wrong}: marked as a conflict"),
+            ];
+            let mut outcome = last_resort(base, ours, theirs, opts, None, messages);
+            outcome.fallback = Some(why);
+            Ok(outcome)
+        }
+        (settled, _) => settled,
+    }
+}
+
+/// The control lines a merge of the skeletons must hold, in order (`None` where both sides
+/// changed them at one place), and whether the versions' blocks are whole.
+struct Expected {
+    controls: Option<Vec<String>>,
+    whole: bool,
+}
+
+/// Whether a conflicted skeleton leaves a template whichever side is taken: each side parses
+/// (ours' as `planned` where the comment pass edited it) and holds its data (see
+/// [`verify::sides_hold`]) and, where the versions' blocks are whole (`whole`), keeps every
+/// block whole (a side that lost a block's `end` would not render).
+fn skeleton_sides_hold(
+    versions: &Versions,
+    tokens: &Tokens,
+    skeleton: &str,
+    size: usize,
+    whole: bool,
+    planned: Option<render::PlannedSide>,
+) -> bool {
+    verify::sides_hold(versions, skeleton.as_bytes(), size, planned).is_ok()
+        && (!whole
+            || markers::sides(skeleton, size)
+                .iter()
+                .all(|side| tokens.whole_blocks(&controls(side))))
+}
+
+/// Why the skeletons' merge was not settled: what it would do wrong (for the reason the line
+/// merge is used), or another failure.
+enum Settle {
+    Refused(String),
+    Failed(Attempt),
+}
+
+impl From<Reason> for Settle {
+    fn from(reason: Reason) -> Settle {
+        Settle::Failed(reason.into())
+    }
+}
+
+/// The three skeletons merged by structure and checked, the tokens put back: clean where the
+/// data and the control lines (`expected`, `None` where both sides changed them at one
+/// place) hold, else the conflicts marked, or git's markers (`git_conflicts`) where they
+/// enclose no more.
+fn merge_skeletons(
+    versions: &Versions,
+    tokens: &mut Tokens,
+    expected: Expected,
+    git_conflicts: Option<LineMerge>,
+    mut messages: Vec<String>,
+    opts: &MergeOptions,
+) -> Result<Outcome, Settle> {
+    let refused = |what: &str| Settle::Refused(what.to_string());
+    let whole = expected.whole;
+    let Some(expected) = expected.controls else {
+        return Err(refused(
+            "would guess: both sides changed its control lines at one place",
+        ));
+    };
+    let mut merged = engine::merged(versions, opts)?;
+    let text = tokens
+        .unmask(&merged.text)
+        .ok_or_else(|| Reason::Internal("a template token without its text".into()))?;
+    if merged.conflicts.is_empty() {
+        if !matches!(
+            verify::check_text(versions, &merged.text, opts.policy),
+            Verdict::Holds
+        ) {
+            return Err(refused("fails the check of its data"));
+        }
+        if controls(&merged.text) != expected {
+            return Err(refused("would misplace its control lines"));
+        }
+        let resolved = git_conflicts
+            .as_ref()
+            .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));
+        messages.extend(
+            merged
+                .notes
+                .iter()
+                .map(|n| tokens.unmask(n).unwrap_or_else(|| n.clone())),
+        );
+        return Ok(clean(text.into_bytes(), messages, resolved));
+    }
+    // A conflicted result loses no control line: each one due is somewhere in it.
+    let mut held = controls(&merged.text);
+    let all_there = expected
+        .iter()
+        .all(|c| match held.iter().position(|h| h == c) {
+            Some(i) => {
+                held.swap_remove(i);
+                true
+            }
+            None => false,
+        });
+    let planned = merged.planned_side.take();
+    if !all_there
+        || !skeleton_sides_hold(
+            versions,
+            tokens,
+            &merged.text,
+            opts.marker_size,
+            whole,
+            planned,
+        )
+    {
+        return Err(refused("would lose control lines or leave invalid YAML"));
+    }
+    // Conflicts are named in the template's own text, not its tokens.
+    let shown = |s: &str| tokens.unmask(s).unwrap_or_else(|| s.to_string());
+    let conflicts: Vec<merge::Conflict> = merged
+        .conflicts
+        .iter()
+        .map(|c| merge::Conflict {
+            resource: shown(&c.resource),
+            path: shown(&c.path),
+            what: shown(&c.what),
+        })
+        .collect();
+    // A template's conflict marked by structure holds its control lines too: git's markers
+    // are kept unless they are wider, or a side of them is not a skeleton that parses (git
+    // may have merged a moved line next to the conflict into both sides).
+    if let Some(line) = git_conflicts {
+        let size = opts.marker_size;
+        let git_sides_hold = std::str::from_utf8(&line.bytes)
+            .ok()
+            .and_then(|text| tokens.mask(text))
+            .is_some_and(|masked| {
+                skeleton_sides_hold(versions, tokens, &masked, size, whole, None)
+            });
+        if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) && git_sides_hold
+        {
+            return Ok(Outcome {
+                bytes: line.bytes,
+                conflicted: true,
+                fallback: None,
+                messages: conflict_messages(&conflicts),
+                resolved_hunks: 0,
+                git_markers_kept: false,
+            });
+        }
+    }
+    Ok(conflicted(
+        Merged {
+            text,
+            conflicts,
+            notes: Vec::new(),
+            planned_side: None,
+        },
+        messages,
+    ))
+}
