@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use common::{
     git_merge_file, isolate, kmerge_bin, memory_limited, run_bounded, unified_diff, yaml_documents,
-    Bounded, Scratch, MEMORY_LIMIT_BYTES,
+    Bounded, Merge3, Scratch, MEMORY_LIMIT_BYTES,
 };
 
 /// Hang guard for inputs that take milliseconds to a few seconds.
@@ -192,15 +192,7 @@ impl Case {
         let largest = self.base.len().max(self.ours.len()).max(self.theirs.len());
         if largest < BOTH_FORMS_BELOW {
             let mut cmd = kmerge_limited(s.path());
-            cmd.args([
-                "merge3",
-                "--base",
-                "base.yaml",
-                "--ours",
-                "ours.yaml",
-                "--theirs",
-                "theirs.yaml",
-            ]);
+            cmd.args(Merge3::new().arguments());
             let m3 = run_bounded(&mut cmd, self.guard);
             if let Err(e) = self.judge(&m3, &m3.stdout, &git, git_code, "ours.yaml") {
                 self.fail("merge3", &m3, &m3.stdout, &git, &e);

@@ -260,7 +260,9 @@ fn realworld_score_and_class_b_guard() {
     for case in cases {
         let scratch = tempfile::tempdir().expect("temporary directory");
         let out = scratch.path().join("out.yaml");
-        let mut cmd = common::merge3_case(&case.dir, &out, scratch.path());
+        let mut cmd = common::Merge3::new()
+            .output(&out)
+            .command(&case.dir, scratch.path());
         let run = run_guarded(&mut cmd, LIMIT).unwrap_or_else(|e| panic!("{}: {e}", case.name));
         let result = fs::read(&out).ok();
         let merged = read(&case.dir, "merged.yaml");
