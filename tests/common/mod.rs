@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod case_files;
+pub mod gaps;
 
 use std::ffi::{OsStr, OsString};
 use std::fs;

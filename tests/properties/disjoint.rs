@@ -135,14 +135,9 @@ fn disjoint_edits_merge_cleanly() {
     let mut runner = TestRunner::new(config(1000));
     let result = runner.run(&choices(), |data| {
         let mut g = Gen {
-            c: Choices { data: &data, at: 0 },
-            fresh: 0,
             tag: "o",
-            nulls: false,
-            empties: true,
-            add_and_remove: true,
-            doc_op: None,
-            rich: false,
+            nulls: !gaps::DISJOINT_EDITS_WITHOUT_NULLS.in_force,
+            ..Gen::new(&data)
         };
         let base_docs = g.file();
         let style = g.style();

@@ -132,6 +132,21 @@ pub(crate) struct Gen<'a> {
 }
 
 impl Gen<'_> {
+    /// A generator over the choices `data` with the settings the properties share: nulls and
+    /// emptied collections on, the rich edits off.
+    pub(crate) fn new(data: &[u32]) -> Gen<'_> {
+        Gen {
+            c: Choices { data, at: 0 },
+            fresh: 0,
+            tag: "",
+            nulls: true,
+            empties: true,
+            add_and_remove: !gaps::ONE_DOCUMENT_EDIT_PER_SIDE.in_force,
+            doc_op: None,
+            rich: false,
+        }
+    }
+
     pub(crate) fn fresh(&mut self, stem: &str) -> String {
         self.fresh += 1;
         format!("{stem}{}{}", self.tag, self.fresh)
@@ -454,14 +469,8 @@ fn generator_covers_its_styles() {
     runner
         .run(&choices(), |data| {
             let mut g = Gen {
-                c: Choices { data: &data, at: 0 },
-                fresh: 0,
-                tag: "",
-                nulls: true,
-                empties: true,
-                add_and_remove: true,
-                doc_op: None,
                 rich: true,
+                ..Gen::new(&data)
             };
             let docs = g.file();
             let style = g.style();

@@ -736,7 +736,8 @@ pub(crate) fn check_invariant(b: &[D], o: &[D], t: &[D], r: &[D]) -> Result<(), 
         documents_by_identity(o),
         documents_by_identity(t),
     ) else {
-        // An input with one identity twice goes to git's line merge; nothing to pair.
+        // An input with one identity twice goes to git's line merge; nothing to pair:
+        // `gaps::INVARIANT_SKIPS_REPEATED_IDENTITIES`.
         return Ok(());
     };
     let Some(ri) = documents_by_identity(r) else {

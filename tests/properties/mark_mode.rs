@@ -36,14 +36,8 @@ pub(crate) fn same_port_added(ours: &[Edit], theirs: &[Edit]) -> bool {
 /// three inputs with both sides' edits.
 pub(crate) fn mark_mode_case(data: &[u32], tally: &mut MarkTally) -> Result<(), String> {
     let mut g = Gen {
-        c: Choices { data, at: 0 },
-        fresh: 0,
-        tag: "",
-        nulls: true,
-        empties: true,
-        add_and_remove: true,
-        doc_op: None,
         rich: true,
+        ..Gen::new(data)
     };
     let base_docs = g.file();
     let style = g.style();

@@ -95,6 +95,24 @@ pub(crate) fn join(path: &str, key: &str) -> String {
 }
 
 impl Oracle {
+    /// kyaml's own behaviour, for checking the reference against its recorded results.
+    pub(crate) fn kyaml() -> Oracle {
+        Oracle {
+            resurrect_unchanged: true,
+            empty_skeletons: true,
+            partial_elements: true,
+        }
+    }
+
+    /// The engine's choices where it differs from kyaml, each a listed gap.
+    pub(crate) fn engine() -> Oracle {
+        Oracle {
+            resurrect_unchanged: !gaps::KYAML_RESURRECTS_UNCHANGED.in_force,
+            empty_skeletons: !gaps::KYAML_EMPTY_SKELETONS.in_force,
+            partial_elements: !gaps::KYAML_PARTIAL_ELEMENTS.in_force,
+        }
+    }
+
     pub(crate) fn merge_files(&self, base: &[D], ours: &[D], theirs: &[D]) -> Vec<D> {
         if base.len() == 1 && ours.len() == 1 && theirs.len() == 1 {
             let gk = group_kind(&ours[0]);
@@ -153,7 +171,8 @@ impl Oracle {
             .filter(|x| **x != D::Null)
             .any(|x| first.is_some_and(|f| kind(f) != kind(x)));
         if clash {
-            // kyaml fails the merge ("wrong node kind"); the engine takes the value whole.
+            // kyaml fails the merge ("wrong node kind"); the engine takes the value whole:
+            // `gaps::KYAML_FAILS_ON_KIND_CLASH`.
             return merge_scalar_like(d, o, u);
         }
         match first {

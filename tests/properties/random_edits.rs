@@ -334,6 +334,7 @@ impl Gen<'_> {
             let (from, to) = self.two_places(docs.len());
             return Some(Edit::MoveDoc(doc_id(&docs[from]), to));
         }
+        // `gaps::ONE_DOCUMENT_EDIT_PER_SIDE`.
         if !(self.add_and_remove || self.doc_op.is_none()) || docs.is_empty() {
             return None;
         }
@@ -364,8 +365,8 @@ impl Gen<'_> {
                 return allowed(&e.claim()).then_some(e);
             }
         }
-        // Without `add_and_remove`, one document-level edit per side: also keeps clear of a
-        // known gap (reported), deleting the first two documents makes overlapping edits.
+        // Without `add_and_remove`, one document-level edit per side: the narrowing of
+        // `gaps::ONE_DOCUMENT_EDIT_PER_SIDE`.
         let may = |_op: bool, g: &Gen| g.add_and_remove || g.doc_op.is_none();
         if self.c.flag(12) && may(true, self) {
             self.doc_op = Some(true);

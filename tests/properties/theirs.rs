@@ -5,25 +5,13 @@ use super::*;
 
 #[test]
 fn theirs_policy_matches_reference() {
-    // Three kyaml behaviours the engine does not copy (reported); the reference is checked
-    // with them on and off against the conformance vectors below.
-    let oracle = Oracle {
-        resurrect_unchanged: false,
-        empty_skeletons: false,
-        partial_elements: false,
-    };
+    // Three kyaml behaviours the engine does not copy (`gaps::KYAML_RESURRECTS_UNCHANGED`,
+    // `KYAML_EMPTY_SKELETONS`, `KYAML_PARTIAL_ELEMENTS`); the reference is checked with them
+    // on and off against the conformance vectors below.
+    let oracle = Oracle::engine();
     let mut runner = TestRunner::new(config(1000));
     let result = runner.run(&choices(), |data| {
-        let mut g = Gen {
-            c: Choices { data: &data, at: 0 },
-            fresh: 0,
-            tag: "",
-            nulls: true,
-            empties: true,
-            add_and_remove: true,
-            doc_op: None,
-            rich: false,
-        };
+        let mut g = Gen::new(&data);
         let base_docs = g.file();
         let style = g.style();
         let (ours_edits, ours_docs) = g.edits(&base_docs, 3, &|_| true);
@@ -81,16 +69,8 @@ fn reference_matches_conformance_vectors() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
     let suites = std::fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("reading the vectors in {}: {e}", root.display()));
-    let kyaml = Oracle {
-        resurrect_unchanged: true,
-        empty_skeletons: true,
-        partial_elements: true,
-    };
-    let engine_choices = Oracle {
-        resurrect_unchanged: false,
-        empty_skeletons: false,
-        partial_elements: false,
-    };
+    let kyaml = Oracle::kyaml();
+    let engine_choices = Oracle::engine();
     let mut checked = 0;
     let mut mismatches = Vec::new();
     let mut suites: Vec<_> = suites.flatten().map(|e| e.path()).collect();

@@ -6,16 +6,7 @@ use super::*;
 fn trivial_merges() {
     let mut runner = TestRunner::new(config(500));
     let result = runner.run(&choices(), |data| {
-        let mut g = Gen {
-            c: Choices { data: &data, at: 0 },
-            fresh: 0,
-            tag: "",
-            nulls: true,
-            empties: true,
-            add_and_remove: true,
-            doc_op: None,
-            rich: false,
-        };
+        let mut g = Gen::new(&data);
         let base_docs = g.file();
         let style = g.style();
         let base = render_file(&base_docs, style);
