@@ -113,7 +113,7 @@ pub const INVARIANT_SKIPS_REPEATED_IDENTITIES: Gap = Gap {
     in_force: true,
 };
 
-// ---- tests/hostile.rs: inputs the README promises a structural merge ----
+// ---- tests/hostile/: inputs the README promises a structural merge ----
 
 /// The comments-only case of `file_of_only_comments`.
 pub const COMMENT_ONLY_FILES_LINE_MERGED: Gap = Gap {
@@ -122,7 +122,7 @@ pub const COMMENT_ONLY_FILES_LINE_MERGED: Gap = Gap {
              version holds YAML data, only comments\"), so edits on neighbouring comment lines \
              conflict, although the README says comments are content and a comment alone never \
              makes a conflict, and does not list such files among the fallbacks",
-    narrowing: "hostile.rs, file_of_only_comments: the case \"comments only, edits on \
+    narrowing: "tests/hostile/main.rs, file_of_only_comments: the case \"comments only, edits on \
                 neighbouring lines\" may end in the line merge; every other input the README \
                 promises a structural merge fails the test if it does",
     in_force: true,

@@ -360,7 +360,7 @@ pub fn unified_diff(expected: &[u8], actual: &[u8], expected_name: &str) -> Stri
         .to_string()
 }
 
-// ---- Bounded runs: hostile inputs and crash safety (tests/hostile.rs, tests/crash_safety.rs) ----
+// ---- Bounded runs: hostile inputs and crash safety (tests/hostile/, tests/crash_safety.rs) ----
 
 /// The address space a run of kmerge on hostile input may use: 2 GB. Input that needs more
 /// must end in the line fallback, not in an allocation failure (which aborts the process).
