@@ -34,9 +34,12 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
+use common::case_files::{
+    check_run, read_case_file, refuses_each, string, strings, subfolders, CaseKeys,
+};
 use common::{run_guarded, unified_diff, yaml_documents};
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -52,76 +55,68 @@ enum Compare {
 /// The parsed `expect.toml`.
 #[derive(Debug)]
 struct Expect {
-    exit: i32,
+    /// `exit`, `args` and `stderr_contains`, as every case file has them.
+    keys: CaseKeys,
     compare: Compare,
-    args: Vec<String>,
-    stderr_contains: Vec<String>,
     stderr_lacks: Vec<String>,
     /// Why a pending case does not pass yet.
     pending: Option<String>,
 }
 
 fn parse_expect(text: &str) -> Result<Expect, String> {
-    let table: toml::Table = text.parse().map_err(|e| format!("expect.toml: {e}"))?;
-    let mut expect = Expect {
-        exit: 0,
-        compare: Compare::Bytes,
-        args: Vec::new(),
-        stderr_contains: Vec::new(),
-        stderr_lacks: Vec::new(),
-        pending: None,
-    };
-    let string = |key: &str, v: &toml::Value| -> Result<String, String> {
-        v.as_str()
-            .map(str::to_string)
-            .ok_or_else(|| format!("expect.toml: {key} must be a string"))
-    };
-    let strings = |key: &str, v: &toml::Value| -> Result<Vec<String>, String> {
-        v.as_array()
-            .ok_or_else(|| format!("expect.toml: {key} must be an array of strings"))?
-            .iter()
-            .map(|s| {
-                string(key, s)
-                    .map_err(|_| format!("expect.toml: {key} must be an array of strings"))
-            })
-            .collect()
-    };
-    for (key, value) in &table {
-        match key.as_str() {
-            "description" => {
-                string(key, value)?;
-            }
-            "exit" => {
-                let n = value
-                    .as_integer()
-                    .ok_or("expect.toml: exit must be an integer")?;
-                expect.exit = i32::try_from(n).map_err(|_| "expect.toml: exit out of range")?;
-            }
+    const FILE: &str = "expect.toml";
+    let (mut compare, mut stderr_lacks, mut pending) = (Compare::Bytes, Vec::new(), None);
+    let keys = read_case_file(FILE, text, |key, value| {
+        match key {
             "compare" => {
-                expect.compare = match value.as_str() {
+                compare = match value.as_str() {
                     Some("bytes") => Compare::Bytes,
                     Some("data") => Compare::Data,
                     _ => return Err("expect.toml: compare must be \"bytes\" or \"data\"".into()),
                 }
             }
-            "args" => expect.args = strings(key, value)?,
-            "stderr_contains" => expect.stderr_contains = strings(key, value)?,
-            "stderr_lacks" => expect.stderr_lacks = strings(key, value)?,
+            "stderr_lacks" => stderr_lacks = strings(FILE, key, value)?,
             "pending" => {
-                let why = string(key, value)?;
+                let why = string(FILE, key, value)?;
                 if why.trim().is_empty() {
                     return Err("expect.toml: pending must say why the case does not pass".into());
                 }
-                expect.pending = Some(why);
+                pending = Some(why);
             }
-            // A misspelt key would silently weaken a case.
-            other => return Err(format!("expect.toml: unknown key {other:?}")),
+            _ => return Ok(false),
         }
+        Ok(true)
+    })?;
+    Ok(Expect {
+        keys,
+        compare,
+        stderr_lacks,
+        pending,
+    })
+}
+
+/// The strictness of `expect.toml` itself.
+fn expect_toml_is_strict() -> Result<(), Failed> {
+    let e = parse_expect(
+        "description = \"x\"\nexit = 1\ncompare = \"data\"\nargs = [\"--diff3\"]\n\
+         stderr_contains = [\"a\"]\npending = \"b\"\n",
+    )?;
+    let ok = e.keys.exit == 1
+        && matches!(e.compare, Compare::Data)
+        && e.keys.args == ["--diff3"]
+        && e.keys.stderr_contains == ["a"]
+        && e.pending.as_deref() == Some("b");
+    if !ok {
+        return Err(format!("parsed wrongly: {e:?}").into());
     }
-    if !table.contains_key("description") {
-        return Err("expect.toml: description is missing".into());
-    }
-    Ok(expect)
+    Ok(refuses_each(
+        parse_expect,
+        &[
+            "description = \"x\"\ncompare = \"text\"\n",
+            "description = \"x\"\npending = \"\"\n",
+            "description = \"x\"\npending = true\n",
+        ],
+    )?)
 }
 
 /// A case that ran: `Err` is the mismatch, why its output is not the expected one.
@@ -153,14 +148,16 @@ fn run_case(dir: &Path, pending: bool) -> Result<(Expect, Verdict), String> {
     }
     let expected_path = dir.join("expected.yaml");
     // Only an error case may leave the output unspecified.
-    if expect.exit != 2 && !expected_path.is_file() {
+    if expect.keys.exit != 2 && !expected_path.is_file() {
         return Err("expected.yaml is missing".into());
     }
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out_path = scratch.path().join("out.yaml");
     // Isolated: the developer's git config (merge.conflictStyle) stays out of the result.
-    let mut cmd = common::merge3_case(dir, &out_path, scratch.path());
-    cmd.args(&expect.args);
+    let mut cmd = common::Merge3::new()
+        .output(&out_path)
+        .args(&expect.keys.args)
+        .command(dir, scratch.path());
     let run = run_guarded(&mut cmd, LIMIT)?;
     let verdict = check(&expect, &run, &expected_path, &out_path);
     Ok((expect, verdict))
@@ -173,28 +170,11 @@ fn check(
     expected_path: &Path,
     out_path: &Path,
 ) -> Verdict {
-    let stderr = String::from_utf8_lossy(&run.stderr);
     if run.timed_out {
         return Err(format!("still running after {LIMIT:?}"));
     }
-    if run.code != Some(expect.exit) {
-        return Err(format!(
-            "exit {:?}, expected {}; stderr:\n{stderr}",
-            run.code, expect.exit
-        ));
-    }
-    // Where kmerge's own check overrules the structural merge, or it reports an internal
-    // error, the engine has a bug: never an acceptable outcome of a case.
-    if stderr.contains("a bug in kmerge") {
-        return Err(format!(
-            "kmerge reports a bug of its own; stderr:\n{stderr}"
-        ));
-    }
-    for needle in &expect.stderr_contains {
-        if !stderr.contains(needle.as_str()) {
-            return Err(format!("stderr lacks {needle:?}; stderr:\n{stderr}"));
-        }
-    }
+    check_run(run, &expect.keys)?;
+    let stderr = String::from_utf8_lossy(&run.stderr);
     for needle in &expect.stderr_lacks {
         if stderr.contains(needle.as_str()) {
             return Err(format!("stderr holds {needle:?}; stderr:\n{stderr}"));
@@ -297,19 +277,6 @@ fn pending(dir: &Path, name: &str) -> Result<(), Failed> {
     }
 }
 
-/// The folders directly inside `dir`, sorted.
-fn subfolders(dir: &Path) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    found.sort();
-    found
-}
-
 /// One trial per case folder `<root>/<group>/<case>`, named `<prefix><group>/<case>`. A file
 /// directly in a group folder (a case written one level too high) is a failing trial rather
 /// than a case that silently never runs.
@@ -357,34 +324,6 @@ fn trials(root: &Path, prefix: &'static str, skip: Option<&str>) -> Vec<Trial> {
         }
     }
     out
-}
-
-/// The strictness of `expect.toml` itself.
-fn expect_toml_is_strict() -> Result<(), Failed> {
-    let e = parse_expect(
-        "description = \"x\"\nexit = 1\ncompare = \"data\"\nargs = [\"--diff3\"]\n\
-         stderr_contains = [\"a\"]\npending = \"b\"\n",
-    )?;
-    let ok = e.exit == 1
-        && matches!(e.compare, Compare::Data)
-        && e.args == ["--diff3"]
-        && e.stderr_contains == ["a"]
-        && e.pending.as_deref() == Some("b");
-    if !ok {
-        return Err(format!("parsed wrongly: {e:?}").into());
-    }
-    for bad in [
-        "description = \"x\"\nexpect = 1\n",
-        "exit = 1\n",
-        "description = \"x\"\ncompare = \"text\"\n",
-        "description = \"x\"\npending = \"\"\n",
-        "description = \"x\"\npending = true\n",
-    ] {
-        if parse_expect(bad).is_ok() {
-            return Err(format!("accepted {bad:?}").into());
-        }
-    }
-    Ok(())
 }
 
 fn main() {

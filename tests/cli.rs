@@ -8,7 +8,7 @@ mod common;
 
 use std::fs;
 
-use common::{code, stderr, stdout, Scratch};
+use common::{code, stderr, stdout, Merge3, Scratch};
 
 const BASE: &str = "\
 apiVersion: apps/v1
@@ -70,20 +70,8 @@ fn git_merge_file(s: &Scratch, extra: &[&str], labels: [&str; 3]) -> (Vec<u8>, i
     (out.stdout.clone(), code(&out))
 }
 
-const MERGE3: [&str; 7] = [
-    "merge3",
-    "--base",
-    "base.yaml",
-    "--ours",
-    "ours.yaml",
-    "--theirs",
-    "theirs.yaml",
-];
-
 fn merge3_with(s: &Scratch, extra: &[&str]) -> std::process::Output {
-    let mut args = MERGE3.to_vec();
-    args.extend_from_slice(extra);
-    s.kmerge(&args)
+    s.merge3(&Merge3::new().args(extra))
 }
 
 #[test]
@@ -122,15 +110,7 @@ fn conflict_exits_1_with_gits_markers() {
 fn missing_file_exits_2_naming_it() {
     let (ours, theirs) = clean_sides();
     let s = scratch(&ours, &theirs);
-    let out = s.kmerge(&[
-        "merge3",
-        "--base",
-        "nowhere.yaml",
-        "--ours",
-        "ours.yaml",
-        "--theirs",
-        "theirs.yaml",
-    ]);
+    let out = s.merge3(&Merge3::files("nowhere.yaml", "ours.yaml", "theirs.yaml"));
     assert_eq!(code(&out), 2);
     assert_eq!(stdout(&out), "");
     let err = stderr(&out);
@@ -217,17 +197,10 @@ fn labels_and_diff3() {
     let (git, _) = git_merge_file(&s, &["--diff3"], ["ours", "base", "theirs"]);
     assert_eq!(out.stdout, git);
 
-    let out = merge3_with(
-        &s,
-        &[
-            "--diff3",
-            "--base-label",
-            "a219dfc",
-            "--ours-label",
-            "HEAD",
-            "--theirs-label",
-            "feature",
-        ],
+    let out = s.merge3(
+        &Merge3::new()
+            .arg("--diff3")
+            .labels("a219dfc", "HEAD", "feature"),
     );
     assert_eq!(code(&out), 1);
     let (git, _) = git_merge_file(&s, &["--diff3"], ["HEAD", "a219dfc", "feature"]);
@@ -958,9 +931,7 @@ fn folders_update_ours_in_place_and_say_what_changed() {
     package(&s, "base", BASE, "v1\n");
     package(&s, "ours", &ours, "v1\n");
     package(&s, "theirs", &theirs, "v2\n");
-    let out = s.kmerge(&[
-        "merge3", "--base", "base", "--ours", "ours", "--theirs", "theirs",
-    ]);
+    let out = s.merge3(&Merge3::files("base", "ours", "theirs"));
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(
         stdout(&out),
@@ -977,9 +948,7 @@ fn folders_update_ours_in_place_and_say_what_changed() {
          updated, 0 deleted, 0 moved; no conflict\n"
     );
     // --quiet: a clean update says nothing.
-    let out = s.kmerge(&[
-        "merge3", "--base", "base", "--ours", "ours", "--theirs", "theirs", "-q",
-    ]);
+    let out = s.merge3(&Merge3::files("base", "ours", "theirs").arg("-q"));
     assert_eq!((code(&out), stderr(&out)), (0, String::new()));
 }
 
@@ -990,9 +959,7 @@ fn a_folder_conflict_names_file_resource_and_field() {
     package(&s, "base", BASE, "v1\n");
     package(&s, "ours", &ours, "v1\n");
     package(&s, "theirs", &theirs, "v1\n");
-    let out = s.kmerge(&[
-        "merge3", "--base", "base", "--ours", "ours", "--theirs", "theirs", "-q",
-    ]);
+    let out = s.merge3(&Merge3::files("base", "ours", "theirs").arg("-q"));
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
@@ -1015,9 +982,7 @@ fn output_folder_must_be_new_or_empty_and_nothing_is_written_otherwise() {
     package(&s, "ours", &ours, "v1\n");
     package(&s, "theirs", &theirs, "v2\n");
     s.write("out/keep.txt", "mine\n");
-    let out = s.kmerge(&[
-        "merge3", "--base", "base", "--ours", "ours", "--theirs", "theirs", "-o", "out",
-    ]);
+    let out = s.merge3(&Merge3::files("base", "ours", "theirs").output("out"));
     assert_eq!(code(&out), 2);
     assert!(
         stderr(&out).contains("output folder out is not empty"),
@@ -1028,9 +993,7 @@ fn output_folder_must_be_new_or_empty_and_nothing_is_written_otherwise() {
     assert!(!s.join("out/app.yaml").exists());
     assert_eq!(s.read("ours/app.yaml"), ours.as_bytes());
 
-    let out = s.kmerge(&[
-        "merge3", "--base", "base", "--ours", "ours", "--theirs", "theirs", "-o", "new/out",
-    ]);
+    let out = s.merge3(&Merge3::files("base", "ours", "theirs").output("new/out"));
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(s.read("new/out/README.md"), b"v2\n");
     assert_eq!(
@@ -1045,30 +1008,14 @@ fn folders_and_files_do_not_mix() {
     let s = Scratch::new();
     package(&s, "base", BASE, "v1\n");
     package(&s, "ours", BASE, "v1\n");
-    let out = s.kmerge(&[
-        "merge3",
-        "--base",
-        "base/app.yaml",
-        "--ours",
-        "ours",
-        "--theirs",
-        "base",
-    ]);
+    let out = s.merge3(&Merge3::files("base/app.yaml", "ours", "base"));
     assert_eq!(code(&out), 2);
     assert!(
         stderr(&out).contains("--base base/app.yaml is a file, but --ours is a folder"),
         "{}",
         stderr(&out)
     );
-    let out = s.kmerge(&[
-        "merge3",
-        "--base",
-        "base",
-        "--ours",
-        "ours/app.yaml",
-        "--theirs",
-        "base/app.yaml",
-    ]);
+    let out = s.merge3(&Merge3::files("base", "ours/app.yaml", "base/app.yaml"));
     assert_eq!(code(&out), 2);
     assert!(
         stderr(&out).contains("--base base is a folder, but --ours is a file"),
@@ -1090,31 +1037,20 @@ fn rev_path_reads_trees_and_files_from_git() {
     s.git_ok(&["tag", "v2"]);
     package(&s, "work", &ours, "v1\n");
     // A file from git, merged to stdout.
-    let out = s.kmerge(&[
-        "merge3",
-        "--base",
+    let out = s.merge3(&Merge3::files(
         "v1:vendor/shop/app.yaml",
-        "--ours",
         "work/app.yaml",
-        "--theirs",
         "v2:vendor/shop/app.yaml",
-    ]);
+    ));
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let merged = ours.replace("image: web:1.0", "image: web:1.1");
     assert_eq!(stdout(&out), merged);
     // Trees; as in git, REV:./PATH is relative to the current folder, REV:PATH to the top.
-    let mut cmd = s.command(common::kmerge_bin());
-    cmd.current_dir(s.join("vendor")).args([
-        "merge3",
-        "--base",
-        "v1:./shop",
-        "--ours",
-        "../work",
-        "--theirs",
-        "v2:vendor/shop",
-        "--dry-run",
-    ]);
-    let out = cmd.output().expect("running kmerge");
+    let out = Merge3::files("v1:./shop", "../work", "v2:vendor/shop")
+        .arg("--dry-run")
+        .command(&s.join("vendor"), s.path())
+        .output()
+        .expect("running kmerge");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let diff = stdout(&out);
     assert!(
@@ -1135,15 +1071,7 @@ fn rev_path_reads_trees_and_files_from_git() {
         "a dry run writes nothing"
     );
     // A name that is neither a path nor a revision.
-    let out = s.kmerge(&[
-        "merge3",
-        "--base",
-        "v9:vendor/shop",
-        "--ours",
-        "work",
-        "--theirs",
-        "v2:vendor/shop",
-    ]);
+    let out = s.merge3(&Merge3::files("v9:vendor/shop", "work", "v2:vendor/shop"));
     assert_eq!(code(&out), 2);
     assert!(
         stderr(&out).contains("base v9:vendor/shop: no such file or folder, and not a REV:PATH"),
@@ -1151,15 +1079,11 @@ fn rev_path_reads_trees_and_files_from_git() {
         stderr(&out)
     );
     // A tree as ours needs -o.
-    let out = s.kmerge(&[
-        "merge3",
-        "--base",
+    let out = s.merge3(&Merge3::files(
         "v1:vendor/shop",
-        "--ours",
         "v1:vendor/shop",
-        "--theirs",
         "v2:vendor/shop",
-    ]);
+    ));
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("give -o DIR"), "{}", stderr(&out));
 }

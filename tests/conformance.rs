@@ -186,12 +186,11 @@ fn run(case: &Case) -> Result<(), String> {
     let mut cmd = Command::new(common::kmerge_bin());
     match op {
         "merge3" => {
-            cmd.args(["merge3", "--on-conflict", "theirs", "--base"])
-                .arg(file("original"))
-                .arg("--theirs")
-                .arg(file("updated"))
-                .arg("--ours")
-                .arg(file("dest"));
+            cmd.args(
+                common::Merge3::files(file("original"), file("dest"), file("updated"))
+                    .policy("theirs")
+                    .arguments(),
+            );
         }
         "merge2" => {
             cmd.arg("merge2")

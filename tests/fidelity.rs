@@ -221,7 +221,9 @@ fn file_name(dir: &Path) -> String {
 fn measure(dir: &Path) -> Result<Measured, Failed> {
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = scratch.path().join("out.yaml");
-    let mut cmd = common::merge3_case(dir, &out, scratch.path());
+    let mut cmd = common::Merge3::new()
+        .output(&out)
+        .command(dir, scratch.path());
     let run = run_guarded(&mut cmd, LIMIT)?;
     if run.timed_out {
         return Err(format!("still running after {LIMIT:?}").into());

@@ -7,9 +7,12 @@
 //! says in one line whether they did.
 //!
 //! Class `b` cases are merges git's line merge got right byte for byte; kmerge must too.
-//! Class `a` cases are where git conflicts; they are scored, not asserted, since the person's
-//! result there is often a third value. Every case's files also feed invariants that hold for
-//! any merge: taking nothing from one side returns the other.
+//! Class `a` cases are where git conflicts; one by one they are scored, not asserted, since
+//! the person's result there is often a third value, but the score as a whole has a floor
+//! (cases resolved exactly, lines left inside conflict markers) that a worse figure fails.
+//! The Helm chart merges of `../shared/templates/`, when present, are scored against theirs
+//! too. Every case's files also feed invariants that hold for any merge: taking nothing from
+//! one side returns the other.
 
 mod common;
 
@@ -51,12 +54,14 @@ struct Case {
     /// The mining script's naive estimate; `disjoint_matches_human` marks a case where the
     /// sides changed different fields and the person kept both.
     estimate: String,
+    /// One of `tests/realworld/`, which every clone has.
+    in_repo: bool,
 }
 
 /// The in-repository cases, then those of `../shared/realworld/` that are not copied here,
 /// with a line saying which ran.
 fn cases() -> (Vec<Case>, String) {
-    let mut cases = cases_in(&in_repo_root());
+    let mut cases = cases_in(&in_repo_root(), true);
     let copied = cases.len();
     assert!(
         copied >= 100,
@@ -67,7 +72,7 @@ fn cases() -> (Vec<Case>, String) {
     let said = if shared.is_dir() {
         let names: std::collections::HashSet<String> =
             cases.iter().map(|c| c.name.clone()).collect();
-        let larger: Vec<Case> = cases_in(&shared)
+        let larger: Vec<Case> = cases_in(&shared, false)
             .into_iter()
             .filter(|c| !names.contains(&c.name))
             .collect();
@@ -87,7 +92,7 @@ fn cases() -> (Vec<Case>, String) {
     (cases, said)
 }
 
-fn cases_in(root: &Path) -> Vec<Case> {
+fn cases_in(root: &Path, in_repo: bool) -> Vec<Case> {
     let mut cases = Vec::new();
     let entries = fs::read_dir(root).unwrap_or_else(|e| panic!("reading {}: {e}", root.display()));
     for dir in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
@@ -115,6 +120,7 @@ fn cases_in(root: &Path) -> Vec<Case> {
             class: if k8s { format!("{class}-k8s") } else { class },
             estimate,
             dir,
+            in_repo,
         });
     }
     cases
@@ -222,6 +228,17 @@ impl Counts {
     }
 }
 
+/// realworld.py's `norm_text`: equal but for each line's trailing whitespace and the blank
+/// lines at the end.
+fn same_text(a: &[u8], b: &[u8]) -> bool {
+    let norm = |t: &[u8]| -> String {
+        let text = String::from_utf8_lossy(t);
+        let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+        lines.join("\n").trim_end_matches('\n').to_string()
+    };
+    norm(a) == norm(b)
+}
+
 /// The lines conflicts enclose, as git's own count goes: those between `<<<<<<<` and
 /// `>>>>>>>` (ours', base's in diff3 style, theirs'), the marker lines left out.
 fn marked_lines(text: &[u8]) -> usize {
@@ -251,27 +268,47 @@ fn git_merge(dir: &Path) -> (Vec<u8>, bool) {
     (out.stdout, out.status.code() != Some(0))
 }
 
-#[test]
-fn realworld_score_and_class_b_guard() {
-    let mut counts: BTreeMap<String, Counts> = BTreeMap::new();
-    let mut failures = Vec::new();
-    let (cases, said) = cases();
-    note(&format!("realworld score: {said}"));
+/// What a scoring run found: counts by class, the class a counts of the in-repository cases
+/// alone, and the cases that broke a rule.
+#[derive(Default)]
+struct Score {
+    counts: BTreeMap<String, Counts>,
+    in_repo: BTreeMap<String, Counts>,
+    failures: Vec<String>,
+}
+
+/// How a clean result is compared with the person's: as data (realworld.py), or as text
+/// with each line's trailing whitespace and the blank lines at the end ignored
+/// (realworld.py --text, for templates, which are not YAML data).
+#[derive(Clone, Copy, PartialEq)]
+enum Compare {
+    Data,
+    Text,
+}
+
+/// Runs `kmerge merge3` on every case and scores it as realworld.py does; the rules of
+/// class b (git's bytes kept) and of class a cases where the sides changed different fields
+/// are checked where `guard` is set.
+fn score(cases: Vec<Case>, compare: Compare, guard: bool) -> Score {
+    let mut score = Score::default();
     for case in cases {
         let scratch = tempfile::tempdir().expect("temporary directory");
         let out = scratch.path().join("out.yaml");
-        let mut cmd = common::merge3_case(&case.dir, &out, scratch.path());
+        let mut cmd = common::Merge3::new()
+            .output(&out)
+            .command(&case.dir, scratch.path());
         let run = run_guarded(&mut cmd, LIMIT).unwrap_or_else(|e| panic!("{}: {e}", case.name));
         let result = fs::read(&out).ok();
         let merged = read(&case.dir, "merged.yaml");
-        let c = counts.entry(case.class.clone()).or_default();
+        let mut c = Counts::default();
         let identical = result.as_deref() == Some(merged.as_slice());
+        let failures = &mut score.failures;
         let verdict = match (run.code, &result) {
             (Some(0), Some(result)) => {
-                let equal = if identical {
-                    parses_like_pyyaml(result)
-                } else {
-                    same_as_data(result, &merged)
+                let equal = match compare {
+                    Compare::Text => same_text(result, &merged),
+                    Compare::Data if identical => parses_like_pyyaml(result),
+                    Compare::Data => same_as_data(result, &merged),
                 };
                 if identical {
                     c.bytes += 1;
@@ -295,7 +332,8 @@ fn realworld_score_and_class_b_guard() {
                 c.git_marked_lines += theirs;
                 let text =
                     |name: &str| String::from_utf8_lossy(&read(&case.dir, name)).into_owned();
-                if git_conflicts
+                if guard
+                    && git_conflicts
                     && mine > theirs
                     && sides_hold(
                         &text("base.yaml"),
@@ -317,7 +355,7 @@ fn realworld_score_and_class_b_guard() {
                 "error"
             }
         };
-        if case.class.starts_with('b') {
+        if guard && case.class.starts_with('b') {
             let accepted = if case.name == DUPLICATE_KEY_CASE {
                 run.code == Some(1)
             } else {
@@ -335,7 +373,8 @@ fn realworld_score_and_class_b_guard() {
         }
         // Where git conflicts only because the two sides' edits sit close together, the
         // structural merge must do what the person did.
-        if case.class.starts_with('a')
+        if guard
+            && case.class.starts_with('a')
             && case.estimate == "disjoint_matches_human"
             && verdict != "exact"
         {
@@ -347,12 +386,33 @@ fn realworld_score_and_class_b_guard() {
                 String::from_utf8_lossy(&run.stderr).trim()
             ));
         }
+        score.counts.entry(case.class.clone()).or_default().add(&c);
+        if case.in_repo {
+            score.in_repo.entry(case.class.clone()).or_default().add(&c);
+        }
     }
+    score
+}
+
+/// The counts of class a and of class b, each over its `-k8s` half too.
+fn by_class(counts: &BTreeMap<String, Counts>) -> (Counts, Counts) {
     let (mut a_all, mut b_all) = (Counts::default(), Counts::default());
-    for (class, c) in &counts {
+    for (class, c) in counts {
+        if class.starts_with('a') {
+            a_all.add(c);
+        } else if class.starts_with('b') {
+            b_all.add(c);
+        }
+    }
+    (a_all, b_all)
+}
+
+/// Prints a line per class and the summary line realworld.py prints.
+fn report(what: &str, counts: &BTreeMap<String, Counts>) {
+    for (class, c) in counts {
         note(&format!(
-            "class {class}: {} cases: exact {}, differs {}, conflict {} ({} lines inside markers, \
-             git's merge {} in the same cases), error {}",
+            "{what} class {class}: {} cases: exact {}, differs {}, conflict {} ({} lines inside \
+             markers, git's merge {} in the same cases), error {}",
             c.total(),
             c.exact,
             c.differs,
@@ -361,14 +421,10 @@ fn realworld_score_and_class_b_guard() {
             c.git_marked_lines,
             c.error
         ));
-        if class.starts_with('a') {
-            a_all.add(c);
-        } else if class.starts_with('b') {
-            b_all.add(c);
-        }
     }
+    let (a_all, b_all) = by_class(counts);
     note(&format!(
-        "summary: class a exact {}/{}, differs {}; class b exact {}/{}; class a conflicts {} with {} \
+        "{what} summary: class a exact {}/{}, differs {}; class b exact {}/{}; class a conflicts {} with {} \
          lines inside markers (git's merge: {}), errors {}; byte-identical to the human's file: \
          class b {}/{}, class a {}",
         a_all.exact,
@@ -384,7 +440,128 @@ fn realworld_score_and_class_b_guard() {
         b_all.total(),
         a_all.bytes
     ));
+}
+
+/// A score's floor, as measured when it was set: the cases resolved exactly (class a, where
+/// git conflicts; and class b, where git was right) and the lines left inside conflict
+/// markers in class a. A worse figure fails, so a drop cannot pass CI unseen; a better one
+/// passes with a note asking to raise the floor.
+struct Floor {
+    cases: usize,
+    a_exact: usize,
+    b_exact: usize,
+    a_marked_lines: usize,
+}
+
+/// Checks `counts` against `floor`: `Err` for a worse figure, notes for better ones.
+fn hold_floor(what: &str, floor: &Floor, counts: &BTreeMap<String, Counts>) -> Result<(), String> {
+    let (a, b) = by_class(counts);
+    let cases = a.total() + b.total();
+    if cases != floor.cases {
+        return Err(format!(
+            "{what}: {cases} cases, the floor was measured on {}: measure it again",
+            floor.cases
+        ));
+    }
+    let mut worse = Vec::new();
+    let mut better = Vec::new();
+    for (name, got, want, higher_is_better) in [
+        ("class a exact", a.exact, floor.a_exact, true),
+        ("class b exact", b.exact, floor.b_exact, true),
+        (
+            "class a lines inside markers",
+            a.marked_lines,
+            floor.a_marked_lines,
+            false,
+        ),
+    ] {
+        let line = format!("{name} {got} (floor {want})");
+        if got == want {
+            continue;
+        }
+        if (got > want) == higher_is_better {
+            better.push(line);
+        } else {
+            worse.push(line);
+        }
+    }
+    if !better.is_empty() {
+        note(&format!(
+            "{what}: better than the floor, raise it in tests/realworld.rs: {}",
+            better.join(", ")
+        ));
+    }
+    if worse.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what}: worse than the floor: {}",
+            worse.join(", ")
+        ))
+    }
+}
+
+/// The 101 cases of `tests/realworld/`, which every clone has.
+const REALWORLD_IN_REPO: Floor = Floor {
+    cases: 101,
+    a_exact: 19,
+    b_exact: 34,
+    a_marked_lines: 235,
+};
+
+/// Those and the 20 larger ones of `../shared/realworld/`.
+const REALWORLD_ALL: Floor = Floor {
+    cases: 121,
+    a_exact: 21,
+    b_exact: 43,
+    a_marked_lines: 654,
+};
+
+/// The 47 Helm chart merges of `../shared/templates/`, compared as text.
+const TEMPLATES: Floor = Floor {
+    cases: 47,
+    a_exact: 7,
+    b_exact: 14,
+    a_marked_lines: 814,
+};
+
+#[test]
+fn realworld_score_and_class_b_guard() {
+    let (cases, said) = cases();
+    let shared = cases.iter().any(|c| !c.in_repo);
+    note(&format!("realworld score: {said}"));
+    let score = score(cases, Compare::Data, true);
+    report("realworld", &score.counts);
+    report("realworld (tests/realworld alone)", &score.in_repo);
+    let mut failures = score.failures;
+    failures.extend(hold_floor("tests/realworld", &REALWORLD_IN_REPO, &score.in_repo).err());
+    if shared {
+        failures
+            .extend(hold_floor("realworld with ../shared", &REALWORLD_ALL, &score.counts).err());
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The Helm chart merges of `../shared/templates/`, when present, scored as
+/// `realworld.py ../templates --text` scores them, against their floor.
+#[test]
+fn templates_score() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/templates");
+    if !root.is_dir() {
+        note("templates score: ../shared/templates not present, not run");
+        return;
+    }
+    let mut cases = cases_in(&root, false);
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    note(&format!(
+        "templates score: {} cases from ../shared/templates: ran",
+        cases.len()
+    ));
+    let score = score(cases, Compare::Text, false);
+    report("templates", &score.counts);
+    if let Err(e) = hold_floor("templates", &TEMPLATES, &score.counts) {
+        panic!("{e}");
+    }
 }
 
 /// Invariants on every real file: a side that changed nothing contributes nothing.

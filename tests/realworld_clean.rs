@@ -86,7 +86,9 @@ fn cases_in(root: &Path) -> Vec<PathBuf> {
 fn run(dir: &Path, deviation: Option<&str>) -> Result<(), Failed> {
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = scratch.path().join("out.yaml");
-    let mut cmd = common::merge3_case(dir, &out, scratch.path());
+    let mut cmd = common::Merge3::new()
+        .output(&out)
+        .command(dir, scratch.path());
     let run = run_guarded(&mut cmd, LIMIT)?;
     let stderr = String::from_utf8_lossy(&run.stderr);
     let merged = fs::read(dir.join("merged.yaml")).map_err(|e| e.to_string())?;

@@ -12,7 +12,7 @@ mod yaml11;
 
 use std::path::{Path, PathBuf};
 
-use common::note;
+use common::{note, Merge3};
 use kmerge::driver::merge_bytes;
 use kmerge::options::MergeOptions;
 
@@ -219,16 +219,9 @@ fn collect_files(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
 
 /// Runs `kmerge merge3` on a fixture's folders, updating a copy of `ours/` in place.
 fn merge_package(fixture: &Path, ours: &Path) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_kmerge"))
-        .arg("merge3")
-        .arg("--base")
-        .arg(fixture.join("base"))
-        .arg("--ours")
-        .arg(ours)
-        .arg("--theirs")
-        .arg(fixture.join("theirs"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+    let home = tempfile::tempdir().expect("a temporary home");
+    Merge3::files(fixture.join("base"), ours, fixture.join("theirs"))
+        .command(home.path(), home.path())
         .output()
         .unwrap_or_else(|e| panic!("running kmerge: {e}"))
 }
@@ -376,13 +369,9 @@ fn package_update_merges_as_a_package() {
     ] {
         let scratch = tempfile::tempdir().expect("a temporary folder");
         let out = scratch.path().join("out");
-        let run = std::process::Command::new(env!("CARGO_BIN_EXE_kmerge"))
-            .arg("merge3")
-            .args(["--base", &dir.join(b).display().to_string()])
-            .args(["--ours", &dir.join(o).display().to_string()])
-            .args(["--theirs", &dir.join(t).display().to_string()])
-            .arg("-o")
-            .arg(&out)
+        let run = Merge3::files(dir.join(b), dir.join(o), dir.join(t))
+            .output(&out)
+            .command(scratch.path(), scratch.path())
             .output()
             .expect("running kmerge");
         let what = format!("merge3 --base {b} --ours {o} --theirs {t}");

@@ -4,6 +4,10 @@
 //! Each test file compiles this module separately and uses only part of it.
 #![allow(dead_code)]
 
+pub mod case_files;
+pub mod gaps;
+
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -61,6 +65,14 @@ impl Scratch {
     pub fn kmerge(&self, args: &[&str]) -> Output {
         self.command(kmerge_bin())
             .args(args)
+            .output()
+            .expect("running kmerge")
+    }
+
+    /// Runs `kmerge merge3` as `merge3` says, in this directory.
+    pub fn merge3(&self, merge3: &Merge3) -> Output {
+        self.command(kmerge_bin())
+            .args(merge3.arguments())
             .output()
             .expect("running kmerge")
     }
@@ -162,25 +174,97 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
         .env("LANG", "C");
 }
 
-/// `kmerge merge3` on a case folder's `base.yaml`, `ours.yaml` and `theirs.yaml`, the result
-/// written to `out`, isolated from the machine's git configuration with `home` as its home
-/// (a folder the caller keeps alive): the command every data-driven test runs.
-pub fn merge3_case(dir: &Path, out: &Path, home: &Path) -> Command {
-    let mut cmd = Command::new(kmerge_bin());
-    cmd.current_dir(dir)
-        .args([
-            "merge3",
-            "--base",
-            "base.yaml",
-            "--ours",
-            "ours.yaml",
-            "--theirs",
-            "theirs.yaml",
-            "-o",
+/// `kmerge merge3` as the tests run it: one builder for every test file, so the flags a test
+/// uses (policy, labels, output, anything else) read the same everywhere. Without
+/// [`Merge3::files`] it merges `base.yaml`, `ours.yaml` and `theirs.yaml` of the folder it
+/// runs in (a case folder, a [`Scratch`]).
+#[derive(Clone, Debug)]
+pub struct Merge3 {
+    base: OsString,
+    ours: OsString,
+    theirs: OsString,
+    options: Vec<OsString>,
+}
+
+impl Default for Merge3 {
+    fn default() -> Merge3 {
+        Merge3::files("base.yaml", "ours.yaml", "theirs.yaml")
+    }
+}
+
+impl Merge3 {
+    /// On `base.yaml`, `ours.yaml` and `theirs.yaml` of the folder it runs in.
+    pub fn new() -> Merge3 {
+        Merge3::default()
+    }
+
+    /// On these three files or folders (or `REV:PATH`s).
+    pub fn files(
+        base: impl AsRef<OsStr>,
+        ours: impl AsRef<OsStr>,
+        theirs: impl AsRef<OsStr>,
+    ) -> Merge3 {
+        Merge3 {
+            base: base.as_ref().to_owned(),
+            ours: ours.as_ref().to_owned(),
+            theirs: theirs.as_ref().to_owned(),
+            options: Vec::new(),
+        }
+    }
+
+    /// `--on-conflict <policy>`.
+    pub fn policy(self, policy: &str) -> Merge3 {
+        self.args(["--on-conflict", policy])
+    }
+
+    /// `--base-label`, `--ours-label` and `--theirs-label`.
+    pub fn labels(self, base: &str, ours: &str, theirs: &str) -> Merge3 {
+        self.args([
+            "--base-label",
+            base,
+            "--ours-label",
+            ours,
+            "--theirs-label",
+            theirs,
         ])
-        .arg(out);
-    isolate(&mut cmd, home);
-    cmd
+    }
+
+    /// `-o <out>`: the result goes there instead of stdout (or instead of ours' folder).
+    pub fn output(self, out: impl AsRef<OsStr>) -> Merge3 {
+        self.arg("-o").arg(out)
+    }
+
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Merge3 {
+        self.options.push(arg.as_ref().to_owned());
+        self
+    }
+
+    pub fn args<I, S>(self, args: I) -> Merge3
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        args.into_iter().fold(self, Merge3::arg)
+    }
+
+    /// `merge3 --base … --ours … --theirs …` and the options: the arguments, for a command
+    /// of the caller's own (under a memory limit, pinned to a core).
+    pub fn arguments(&self) -> Vec<OsString> {
+        let mut out: Vec<OsString> = vec!["merge3".into(), "--base".into(), self.base.clone()];
+        out.extend(["--ours".into(), self.ours.clone()]);
+        out.extend(["--theirs".into(), self.theirs.clone()]);
+        out.extend(self.options.iter().cloned());
+        out
+    }
+
+    /// The kmerge binary with these arguments, run in `dir` and isolated from the machine's
+    /// git configuration with `home` as its home (a folder the caller keeps alive).
+    pub fn command(&self, dir: &Path, home: &Path) -> Command {
+        let mut cmd = Command::new(kmerge_bin());
+        cmd.current_dir(dir).args(self.arguments());
+        isolate(&mut cmd, home);
+        cmd
+    }
 }
 
 /// One line on stderr that the test harness does not capture: for what a run should always
@@ -276,7 +360,7 @@ pub fn unified_diff(expected: &[u8], actual: &[u8], expected_name: &str) -> Stri
         .to_string()
 }
 
-// ---- Bounded runs: hostile inputs and crash safety (tests/hostile.rs, tests/crash_safety.rs) ----
+// ---- Bounded runs: hostile inputs and crash safety (tests/hostile/, tests/crash_safety.rs) ----
 
 /// The address space a run of kmerge on hostile input may use: 2 GB. Input that needs more
 /// must end in the line fallback, not in an allocation failure (which aborts the process).
