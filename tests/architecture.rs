@@ -1,0 +1,312 @@
+//! The pipeline's "never" arrows (ARCHITECTURE.md), read from the code: data walks one way,
+//! parse → align → merge → render → verify → driver, and a stage that reached back or across
+//! would let one rule live in two places. Each rule names what a module of `src/` must not
+//! refer to; a reference in code (not in a comment) breaks it. A break the code still has is
+//! listed in `KNOWN` with its reason, and the list only shrinks: a listed break that is gone
+//! fails too, so its line is taken off.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A rule: files under `place` (a folder or file of `src/`) must not hold `needle` in code.
+struct Rule {
+    place: &'static str,
+    needle: &'static str,
+    why: &'static str,
+}
+
+const RULES: &[Rule] = &[
+    // The verifier shares the parser, the list-key table and the options as data with the
+    // engine, nothing else: a pairing mistake of the engine must not pass its own check.
+    Rule {
+        place: "verify",
+        needle: "crate::merge",
+        why: "verify imports nothing of merge",
+    },
+    Rule {
+        place: "verify",
+        needle: "crate::render",
+        why: "verify imports nothing of render",
+    },
+    Rule {
+        place: "verify",
+        needle: "crate::template",
+        why: "verify imports nothing of template",
+    },
+    Rule {
+        place: "verify",
+        needle: "crate::engine",
+        why: "verify imports nothing of the engine",
+    },
+    Rule {
+        place: "verify",
+        needle: "crate::driver",
+        why: "verify stands below the driver",
+    },
+    Rule {
+        place: "verify",
+        needle: "crate::package",
+        why: "verify imports no package pairing",
+    },
+    Rule {
+        place: "verify",
+        needle: "renamed_element",
+        why: "verify reads renames its own way",
+    },
+    Rule {
+        place: "verify",
+        needle: "pair_renames",
+        why: "verify reads renames its own way",
+    },
+    Rule {
+        place: "verify",
+        needle: "similar_element",
+        why: "verify reads likeness its own way",
+    },
+    Rule {
+        place: "verify",
+        needle: "resource::similar",
+        why: "verify reads likeness its own way",
+    },
+    Rule {
+        place: "verify",
+        needle: "resource::likeness",
+        why: "verify reads likeness its own way",
+    },
+    // Render splices what the plan says: it decides no rule.
+    Rule {
+        place: "render",
+        needle: "crate::resource",
+        why: "render imports nothing of resource",
+    },
+    Rule {
+        place: "render",
+        needle: "crate::template",
+        why: "render imports nothing of template",
+    },
+    Rule {
+        place: "render",
+        needle: "text::skeleton",
+        why: "render knows nothing of templates",
+    },
+    Rule {
+        place: "render",
+        needle: "Policy",
+        why: "render imports nothing of the policy",
+    },
+    Rule {
+        place: "render",
+        needle: "parse::parse(",
+        why: "render does not parse the result again",
+    },
+    // diff3 merges sequences for every stage: it lives in text/, not in merge/.
+    Rule {
+        place: "",
+        needle: "merge::diff3",
+        why: "nothing reaches into merge/ for diff3",
+    },
+    // The parser stands below everything that reads its trees.
+    Rule {
+        place: "parse",
+        needle: "crate::fallback",
+        why: "parse stands below the fallback",
+    },
+    Rule {
+        place: "parse",
+        needle: "crate::resource",
+        why: "parse stands below resource",
+    },
+    Rule {
+        place: "parse",
+        needle: "crate::merge",
+        why: "parse stands below merge",
+    },
+];
+
+/// Breaks the code still has: (file, needle, reason). Only shrinks.
+const KNOWN: &[(&str, &str, &str)] = &[
+    (
+        "render/comments.rs",
+        "crate::resource",
+        "the comment pass still pairs the result's resources and list items itself (issue: one alignment, item 2)",
+    ),
+    (
+        "render/comments.rs",
+        "text::skeleton",
+        "the comment pass still knows a template's action lines (issue: one alignment, item 2)",
+    ),
+    (
+        "render/comments.rs",
+        "Policy",
+        "the comment pass still applies the conflict policy to comments (issue: one alignment, item 2)",
+    ),
+    (
+        "render/comments.rs",
+        "parse::parse(",
+        "the comment pass still reads the rendered result (issue: one alignment, item 2)",
+    ),
+    (
+        "render/documents.rs",
+        "crate::resource",
+        "render still names documents by the resource stage's DocRef (issue: one alignment, item 2)",
+    ),
+];
+
+/// The Rust files under `dir`, by their path relative to `src/`.
+fn sources(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(root, &path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
+        }
+    }
+}
+
+/// A file's code without its comments (line comments, doc comments): a path named in a doc
+/// link is no import.
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The code of every file of `src/`, by its path relative to `src/` (`/`-separated).
+fn src_files() -> BTreeMap<String, String> {
+    let root = Path::new("src");
+    let mut files = Vec::new();
+    sources(root, root, &mut files);
+    files
+        .into_iter()
+        .map(|rel| {
+            let text = fs::read_to_string(root.join(&rel)).unwrap_or_default();
+            (rel.to_string_lossy().replace('\\', "/"), code(&text))
+        })
+        .collect()
+}
+
+fn under(place: &str, file: &str) -> bool {
+    place.is_empty()
+        || file == format!("{place}.rs")
+        || file.starts_with(&format!("{place}/"))
+        || file == place
+}
+
+#[test]
+fn the_pipelines_never_arrows_hold() {
+    let files = src_files();
+    assert!(!files.is_empty(), "no source files found under src/");
+    let mut broken = BTreeSet::new();
+    let mut found = Vec::new();
+    for rule in RULES {
+        for (file, code) in &files {
+            if under(rule.place, file) && code.contains(rule.needle) {
+                broken.insert((file.clone(), rule.needle));
+                if !KNOWN.iter().any(|(f, n, _)| f == file && *n == rule.needle) {
+                    found.push(format!("{file} holds `{}`: {}", rule.needle, rule.why));
+                }
+            }
+        }
+    }
+    let gone: Vec<String> = KNOWN
+        .iter()
+        .filter(|(f, n, _)| !broken.contains(&(f.to_string(), *n)))
+        .map(|(f, n, why)| format!("{f} no longer holds `{n}` ({why}): take it off KNOWN"))
+        .collect();
+    assert!(
+        found.is_empty() && gone.is_empty(),
+        "{}",
+        [found, gone].concat().join("\n")
+    );
+}
+
+/// The modules of `src/` (a top-level file or folder) each refers to, by `crate::NAME`.
+fn module_graph(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (file, code) in files {
+        let from = file
+            .split('/')
+            .next()
+            .unwrap_or(file)
+            .trim_end_matches(".rs");
+        let targets = graph.entry(from.to_string()).or_default();
+        for (at, _) in code.match_indices("crate::") {
+            let name: String = code[at + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && name != from {
+                targets.insert(name);
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn the_modules_of_src_import_each_other_in_no_circle() {
+    let graph = module_graph(&src_files());
+    // Depth-first search: a module met again while it is still open closes a circle.
+    fn visit(
+        at: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, bool>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match state.get(at) {
+            Some(true) => {
+                let from = path.iter().position(|p| p == at).unwrap_or(0);
+                return Some([&path[from..], &[at.to_string()]].concat());
+            }
+            Some(false) => return None,
+            None => {}
+        }
+        state.insert(at.to_string(), true);
+        path.push(at.to_string());
+        for next in graph.get(at).into_iter().flatten() {
+            if let Some(circle) = visit(next, graph, state, path) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        state.insert(at.to_string(), false);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for module in graph.keys() {
+        let circle = visit(module, &graph, &mut state, &mut Vec::new());
+        assert!(
+            circle.is_none(),
+            "modules import each other: {}",
+            circle.unwrap_or_default().join(" → ")
+        );
+    }
+}
+
+#[test]
+fn no_test_file_is_over_1500_lines() {
+    let root = Path::new("tests");
+    let mut files = Vec::new();
+    sources(root, root, &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|rel| {
+            let n = fs::read_to_string(root.join(rel)).ok()?.lines().count();
+            (n > 1500).then(|| format!("tests/{} has {n} lines", rel.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these into modules:\n{}",
+        long.join("\n")
+    );
+}
