@@ -26,34 +26,44 @@ pub(super) fn clashing_anchor(ours: &Tree, o: NodeId, theirs: &Tree, t: NodeId) 
         .map(|(name, _)| name.clone())
 }
 
+/// The anchors of the document under `root`, by name and place. The walk carries no paths
+/// (a large document has many nodes and few anchors): an anchor's place is read up its
+/// parents when one is found.
 fn places(tree: &Tree, root: NodeId) -> Places {
     let mut out = Places::new();
-    let mut stack = vec![(root, Vec::new())];
-    while let Some((n, path)) = stack.pop() {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
         let node = tree.node(n);
         if let Some(name) = node.anchor() {
             out.entry(name.to_string())
                 .or_default()
-                .insert(path.clone());
+                .insert(place(tree, root, n));
         }
-        match node.kind {
-            Kind::Map => {
-                for (k, v) in tree.entries(n) {
-                    let mut at = path.clone();
-                    at.push(tree.value(k).to_string());
-                    stack.push((k, at.clone()));
-                    stack.push((v, at));
-                }
-            }
-            Kind::Seq => {
-                for &c in tree.children(n) {
-                    let mut at = path.clone();
-                    at.push("[]".to_string());
-                    stack.push((c, at));
-                }
-            }
-            Kind::Scalar | Kind::Alias => {}
+        if matches!(node.kind, Kind::Map | Kind::Seq) {
+            stack.extend(tree.children(n).iter().copied());
         }
     }
     out
+}
+
+/// The path of keys from `root` to `n` (`[]` for a list element): a map's key and its value
+/// stand at the key's name.
+fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
+    let mut path = Vec::new();
+    while n != root {
+        let Some(parent) = tree.node(n).parent() else {
+            break;
+        };
+        match tree.node(parent).kind {
+            Kind::Map => {
+                let entries = tree.children(parent);
+                let i = entries.iter().position(|&c| c == n).unwrap_or(0);
+                path.push(tree.value(entries[i - i % 2]).to_string());
+            }
+            _ => path.push("[]".to_string()),
+        }
+        n = parent;
+    }
+    path.reverse();
+    path
 }
