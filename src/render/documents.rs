@@ -10,8 +10,8 @@ use crate::parse::{Doc, Tree};
 use crate::resource::DocRef;
 use crate::text::{line_start, next_line_start, reindent};
 
-use super::splice::Edit;
 use super::Renderer;
+use crate::text::splice::Edit;
 
 impl Renderer<'_> {
     /// A document of base or theirs as text to place at `at` in ours: it starts with `---`,

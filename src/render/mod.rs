@@ -2,40 +2,24 @@
 //!
 //! Text taken from theirs (or base, inside conflicts) is copied from its source with its
 //! comments, moved to ours' column and sequence style, in ours' line endings. Conflicts get
-//! git's markers around the smallest whole-line range.
+//! git's markers around the smallest whole-line range. Render decides nothing: the comments
+//! the result's fields get are the comment stage's (`crate::comments`), after it.
 
-mod comments;
 mod documents;
 mod fields;
 mod regions;
 mod scalars;
-mod splice;
 
 use anyhow::Result;
 
 use crate::fallback::Reason;
 use crate::merge::plan::{Anchor, Op, Plan};
-use crate::options::{ConflictStyle, MergeOptions, Mode};
-use crate::parse::{Parsed, Tree, Versions};
+use crate::options::{ConflictStyle, MergeOptions};
+use crate::parse::{Tree, Versions};
 use crate::text::markers::Markers;
+use crate::text::splice::{splice, Edit};
 
-pub(crate) use comments::PlannedSide;
-use splice::{splice, Edit};
-
-/// Ours' text with the plan's edits spliced in, and the notes for the user.
-pub(crate) struct Rendered {
-    pub text: String,
-    /// What the user should know about the result (theirs' comment edits not taken).
-    pub notes: Vec<String>,
-    /// The tree of `text`, where the comment pass parsed it.
-    pub tree: Option<Parsed>,
-    /// Ours' side of a conflicted result before the comment pass edited it, where it did.
-    pub planned_side: Option<PlannedSide>,
-}
-
-/// Ours' text with the plan's edits spliced in; then every field gets the comments the 3-way
-/// merge of the versions' comments decides (see [`comments`]), in a conflicted result every
-/// field outside the conflicts.
+/// Ours' text with the plan's edits spliced in.
 ///
 /// Fails only on a planning error (two edits of one range): that is a bug, and the driver
 /// reports it as one.
@@ -43,7 +27,7 @@ pub(crate) fn render(
     versions: &Versions,
     plan: &Plan,
     opts: &MergeOptions,
-) -> Result<Rendered, Reason> {
+) -> Result<String, Reason> {
     let r = Renderer::new(versions, opts);
     let mut ranked = Vec::new();
     let internal = |e: anyhow::Error| Reason::Internal(format!("{e:#}"));
@@ -57,33 +41,7 @@ pub(crate) fn render(
     // first lines, one placed where it ends goes after its new last lines.
     ranked.sort_by_key(|(rank, e)| (e.start, *rank));
     let mut edits: Vec<Edit> = ranked.into_iter().map(|(_, e)| e).collect();
-    let text = splice(r.ours.text, &mut edits).map_err(internal)?;
-    // A patch (merge2) has no base to tell its comment edits from its comments.
-    if matches!(opts.mode, Mode::TwoWay { .. }) {
-        return Ok(Rendered {
-            text,
-            notes: Vec::new(),
-            tree: None,
-            planned_side: None,
-        });
-    }
-    if !plan.conflicts.is_empty() {
-        let (text, notes, planned_side) =
-            comments::carry_around_conflicts(versions, &text, opts.policy, opts.marker_size);
-        return Ok(Rendered {
-            text,
-            notes,
-            tree: None,
-            planned_side,
-        });
-    }
-    let carried = comments::carry(versions, &text, opts.policy);
-    Ok(Rendered {
-        text: carried.text,
-        notes: carried.notes,
-        tree: carried.tree,
-        planned_side: None,
-    })
+    splice(r.ours.text, &mut edits).map_err(internal)
 }
 
 /// Where an op's insertions go among others at the same offset (see [`render`]).
