@@ -58,7 +58,8 @@ fn written(
     plan: Plan,
     opts: &MergeOptions,
 ) -> Result<(Merged, Option<Parsed>), Reason> {
-    let rendered = render::render(versions, &plan, opts)?;
+    let rendered =
+        render::render(versions, &plan, opts).map_err(|e| Reason::Internal(e.to_string()))?;
     let Carried {
         text,
         notes,

@@ -10,14 +10,26 @@ mod fields;
 mod regions;
 mod scalars;
 
+use std::fmt;
+
 use anyhow::Result;
 
-use crate::fallback::Reason;
 use crate::merge::plan::{Anchor, Op, Plan};
 use crate::options::{ConflictStyle, MergeOptions};
 use crate::parse::{Tree, Versions};
 use crate::text::markers::Markers;
 use crate::text::splice::{splice, Edit};
+
+/// A plan render cannot write (two edits of one range): a planning bug, which the caller
+/// reports as one.
+#[derive(Debug)]
+pub(crate) struct Unwritable(anyhow::Error);
+
+impl fmt::Display for Unwritable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
 
 /// Ours' text with the plan's edits spliced in.
 ///
@@ -27,13 +39,12 @@ pub(crate) fn render(
     versions: &Versions,
     plan: &Plan,
     opts: &MergeOptions,
-) -> Result<String, Reason> {
+) -> Result<String, Unwritable> {
     let r = Renderer::new(versions, opts);
     let mut ranked = Vec::new();
-    let internal = |e: anyhow::Error| Reason::Internal(format!("{e:#}"));
     for op in &plan.ops {
         let mut edits = Vec::new();
-        r.edits(op, &mut edits).map_err(internal)?;
+        r.edits(op, &mut edits).map_err(Unwritable)?;
         ranked.extend(edits.into_iter().map(|e| (rank(op), e)));
     }
     // Insertions at one offset keep the order they were planned in, but for whole
@@ -41,7 +52,7 @@ pub(crate) fn render(
     // first lines, one placed where it ends goes after its new last lines.
     ranked.sort_by_key(|(rank, e)| (e.start, *rank));
     let mut edits: Vec<Edit> = ranked.into_iter().map(|(_, e)| e).collect();
-    splice(r.ours.text, &mut edits).map_err(internal)
+    splice(r.ours.text, &mut edits).map_err(Unwritable)
 }
 
 /// Where an op's insertions go among others at the same offset (see [`render`]).
