@@ -5,9 +5,10 @@
 use crate::comments::{self, Carried, PlannedSide};
 use crate::fallback::Reason;
 use crate::merge::{self, Conflict, Plan};
-use crate::options::MergeOptions;
+use crate::options::{ConflictStyle, MergeOptions};
 use crate::parse::{Parsed, Versions};
 use crate::render;
+use crate::text::markers::Markers;
 use crate::verify::reads_back;
 
 /// The structural result: the merged text and the conflicts marked in it.
@@ -58,8 +59,8 @@ fn written(
     plan: Plan,
     opts: &MergeOptions,
 ) -> Result<(Merged, Option<Parsed>), Reason> {
-    let rendered =
-        render::render(versions, &plan, opts).map_err(|e| Reason::Internal(e.to_string()))?;
+    let rendered = render::render(versions, &plan, markers(versions, opts))
+        .map_err(|e| Reason::Internal(e.to_string()))?;
     let Carried {
         text,
         notes,
@@ -73,4 +74,16 @@ fn written(
         planned_side,
     };
     Ok((merged, tree))
+}
+
+/// How render writes a conflict: git's marker size, labels and style (the only options it
+/// reads), in ours' line ending.
+fn markers<'a>(versions: &'a Versions, opts: &'a MergeOptions) -> Markers<'a> {
+    let l = &opts.labels;
+    Markers {
+        size: opts.marker_size,
+        labels: [&l.base, &l.ours, &l.theirs],
+        diff3: opts.style != ConflictStyle::Merge,
+        eol: versions.ours.eol,
+    }
 }

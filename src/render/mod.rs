@@ -15,7 +15,6 @@ use std::fmt;
 use anyhow::Result;
 
 use crate::merge::plan::{Anchor, Op, Plan};
-use crate::options::{ConflictStyle, MergeOptions};
 use crate::parse::{Tree, Versions};
 use crate::text::markers::Markers;
 use crate::text::splice::{splice, Edit};
@@ -38,9 +37,9 @@ impl fmt::Display for Unwritable {
 pub(crate) fn render(
     versions: &Versions,
     plan: &Plan,
-    opts: &MergeOptions,
+    markers: Markers,
 ) -> Result<String, Unwritable> {
-    let r = Renderer::new(versions, opts);
+    let r = Renderer::new(versions, markers);
     let mut ranked = Vec::new();
     for op in &plan.ops {
         let mut edits = Vec::new();
@@ -67,25 +66,26 @@ fn rank(op: &Op) -> i8 {
     }
 }
 
-/// What every edit is written against: the three trees and git's marker settings.
+/// What every edit is written against: the three trees and how conflicts are written in
+/// this file (git's marker size, labels and style, ours' line ending).
 struct Renderer<'t> {
     base: &'t Tree<'t>,
     ours: &'t Tree<'t>,
     theirs: &'t Tree<'t>,
-    opts: &'t MergeOptions,
+    markers: Markers<'t>,
     /// Ours' sequence styles, so that lists moved in from theirs take the style of ours'
     /// nearest list (worked out on the first move).
     ours_lists: std::cell::OnceCell<regions::ListStyles>,
 }
 
 impl<'t> Renderer<'t> {
-    fn new(versions: &'t Versions<'t>, opts: &'t MergeOptions) -> Renderer<'t> {
+    fn new(versions: &'t Versions<'t>, markers: Markers<'t>) -> Renderer<'t> {
         let ours = &versions.ours;
         Renderer {
             base: &versions.base,
             ours,
             theirs: &versions.theirs,
-            opts,
+            markers,
             ours_lists: std::cell::OnceCell::new(),
         }
     }
@@ -159,14 +159,8 @@ impl<'t> Renderer<'t> {
     }
 
     /// How conflicts are written in this file.
-    fn markers(&self) -> Markers<'_> {
-        let l = &self.opts.labels;
-        Markers {
-            size: self.opts.marker_size,
-            labels: [&l.base, &l.ours, &l.theirs],
-            diff3: self.opts.style != ConflictStyle::Merge,
-            eol: self.ours.eol,
-        }
+    fn markers(&self) -> &Markers<'t> {
+        &self.markers
     }
 
     /// A byte-order mark stays the first thing in the file: nothing is inserted before it.
