@@ -21,9 +21,23 @@
 //! pass only touches comment and blank lines and the comments at line ends; the result must
 //! read as the same data afterwards, or the pass is dropped.
 //!
-//! The pass is a stage of its own, after render and before the verifier: it reads the
-//! rendered result again (see [`pairing`] for why), so render stays a splicer that decides
-//! nothing. Its parts, by what they decide: [`layout`] (where each text's fields, comment
+//! The pass is a stage of its own, after render and before the verifier, so render stays a
+//! splicer that decides nothing.
+//!
+//! What still reads the rendered result, and why (issue 29 item 2 wants these decisions made
+//! in the plan, from the aligned versions, before render): the result is parsed again
+//! ([`planned`]) and laid out; its documents are paired with each version's by identity
+//! ([`plan_edits`]) and its fields by key, list key or content ([`pairing`]); each field's
+//! head and trailing comment are decided against the comment lines the result holds there
+//! now, and written at the result's offsets ([`head`], [`trailing`]); a result the edits
+//! would make read as other data is left as rendered (`same_documents`). It must, until the
+//! one alignment of base, ours and theirs (item 1) pairs the comment lines too: the plan
+//! names the nodes each edit writes, but not the comment lines an edit's range takes or
+//! drops (a reindented block brings theirs' lines inside it, a new document brings the empty
+//! documents before it, a line merge of a block or a template's skeleton moves lines the
+//! plan does not model), so only the result tells which comment lines each field holds.
+//!
+//! Its parts, by what they decide: [`layout`] (where each text's fields, comment
 //! lines and line-end comments stand), [`pairing`] (which field of each version is the
 //! result's), [`head`] (the comment and blank lines above a field, and the standalone runs
 //! that open a collection or close a template's block), [`trailing`] (the comment at a line's
