@@ -2,8 +2,8 @@
 //!
 //! Text taken from theirs (or base, inside conflicts) is copied from its source with its
 //! comments, moved to ours' column and sequence style, in ours' line endings. Conflicts get
-//! git's markers around the smallest whole-line range. Render decides nothing: the comments
-//! the result's fields get are the comment stage's (`crate::comments`), after it.
+//! git's markers around the smallest whole-line range. Render decides nothing: which
+//! comments each field of the result gets is decided by the comment stage, after it.
 
 mod documents;
 mod fields;
