@@ -67,7 +67,7 @@ pub(super) enum Spot {
 }
 
 /// No node starts the line.
-pub(super) const NO_NODE: NodeId = NodeId::MAX;
+const NO_NODE: NodeId = NodeId::MAX;
 
 /// A version's text as lines: which hold YAML content, where each line's last token ends,
 /// and which field owns each line.
@@ -76,29 +76,29 @@ pub(super) struct Layout<'t> {
     /// Where each line starts (the first one after a byte-order mark).
     pub(super) starts: Vec<usize>,
     /// Lines holding YAML content: not only a comment, blank, or a `...`/`%` line.
-    pub(super) content: Vec<bool>,
+    content: Vec<bool>,
     /// Lines whose end-of-line comment cannot be told apart from content (inside a value
     /// that spans lines, after an anchor or a tag).
-    pub(super) unsure: Vec<bool>,
+    unsure: Vec<bool>,
     /// Where the last token of each line ends.
     pub(super) token_end: Vec<usize>,
     /// The field (its value node) that starts each line, the outermost one where several do:
     /// the comment lines above belong to it. Indexed by line, [`NO_NODE`] where none does.
-    pub(super) owner: Vec<NodeId>,
+    owner: Vec<NodeId>,
     /// The field that starts last on each line (`path` on `- path: /`): the comment at the
     /// line's end belongs to it.
-    pub(super) innermost: Vec<NodeId>,
+    innermost: Vec<NodeId>,
     /// The line of each document's explicit `---`.
     pub(super) separators: Vec<Option<usize>>,
     /// Comment lines opening a collection, or a field's foot: no field's head.
-    pub(super) claimed: HashSet<usize>,
+    claimed: HashSet<usize>,
     /// Whether the text may hold closing control lines (a template's skeleton): only then
     /// are feet looked for.
     pub(super) feet: bool,
     /// The line [`Layout::line`] found last: most lookups walk the text forward, so the next
     /// one is usually on it or just below (a binary search per lookup was a quarter of a
     /// large merge's time).
-    pub(super) last: Cell<usize>,
+    last: Cell<usize>,
 }
 
 impl<'t> Layout<'t> {
@@ -181,7 +181,7 @@ impl<'t> Layout<'t> {
     }
 
     /// The indentation of a line (0 past the last line).
-    pub(super) fn indent(&self, line: usize) -> usize {
+    fn indent(&self, line: usize) -> usize {
         match self.starts.get(line) {
             Some(&s) => self.tree.text[s..]
                 .bytes()
@@ -192,7 +192,7 @@ impl<'t> Layout<'t> {
     }
 
     /// Records what one node puts on its lines.
-    pub(super) fn mark(&mut self, id: NodeId) {
+    fn mark(&mut self, id: NodeId) {
         let tree = self.tree;
         let text = tree.text;
         let n = tree.node(id);
@@ -255,7 +255,7 @@ impl<'t> Layout<'t> {
     }
 
     /// Marks the lines of `start..end` as content; all but a one-line span are unsure.
-    pub(super) fn span(&mut self, start: usize, end: usize, multi: bool) {
+    fn span(&mut self, start: usize, end: usize, multi: bool) {
         let (first, last) = (self.line(start), self.line(end.max(start + 1) - 1));
         for line in first..=last.max(first) {
             self.content[line] = true;
@@ -267,7 +267,7 @@ impl<'t> Layout<'t> {
 
     /// Records which field owns each line: the outermost field starting it, with nothing
     /// before it on the line.
-    pub(super) fn own(&mut self, node: NodeId, start: usize) {
+    fn own(&mut self, node: NodeId, start: usize) {
         let tree = self.tree;
         let line = self.line(start);
         // Only YAML's blanks can stand before a node on its line, if anything does.
@@ -314,24 +314,24 @@ impl<'t> Layout<'t> {
     }
 
     /// Whether a line is only a comment or blank.
-    pub(super) fn is_comment_or_blank(&self, line: usize) -> bool {
+    fn is_comment_or_blank(&self, line: usize) -> bool {
         self.non_content(line)
             .is_some_and(|l| l.is_empty() || l.starts_with('#'))
     }
 
     /// Whether a line is a comment line: not blank.
-    pub(super) fn is_comment(&self, line: usize) -> bool {
+    fn is_comment(&self, line: usize) -> bool {
         self.non_content(line).is_some_and(|l| l.starts_with('#'))
     }
 
     /// Whether a line is a closing control line of a template's skeleton.
-    pub(super) fn is_closing(&self, line: usize) -> bool {
+    fn is_closing(&self, line: usize) -> bool {
         self.non_content(line)
             .is_some_and(skeleton::is_closing_line)
     }
 
     /// A line without its indentation, unless it holds YAML content.
-    pub(super) fn non_content(&self, line: usize) -> Option<&'t str> {
+    fn non_content(&self, line: usize) -> Option<&'t str> {
         if self.content[line] {
             return None;
         }
@@ -367,7 +367,7 @@ impl<'t> Layout<'t> {
 
     /// The first line of the comment and blank lines directly above `line` (`line` itself
     /// when there are none; past the last line: those at the end of the text).
-    pub(super) fn head_start(&self, line: usize) -> usize {
+    fn head_start(&self, line: usize) -> usize {
         let mut first = line;
         while first > 0
             && self.is_comment_or_blank(first - 1)

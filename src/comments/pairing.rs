@@ -207,7 +207,7 @@ impl Walk<'_, '_> {
 /// For each element of the result's list, the element of another version's list that is the
 /// same element: by merge key, by value in a set, else by content, and edited elements by
 /// their place among the unpaired ones.
-pub(super) fn pair_items(
+fn pair_items(
     r: &Tree,
     list: NodeId,
     x: &Tree,
