@@ -1,11 +1,14 @@
-//! The engine: merge's plan for the parsed versions, rendered into ours' text. Every attempt
-//! (the structural one, a template's skeletons, merge2) merges through it.
+//! The engine: merge's plan for the parsed versions, rendered into ours' text, then the
+//! comment stage's decisions spliced in. Every attempt (the structural one, a template's
+//! skeletons, merge2) merges through it.
 
+use crate::comments::{self, Carried, PlannedSide};
 use crate::fallback::Reason;
-use crate::merge::{self, Conflict};
-use crate::options::MergeOptions;
+use crate::merge::{self, Conflict, Plan};
+use crate::options::{ConflictStyle, MergeOptions};
 use crate::parse::{Parsed, Versions};
 use crate::render;
+use crate::text::markers::Markers;
 use crate::verify::reads_back;
 
 /// The structural result: the merged text and the conflicts marked in it.
@@ -18,7 +21,7 @@ pub struct Merged {
     pub notes: Vec<String>,
     /// Ours' side of a conflicted result before the comment pass edited it, where it did:
     /// the check of the conflict's sides holds ours' side to it ([`crate::verify::sides_hold`]).
-    pub(crate) planned_side: Option<render::PlannedSide>,
+    pub(crate) planned_side: Option<PlannedSide>,
 }
 
 /// Plans the merge of the parsed versions and writes it into ours' text.
@@ -36,14 +39,7 @@ pub(crate) fn planned_and_rendered(
     opts: &MergeOptions,
 ) -> Result<(Merged, Option<Parsed>), Reason> {
     let plan = merge::plan(versions, opts)?;
-    let rendered = render::render(versions, &plan, opts)?;
-    let merged = Merged {
-        text: rendered.text,
-        conflicts: plan.conflicts,
-        notes: [plan.notes, rendered.notes].concat(),
-        planned_side: rendered.planned_side,
-    };
-    Ok((merged, rendered.tree))
+    written(versions, plan, opts)
 }
 
 /// [`planned_and_rendered`] with a conflict marked at each of `forced`.
@@ -53,11 +49,41 @@ pub(crate) fn planned_with_conflicts_at(
     forced: &[(String, String)],
 ) -> Result<Merged, Reason> {
     let plan = merge::plan_with_conflicts_at(versions, opts, forced)?;
-    let rendered = render::render(versions, &plan, opts)?;
-    Ok(Merged {
-        text: rendered.text,
+    written(versions, plan, opts).map(|(merged, _)| merged)
+}
+
+/// The plan rendered into ours' text and given the comments the comment stage decides, with
+/// the result's tree where that stage parsed it. A plan render cannot write is a bug.
+fn written(
+    versions: &Versions,
+    plan: Plan,
+    opts: &MergeOptions,
+) -> Result<(Merged, Option<Parsed>), Reason> {
+    let rendered = render::render(versions, &plan, markers(versions, opts))
+        .map_err(|e| Reason::Internal(e.to_string()))?;
+    let Carried {
+        text,
+        notes,
+        tree,
+        planned_side,
+    } = comments::carried(versions, rendered, !plan.conflicts.is_empty(), opts);
+    let merged = Merged {
+        text,
         conflicts: plan.conflicts,
-        notes: [plan.notes, rendered.notes].concat(),
-        planned_side: rendered.planned_side,
-    })
+        notes: [plan.notes, notes].concat(),
+        planned_side,
+    };
+    Ok((merged, tree))
+}
+
+/// How render writes a conflict: git's marker size, labels and style (the only options it
+/// reads), in ours' line ending.
+fn markers<'a>(versions: &'a Versions, opts: &'a MergeOptions) -> Markers<'a> {
+    let l = &opts.labels;
+    Markers {
+        size: opts.marker_size,
+        labels: [&l.base, &l.ours, &l.theirs],
+        diff3: opts.style != ConflictStyle::Merge,
+        eol: versions.ours.eol,
+    }
 }

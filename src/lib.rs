@@ -20,6 +20,8 @@
 //!     ▼
 //!  render          the plan spliced into ours' bytes: re-indented, markers around conflicts
 //!     ▼
+//!  comments        each field's comment lines and line-end comment, by the 3-way rule
+//!     ▼
 //!  verify          the result checked as data against base, ours and theirs
 //!     ▼
 //!  driver / cli    choose git's result or the structural one, fall back, write, exit code
@@ -27,7 +29,7 @@
 //!
 //! `text` (lines, re-indentation, diff3, conflict markers) and `options` (the policy and the
 //! limits) sit below every stage; `git` holds everything kmerge asks of git. The `engine`
-//! (plan, then render) serves two attempts side by side under the driver, the structural one
+//! (plan, render, then the comments) serves two attempts side by side under the driver, the structural one
 //! and a Helm template's (`template`), each giving an `outcome`. Anything they cannot take
 //! falls back to git's own line merge (`git::line_merge`), with a typed [`fallback::Reason`],
 //! so no input loses data. The public
@@ -36,6 +38,7 @@
 
 pub(crate) mod atomic_write;
 pub mod cli;
+pub(crate) mod comments;
 pub mod driver;
 pub(crate) mod engine;
 pub mod fallback;

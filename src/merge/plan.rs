@@ -6,8 +6,24 @@
 //! markers around conflicts), so the rules never format text and render never decides a rule.
 
 use crate::parse::NodeId;
-use crate::resource::DocRef;
 use crate::text::Chunk;
+
+/// A whole document of one version, as render needs it: its index among the tree's documents
+/// and its root (render reads the tree, never the resource model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Document {
+    pub doc: usize,
+    pub root: NodeId,
+}
+
+impl From<crate::resource::DocRef> for Document {
+    fn from(d: crate::resource::DocRef) -> Document {
+        Document {
+            doc: d.doc,
+            root: d.root,
+        }
+    }
+}
 
 /// Where a node sits, which decides the lines that are "its" lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,15 +149,15 @@ pub(crate) enum Op {
     /// Ours' children replaced by theirs' (merge2's `$patch: replace`), directives left out.
     ReplaceChildren { ours: Field, theirs: Vec<Field> },
     /// Theirs' document inserted at `at` as a document of its own.
-    InsertDocument { theirs: DocRef, at: Anchor },
+    InsertDocument { theirs: Document, at: Anchor },
     /// Ours' document removed, with its separator.
-    DeleteDocument { ours: DocRef },
+    DeleteDocument { ours: Document },
     /// A whole document deleted on one side and changed on the other: ours' document (or an
     /// empty place at `at`) between markers with base's and theirs'.
     DocumentConflict {
-        base: Option<DocRef>,
-        ours: Option<DocRef>,
-        theirs: Option<DocRef>,
+        base: Option<Document>,
+        ours: Option<Document>,
+        theirs: Option<Document>,
         at: Anchor,
     },
 }

@@ -24,7 +24,7 @@ impl Merger<'_> {
                     if self.prepend().is_some() && directive(self.theirs, t.root) == Some("delete")
                     {
                         // merge2: `$patch: delete` at the top deletes the whole document.
-                        self.plan.ops.push(Op::DeleteDocument { ours: o });
+                        self.plan.ops.push(Op::DeleteDocument { ours: o.into() });
                     } else if !self.anchors_clash(b, o, t) {
                         self.merge_value(&Path::default(), b.map(root), root(o), root(t))
                     }
@@ -33,7 +33,10 @@ impl Merger<'_> {
                 (None, Some(_), None) | (Some(_), None, None) | (None, None, None) => {}
                 (None, None, Some(t)) => {
                     let at = self.new_document_position(&places, t);
-                    self.plan.ops.push(Op::InsertDocument { theirs: t, at });
+                    self.plan.ops.push(Op::InsertDocument {
+                        theirs: t.into(),
+                        at,
+                    });
                 }
                 (Some(b), Some(o), None) => {
                     let resolution = if same_data(self.base, b.root, self.ours, o.root) {
@@ -42,7 +45,9 @@ impl Merger<'_> {
                         self.opts.policy.resolve()
                     };
                     match resolution {
-                        Resolution::Theirs => self.plan.ops.push(Op::DeleteDocument { ours: o }),
+                        Resolution::Theirs => {
+                            self.plan.ops.push(Op::DeleteDocument { ours: o.into() })
+                        }
                         Resolution::Ours => {}
                         Resolution::Mark => self.document_conflict(
                             "theirs deleted it, ours changed it",
@@ -57,9 +62,10 @@ impl Merger<'_> {
                     }
                     let at = self.new_document_position(&places, t);
                     match self.opts.policy.resolve() {
-                        Resolution::Theirs => {
-                            self.plan.ops.push(Op::InsertDocument { theirs: t, at })
-                        }
+                        Resolution::Theirs => self.plan.ops.push(Op::InsertDocument {
+                            theirs: t.into(),
+                            at,
+                        }),
                         Resolution::Ours => {}
                         Resolution::Mark => self.document_conflict(
                             "ours deleted it, theirs changed it",
@@ -127,9 +133,9 @@ impl Merger<'_> {
         at: Anchor,
     ) {
         self.plan.ops.push(Op::DocumentConflict {
-            base,
-            ours,
-            theirs,
+            base: base.map(Into::into),
+            ours: ours.map(Into::into),
+            theirs: theirs.map(Into::into),
             at,
         });
         self.record_conflict("", what.into());

@@ -5,13 +5,12 @@ use std::ops::Range;
 
 use anyhow::Result;
 
-use crate::merge::plan::Field;
+use crate::merge::plan::{Document, Field};
 use crate::parse::{Doc, Tree};
-use crate::resource::DocRef;
 use crate::text::{line_start, next_line_start, reindent};
 
-use super::splice::Edit;
 use super::Renderer;
+use crate::text::splice::Edit;
 
 impl Renderer<'_> {
     /// A document of base or theirs as text to place at `at` in ours: it starts with `---`,
@@ -45,7 +44,7 @@ impl Renderer<'_> {
     /// (`---` and comment lines only, as a Helm chart leaves where a template rendered
     /// nothing: `---`, `# Source: x.yaml`). Empty documents pair with nothing, so the new
     /// document brings them; those ours already has at `at` stay ours', and it goes after them.
-    pub(super) fn insert_document(&self, t: DocRef, at: usize) -> Edit {
+    pub(super) fn insert_document(&self, t: Document, at: usize) -> Edit {
         let (ours, theirs) = (self.ours, self.theirs);
         let mut at = self.after_bom(at);
         let region = &theirs.docs[t.doc].region;
@@ -86,7 +85,7 @@ impl Renderer<'_> {
     /// Ours' document deleted, with the separator that belongs to it and the empty documents
     /// right before it that theirs does not hold (they came with it, as a new document
     /// brings them).
-    pub(super) fn delete_document(&self, o: DocRef) -> Edit {
+    pub(super) fn delete_document(&self, o: Document) -> Edit {
         let (ours, theirs) = (self.ours, self.theirs);
         let mut region = ours.docs[o.doc].region.clone();
         let text = ours.text;
@@ -120,13 +119,13 @@ impl Renderer<'_> {
     /// ours deleted it) an empty place at `at`, between markers with base's and theirs'.
     pub(super) fn document_conflict(
         &self,
-        b: Option<DocRef>,
-        o: Option<DocRef>,
-        t: Option<DocRef>,
+        b: Option<Document>,
+        o: Option<Document>,
+        t: Option<Document>,
         at: usize,
         out: &mut Vec<Edit>,
     ) -> Result<()> {
-        let root = |d: Option<DocRef>| {
+        let root = |d: Option<Document>| {
             d.map(|d| Field::root(d.root))
                 .into_iter()
                 .collect::<Vec<_>>()
@@ -139,7 +138,7 @@ impl Renderer<'_> {
             if at > 0 && !self.ours.text[..at].ends_with('\n') {
                 text.push_str(self.ours.eol);
             }
-            let side = |tree: &Tree, d: Option<DocRef>| {
+            let side = |tree: &Tree, d: Option<Document>| {
                 d.map_or(String::new(), |d| {
                     self.document_block(tree, tree.docs[d.doc].region.clone(), at)
                 })

@@ -13,8 +13,8 @@ use super::regions::{
     after_indicator, column, entry_lines, first_child_line, item_lines, lines, list_key,
     sequence_offset,
 };
-use super::splice::{splice, Edit};
 use super::Renderer;
+use crate::text::splice::{splice, Edit};
 
 impl Renderer<'_> {
     /// Ours' value replaced by theirs' (theirs' text, quoting and end-of-line comment).

@@ -2,54 +2,48 @@
 //!
 //! Text taken from theirs (or base, inside conflicts) is copied from its source with its
 //! comments, moved to ours' column and sequence style, in ours' line endings. Conflicts get
-//! git's markers around the smallest whole-line range.
+//! git's markers around the smallest whole-line range. Render decides nothing: which
+//! comments each field of the result gets is decided by the comment stage, after it.
 
-mod comments;
 mod documents;
 mod fields;
 mod regions;
 mod scalars;
-mod splice;
+
+use std::fmt;
 
 use anyhow::Result;
 
-use crate::fallback::Reason;
 use crate::merge::plan::{Anchor, Op, Plan};
-use crate::options::{ConflictStyle, MergeOptions, Mode};
-use crate::parse::{Parsed, Tree, Versions};
+use crate::parse::{Tree, Versions};
 use crate::text::markers::Markers;
+use crate::text::splice::{splice, Edit};
 
-pub(crate) use comments::PlannedSide;
-use splice::{splice, Edit};
+/// A plan render cannot write (two edits of one range): a planning bug, which the caller
+/// reports as one.
+#[derive(Debug)]
+pub(crate) struct Unwritable(anyhow::Error);
 
-/// Ours' text with the plan's edits spliced in, and the notes for the user.
-pub(crate) struct Rendered {
-    pub text: String,
-    /// What the user should know about the result (theirs' comment edits not taken).
-    pub notes: Vec<String>,
-    /// The tree of `text`, where the comment pass parsed it.
-    pub tree: Option<Parsed>,
-    /// Ours' side of a conflicted result before the comment pass edited it, where it did.
-    pub planned_side: Option<PlannedSide>,
+impl fmt::Display for Unwritable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
 }
 
-/// Ours' text with the plan's edits spliced in; then every field gets the comments the 3-way
-/// merge of the versions' comments decides (see [`comments`]), in a conflicted result every
-/// field outside the conflicts.
+/// Ours' text with the plan's edits spliced in.
 ///
 /// Fails only on a planning error (two edits of one range): that is a bug, and the driver
 /// reports it as one.
 pub(crate) fn render(
     versions: &Versions,
     plan: &Plan,
-    opts: &MergeOptions,
-) -> Result<Rendered, Reason> {
-    let r = Renderer::new(versions, opts);
+    markers: Markers,
+) -> Result<String, Unwritable> {
+    let r = Renderer::new(versions, markers);
     let mut ranked = Vec::new();
-    let internal = |e: anyhow::Error| Reason::Internal(format!("{e:#}"));
     for op in &plan.ops {
         let mut edits = Vec::new();
-        r.edits(op, &mut edits).map_err(internal)?;
+        r.edits(op, &mut edits).map_err(Unwritable)?;
         ranked.extend(edits.into_iter().map(|e| (rank(op), e)));
     }
     // Insertions at one offset keep the order they were planned in, but for whole
@@ -57,33 +51,7 @@ pub(crate) fn render(
     // first lines, one placed where it ends goes after its new last lines.
     ranked.sort_by_key(|(rank, e)| (e.start, *rank));
     let mut edits: Vec<Edit> = ranked.into_iter().map(|(_, e)| e).collect();
-    let text = splice(r.ours.text, &mut edits).map_err(internal)?;
-    // A patch (merge2) has no base to tell its comment edits from its comments.
-    if matches!(opts.mode, Mode::TwoWay { .. }) {
-        return Ok(Rendered {
-            text,
-            notes: Vec::new(),
-            tree: None,
-            planned_side: None,
-        });
-    }
-    if !plan.conflicts.is_empty() {
-        let (text, notes, planned_side) =
-            comments::carry_around_conflicts(versions, &text, opts.policy, opts.marker_size);
-        return Ok(Rendered {
-            text,
-            notes,
-            tree: None,
-            planned_side,
-        });
-    }
-    let carried = comments::carry(versions, &text, opts.policy);
-    Ok(Rendered {
-        text: carried.text,
-        notes: carried.notes,
-        tree: carried.tree,
-        planned_side: None,
-    })
+    splice(r.ours.text, &mut edits).map_err(Unwritable)
 }
 
 /// Where an op's insertions go among others at the same offset (see [`render`]).
@@ -98,25 +66,26 @@ fn rank(op: &Op) -> i8 {
     }
 }
 
-/// What every edit is written against: the three trees and git's marker settings.
+/// What every edit is written against: the three trees and how conflicts are written in
+/// this file (git's marker size, labels and style, ours' line ending).
 struct Renderer<'t> {
     base: &'t Tree<'t>,
     ours: &'t Tree<'t>,
     theirs: &'t Tree<'t>,
-    opts: &'t MergeOptions,
+    markers: Markers<'t>,
     /// Ours' sequence styles, so that lists moved in from theirs take the style of ours'
     /// nearest list (worked out on the first move).
     ours_lists: std::cell::OnceCell<regions::ListStyles>,
 }
 
 impl<'t> Renderer<'t> {
-    fn new(versions: &'t Versions<'t>, opts: &'t MergeOptions) -> Renderer<'t> {
+    fn new(versions: &'t Versions<'t>, markers: Markers<'t>) -> Renderer<'t> {
         let ours = &versions.ours;
         Renderer {
             base: &versions.base,
             ours,
             theirs: &versions.theirs,
-            opts,
+            markers,
             ours_lists: std::cell::OnceCell::new(),
         }
     }
@@ -190,14 +159,8 @@ impl<'t> Renderer<'t> {
     }
 
     /// How conflicts are written in this file.
-    fn markers(&self) -> Markers<'_> {
-        let l = &self.opts.labels;
-        Markers {
-            size: self.opts.marker_size,
-            labels: [&l.base, &l.ours, &l.theirs],
-            diff3: self.opts.style != ConflictStyle::Merge,
-            eol: self.ours.eol,
-        }
+    fn markers(&self) -> &Markers<'t> {
+        &self.markers
     }
 
     /// A byte-order mark stays the first thing in the file: nothing is inserted before it.

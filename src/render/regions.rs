@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use crate::merge::plan::{Anchor, Field, Slot};
 use crate::parse::{Kind, NodeId, Tree};
-use crate::text::{line_start, next_line_start};
+use crate::text::{dash_of, line_start, next_line_start};
 
 use super::Renderer;
 
@@ -47,16 +47,6 @@ pub(crate) fn item_lines(tree: &Tree, item: NodeId) -> Range<usize> {
     let dash = dash_of(text, tree.node(item).start);
     let start = key_lines_start(text, dash);
     start..next_line_start(text, tree.node(item).end.max(dash))
-}
-
-/// The `-` that opens the sequence item whose content starts at `item`.
-pub(crate) fn dash_of(text: &str, item: usize) -> usize {
-    let trimmed = text[..item].trim_end_matches([' ', '\t', '\r', '\n']);
-    if trimmed.ends_with('-') {
-        trimmed.len() - 1
-    } else {
-        item
-    }
 }
 
 /// The column a field's lines are indented to: its key's, its dash's, 0 for a root.

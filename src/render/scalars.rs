@@ -7,8 +7,8 @@ use crate::text::line_end;
 use crate::text::Chunk;
 
 use super::regions::column;
-use super::splice::Edit;
 use super::Renderer;
+use crate::text::splice::Edit;
 
 impl Renderer<'_> {
     /// A block scalar's content rewritten from the chunks of its 3-way line merge, in ours'

@@ -4,6 +4,7 @@
 use anyhow::Result;
 
 use super::{controls, merged_controls, Skeletons, Tokens};
+use crate::comments::PlannedSide;
 use crate::engine::{self, Merged};
 use crate::fallback::Reason;
 use crate::git::line_merge::LineMerge;
@@ -11,7 +12,6 @@ use crate::merge;
 use crate::options::MergeOptions;
 use crate::outcome::{clean, conflict_messages, conflicted, last_resort, Attempt, Outcome};
 use crate::parse::Versions;
-use crate::render;
 use crate::text::markers::{self, conflict_hunks, marked_lines};
 use crate::verify::{self, Finding, Verdict};
 
@@ -143,7 +143,7 @@ fn skeleton_sides_hold(
     skeleton: &str,
     size: usize,
     whole: bool,
-    planned: Option<render::PlannedSide>,
+    planned: Option<PlannedSide>,
 ) -> bool {
     verify::sides_hold(versions, skeleton.as_bytes(), size, planned).is_ok()
         && (!whole

@@ -44,3 +44,13 @@ pub(crate) fn at_line_starts<'t>(
 ) -> impl Iterator<Item = usize> + 't {
     found.filter(move |&at| at == 0 || text[at - 1] == b'\n')
 }
+
+/// The `-` that opens the sequence item whose content starts at `item`.
+pub(crate) fn dash_of(text: &str, item: usize) -> usize {
+    let trimmed = text[..item].trim_end_matches([' ', '\t', '\r', '\n']);
+    if trimmed.ends_with('-') {
+        trimmed.len() - 1
+    } else {
+        item
+    }
+}

@@ -8,7 +8,10 @@ mod lines;
 pub(crate) mod markers;
 mod reindent;
 pub(crate) mod skeleton;
+pub(crate) mod splice;
 
 pub(crate) use diff3::{diff3, Chunk};
-pub(crate) use lines::{at_line_starts, indent_of_line, line_end, line_start, next_line_start};
+pub(crate) use lines::{
+    at_line_starts, dash_of, indent_of_line, line_end, line_start, next_line_start,
+};
 pub(crate) use reindent::reindent;
