@@ -1,8 +1,12 @@
 //! Documents as resources: their identities, and which document of base, ours and theirs is
 //! the same resource.
 
+mod identity;
 mod list_keys;
 mod path;
+
+pub use identity::Identity;
+pub(crate) use identity::{field, Fields};
 
 pub(crate) use list_keys::{
     element_key, group_kind_of, kyaml_element_key, list_kind, schema_keys, ListKind,
@@ -10,83 +14,9 @@ pub(crate) use list_keys::{
 pub(crate) use path::Path;
 
 use std::collections::HashMap;
-use std::fmt;
 
 use crate::fallback::Reason;
 use crate::parse::{Kind, NodeId, Tree};
-
-/// A resource's identity: API group (not version, so `autoscaling/v2beta2` → `autoscaling/v2`
-/// is the same resource), kind, namespace, name. Missing parts are empty.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Identity {
-    pub group: String,
-    pub kind: String,
-    pub namespace: String,
-    pub name: String,
-}
-
-impl Identity {
-    /// The identity of a document, if it has a `kind` or a `metadata.name`; plain YAML (values
-    /// files, CI workflows) has none.
-    pub fn of(tree: &Tree, root: NodeId) -> Option<Identity> {
-        if tree.node(root).kind != Kind::Map {
-            return None;
-        }
-        let kind = tree.get_str(root, "kind");
-        let metadata = tree.get(root, "metadata");
-        let name = metadata.and_then(|m| tree.get_str(m, "name"));
-        if kind.is_none() && name.is_none() {
-            return None;
-        }
-        let api_version = tree.get_str(root, "apiVersion").unwrap_or("");
-        Some(Identity {
-            group: api_version
-                .rsplit_once('/')
-                .map_or("", |(g, _)| g)
-                .to_string(),
-            kind: kind.unwrap_or("").to_string(),
-            namespace: metadata
-                .and_then(|m| tree.get_str(m, "namespace"))
-                .unwrap_or("")
-                .to_string(),
-            name: name.unwrap_or("").to_string(),
-        })
-    }
-
-    /// How many of group, kind, namespace and name differ.
-    pub(crate) fn differences(&self, other: &Identity) -> usize {
-        [
-            self.group != other.group,
-            self.kind != other.kind,
-            self.namespace != other.namespace,
-            self.name != other.name,
-        ]
-        .iter()
-        .filter(|&&d| d)
-        .count()
-    }
-
-    /// The schema table's name for the kind: `group/Kind`, or `Kind` for the core group.
-    pub fn group_kind(&self) -> String {
-        if self.group.is_empty() {
-            self.kind.clone()
-        } else {
-            format!("{}/{}", self.group, self.kind)
-        }
-    }
-}
-
-impl fmt::Display for Identity {
-    /// `apps/Deployment shop/web`, `ConfigMap settings`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.group_kind())?;
-        match (self.namespace.as_str(), self.name.as_str()) {
-            ("", "") => Ok(()),
-            ("", name) => write!(f, " {name}"),
-            (namespace, name) => write!(f, " {namespace}/{name}"),
-        }
-    }
-}
 
 /// A document of one version: its index in the tree's docs and its root node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -421,22 +351,20 @@ pub(crate) fn renamed_element(
 /// half of their leaf values (by field path, their identity fields left out) are the same. A
 /// new resource of the same kind with other content is not a rename, whatever its position.
 pub(crate) fn similar(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
-    let (common, larger) = shared_leaves(a, an, b, bn, &DOCUMENT_IDENTITY);
+    let (common, larger) = shared_leaves(a, an, b, bn, &identity::FIELDS);
     2 * common >= larger
 }
 
 /// The share of the larger document's leaf values (identity fields left out) that the other
 /// holds too, from 0 to 1: which of several [`similar`] documents is the closest.
 pub(crate) fn likeness(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> f64 {
-    let (common, larger) = shared_leaves(a, an, b, bn, &DOCUMENT_IDENTITY);
+    let (common, larger) = shared_leaves(a, an, b, bn, &identity::FIELDS);
     if larger == 0 {
         1.0
     } else {
         common as f64 / larger as f64
     }
 }
-
-const DOCUMENT_IDENTITY: [&str; 4] = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
 
 /// Whether two elements of a keyed list are close enough in content to be one element
 /// renamed: as for documents, with the list's key fields left out (a rename changes them), so
