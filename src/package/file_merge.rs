@@ -21,9 +21,10 @@ use crate::resource::{self, Identity};
 use crate::text::markers;
 
 use super::layout::{assemble, piece, Owners, Version};
-use super::pairing::{Group, Package, PathId, PathKind, BASE, OURS, THEIRS};
+use super::pairing::{Group, Package, PathId, PathKind};
 use super::snapshot::Entry;
 use super::ResourceCounts;
+use crate::sides::{BASE, OURS, THEIRS};
 
 /// A merged file, or the file merge's word that there is none.
 #[derive(Debug, Default)]

@@ -4,6 +4,7 @@
 mod identity;
 mod list_keys;
 mod path;
+mod renames;
 
 pub use identity::Identity;
 pub(crate) use identity::{field, Fields};
@@ -12,11 +13,13 @@ pub(crate) use list_keys::{
     element_key, group_kind_of, kyaml_element_key, list_kind, schema_keys, ListKind,
 };
 pub(crate) use path::Path;
+pub(crate) use renames::{close_identities, pair_renames, Lost, Placed};
 
 use std::collections::HashMap;
 
 use crate::fallback::Reason;
 use crate::parse::{Kind, NodeId, Tree};
+use crate::sides::{Side, BASE};
 
 /// A document of one version: its index in the tree's docs and its root node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,47 +143,11 @@ pub fn match_documents(
         }
     }
     let trees = [base, ours, theirs];
-    pair_renames(&mut groups, trees);
+    pair_renames(&mut groups, Lost::Kept, |b, side, d| {
+        similar(trees[BASE], b.root, trees[side.index()], d.root)
+    });
     pair_by_position(&mut groups, &versions, trees);
     Ok(groups)
-}
-
-/// A rename on one side shows as one group missing only that side and one group holding only
-/// that side: when each is unique, they are the same resource.
-fn pair_renames(groups: &mut Vec<Group>, trees: [&Tree; 3]) {
-    for side in [Side::Ours, Side::Theirs] {
-        let other = side.other();
-        let missing: Vec<usize> = (0..groups.len())
-            .filter(|&i| {
-                let g = &groups[i];
-                g.base.is_some() && g.side(side).is_none() && g.side(other).is_some()
-            })
-            .collect();
-        let only: Vec<usize> = (0..groups.len())
-            .filter(|&i| {
-                let g = &groups[i];
-                g.base.is_none() && g.side(side).is_some() && g.side(other).is_none()
-            })
-            .collect();
-        if let (&[m], &[o]) = (missing.as_slice(), only.as_slice()) {
-            // A rename changes one part of an identity; a document of another kind and name
-            // is another resource (paired, ours' edit of a deleted resource would silently
-            // land on a new one).
-            let close = match (&groups[m].identity, &groups[o].identity) {
-                (Some(x), Some(y)) => x.differences(y) <= 1,
-                _ => true,
-            } && match (groups[m].base, groups[o].side(side)) {
-                (Some(b), Some(d)) => similar(trees[0], b.root, trees[side.index()], d.root),
-                _ => false,
-            };
-            if !close {
-                continue;
-            }
-            let doc = groups[o].side(side);
-            groups[m].set_side(side, doc);
-            groups.remove(o);
-        }
-    }
 }
 
 /// Renames that elimination cannot settle (several, or on both sides): a document that
@@ -222,10 +189,11 @@ fn pair_by_position(
             if other.is_some() && g.side(side.other()).is_some() {
                 continue;
             }
-            let close = match (identity(0, b), identity(side_index, doc)) {
-                (Some(x), Some(y)) => x.differences(&y) <= 1,
-                _ => false,
-            } && similar(trees[0], b.root, trees[side_index], doc.root);
+            let close = close_identities(
+                identity(0, b).as_ref(),
+                identity(side_index, doc).as_ref(),
+                false,
+            ) && similar(trees[0], b.root, trees[side_index], doc.root);
             if close {
                 moves.push((i, j));
             }
@@ -246,30 +214,6 @@ fn pair_by_position(
     }
 }
 
-/// Ours or theirs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    Ours,
-    Theirs,
-}
-
-impl Side {
-    /// The version's index among base, ours, theirs.
-    fn index(self) -> usize {
-        match self {
-            Side::Ours => 1,
-            Side::Theirs => 2,
-        }
-    }
-
-    fn other(self) -> Side {
-        match self {
-            Side::Ours => Side::Theirs,
-            Side::Theirs => Side::Ours,
-        }
-    }
-}
-
 impl Group {
     fn side(&self, side: Side) -> Option<DocRef> {
         match side {
@@ -283,6 +227,22 @@ impl Group {
             Side::Ours => self.ours = doc,
             Side::Theirs => self.theirs = doc,
         }
+    }
+}
+
+impl Placed for Group {
+    type Place = DocRef;
+
+    fn place(&self, index: usize) -> Option<DocRef> {
+        [self.base, self.ours, self.theirs][index]
+    }
+
+    fn set_place(&mut self, side: Side, doc: DocRef) {
+        self.set_side(side, Some(doc));
+    }
+
+    fn identity(&self) -> Option<&Identity> {
+        self.identity.as_ref()
     }
 }
 

@@ -1,0 +1,35 @@
+//! The three versions every merge carries, and the side a change comes from. Three versions
+//! travel as `[T; 3]` indexed by [`BASE`], [`OURS`] and [`THEIRS`]; a change, a rename or a
+//! text taken over is ours' or theirs' ([`Side`]), never base's.
+
+/// The index of base's version in a `[T; 3]`.
+pub(crate) const BASE: usize = 0;
+/// The index of ours' version in a `[T; 3]`.
+pub(crate) const OURS: usize = 1;
+/// The index of theirs' version in a `[T; 3]`.
+pub(crate) const THEIRS: usize = 2;
+
+/// Ours or theirs: whose change, whose text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    Ours,
+    Theirs,
+}
+
+impl Side {
+    /// The version's index among base, ours, theirs.
+    pub(crate) fn index(self) -> usize {
+        match self {
+            Side::Ours => OURS,
+            Side::Theirs => THEIRS,
+        }
+    }
+
+    /// Theirs for ours, ours for theirs.
+    pub(crate) fn other(self) -> Side {
+        match self {
+            Side::Ours => Side::Theirs,
+            Side::Theirs => Side::Ours,
+        }
+    }
+}
