@@ -32,4 +32,26 @@ impl Side {
             Side::Theirs => Side::Ours,
         }
     }
+
+    /// Ours' or theirs' of the two.
+    pub(crate) fn pick<T>(self, ours: T, theirs: T) -> T {
+        match self {
+            Side::Ours => ours,
+            Side::Theirs => theirs,
+        }
+    }
+}
+
+/// The rule git applies before it calls a merge driver, here at every level (a file's
+/// documents, a package's files, their modes): where theirs left a thing as base had it, or
+/// both sides made it alike, the result is ours'; where ours left it, theirs'. `None` where
+/// both changed it differently and it needs a merge.
+pub(crate) fn settled<T: PartialEq + ?Sized>(base: &T, ours: &T, theirs: &T) -> Option<Side> {
+    if ours == theirs || base == theirs {
+        Some(Side::Ours)
+    } else if base == ours {
+        Some(Side::Theirs)
+    } else {
+        None
+    }
 }

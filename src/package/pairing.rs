@@ -17,7 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::parse::{self, Tree};
 use crate::resource::{self, DocRef, Identity};
-use crate::sides::{Side, BASE, OURS, THEIRS};
+use crate::sides::{self, Side, BASE, OURS, THEIRS};
 use crate::split;
 
 use super::parallel::map_parallel;
@@ -311,7 +311,7 @@ fn one_sided(sides: [&Snapshot; 3], path: &str) -> bool {
         return false;
     };
     [b, o, t].iter().all(|e| e.mode != FileMode::Symlink)
-        && (o.bytes == t.bytes || b.bytes == t.bytes || b.bytes == o.bytes)
+        && sides::settled(&b.bytes, &o.bytes, &t.bytes).is_some()
 }
 
 /// The identities of a [`one_sided`] file's documents, where the scan names every document
