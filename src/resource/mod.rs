@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use crate::fallback::Reason;
 use crate::parse::{Kind, NodeId, Tree};
-use crate::sides::{Side, BASE};
+use crate::sides::{Side, BASE, OURS, THEIRS};
 
 /// A document of one version: its index in the tree's docs and its root node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,15 +80,15 @@ pub fn match_documents(
     // One document in each version (merge2: in ours and theirs, with no base): the same
     // resource, whatever the identities.
     let bases = if patch { 0 } else { 1 };
-    if versions[1].len() == 1 && versions[2].len() == 1 && versions[0].len() == bases {
-        let identity = versions[1][0]
+    if versions[OURS].len() == 1 && versions[THEIRS].len() == 1 && versions[BASE].len() == bases {
+        let identity = versions[OURS][0]
             .1
             .clone()
-            .or_else(|| versions[2][0].1.clone());
+            .or_else(|| versions[THEIRS][0].1.clone());
         return Ok(vec![Group {
-            base: versions[0].first().map(|d| d.0),
-            ours: Some(versions[1][0].0),
-            theirs: Some(versions[2][0].0),
+            base: versions[BASE].first().map(|d| d.0),
+            ours: Some(versions[OURS][0].0),
+            theirs: Some(versions[THEIRS][0].0),
             label: identity
                 .as_ref()
                 .map_or("document 1".into(), |i| i.to_string()),
@@ -103,7 +103,7 @@ pub fn match_documents(
     let mut groups: Vec<Group> = Vec::new();
     let mut index: HashMap<Key, usize> = HashMap::new();
     // Ours first, then theirs, then base: the output follows ours' order, new ones theirs'.
-    for side in [1, 2, 0] {
+    for side in [OURS, THEIRS, BASE] {
         let mut plain = 0;
         let mut seen = std::collections::HashSet::new();
         for (doc, identity) in &versions[side] {
@@ -135,11 +135,7 @@ pub fn match_documents(
                 });
                 groups.len() - 1
             });
-            match side {
-                0 => groups[g].base = Some(*doc),
-                1 => groups[g].ours = Some(*doc),
-                _ => groups[g].theirs = Some(*doc),
-            }
+            *groups[g].slot_mut(side) = Some(*doc);
         }
     }
     let trees = [base, ours, theirs];
@@ -166,7 +162,8 @@ fn pair_by_position(
             .find(|(d, _)| *d == doc)
             .and_then(|(_, id)| id.clone())
     };
-    for (side_index, side) in [(1, Side::Ours), (2, Side::Theirs)] {
+    for side in [Side::Ours, Side::Theirs] {
+        let side_index = side.index();
         let owner: HashMap<usize, usize> = groups
             .iter()
             .enumerate()
@@ -178,7 +175,7 @@ fn pair_by_position(
             let (Some(b), None) = (g.base, g.side(side)) else {
                 continue;
             };
-            let Some(p) = position(0, b) else { continue };
+            let Some(p) = position(BASE, b) else { continue };
             let Some(&(doc, _)) = versions[side_index].get(p) else {
                 continue;
             };
@@ -190,10 +187,10 @@ fn pair_by_position(
                 continue;
             }
             let close = close_identities(
-                identity(0, b).as_ref(),
+                identity(BASE, b).as_ref(),
                 identity(side_index, doc).as_ref(),
                 false,
-            ) && similar(trees[0], b.root, trees[side_index], doc.root);
+            ) && similar(trees[BASE], b.root, trees[side_index], doc.root);
             if close {
                 moves.push((i, j));
             }
@@ -215,18 +212,21 @@ fn pair_by_position(
 }
 
 impl Group {
-    fn side(&self, side: Side) -> Option<DocRef> {
-        match side {
-            Side::Ours => self.ours,
-            Side::Theirs => self.theirs,
+    /// The document of the version at `index` ([`BASE`], [`OURS`], [`THEIRS`]), to set.
+    fn slot_mut(&mut self, index: usize) -> &mut Option<DocRef> {
+        match index {
+            BASE => &mut self.base,
+            OURS => &mut self.ours,
+            _ => &mut self.theirs,
         }
     }
 
+    fn side(&self, side: Side) -> Option<DocRef> {
+        side.pick(self.ours, self.theirs)
+    }
+
     fn set_side(&mut self, side: Side, doc: Option<DocRef>) {
-        match side {
-            Side::Ours => self.ours = doc,
-            Side::Theirs => self.theirs = doc,
-        }
+        *self.slot_mut(side.index()) = doc;
     }
 }
 
