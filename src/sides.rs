@@ -1,6 +1,9 @@
 //! The three versions every merge carries, and the side a change comes from. Three versions
-//! travel as `[T; 3]` indexed by [`BASE`], [`OURS`] and [`THEIRS`]; a change, a rename or a
-//! text taken over is ours' or theirs' ([`Side`]), never base's.
+//! travel as `[T; 3]` indexed by [`BASE`], [`OURS`] and [`THEIRS`], and a message names one
+//! as a [`Version`]; a change, a rename or a text taken over is ours' or theirs' ([`Side`]),
+//! never base's.
+
+use std::fmt;
 
 /// The index of base's version in a `[T; 3]`.
 pub(crate) const BASE: usize = 0;
@@ -8,6 +11,24 @@ pub(crate) const BASE: usize = 0;
 pub(crate) const OURS: usize = 1;
 /// The index of theirs' version in a `[T; 3]`.
 pub(crate) const THEIRS: usize = 2;
+
+/// One of the three versions, as messages name it: `base`, `ours`, `theirs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    Base,
+    Ours,
+    Theirs,
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Version::Base => "base",
+            Version::Ours => "ours",
+            Version::Theirs => "theirs",
+        })
+    }
+}
 
 /// Ours or theirs: whose change, whose text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
