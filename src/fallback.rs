@@ -4,29 +4,30 @@
 
 use std::fmt;
 
-use crate::parse::{Refused, Side};
+use crate::parse::Refused;
+use crate::sides::Version;
 
 /// Why the structural merge was not used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
     /// A NUL byte among the first 8000: git's own test for a binary file.
-    Binary(Side),
+    Binary(Version),
     /// Some version is not UTF-8 text.
     NotUtf8,
     /// A version over `--max-size` bytes.
     TooLarge {
-        side: Side,
+        side: Version,
         bytes: usize,
         limit: usize,
     },
     /// A version with more YAML nodes than the structural merge holds in memory.
-    TooManyNodes(Side),
+    TooManyNodes(Version),
     /// A version already holds conflict markers (a criss-cross merge's base can).
-    Markers(Side),
+    Markers(Version),
     /// A Helm/Go template: `{{ … }}` stands as YAML structure.
-    Template { side: Side, line: usize },
+    Template { side: Version, line: usize },
     /// Not YAML: the parser's message, with its line and column.
-    NotYaml { side: Side, error: String },
+    NotYaml { side: Version, error: String },
     /// YAML the structural merge cannot pair or place safely: a repeated key, two documents
     /// with one identity, bare CR line breaks, files of nothing but comments.
     Unsupported(String),

@@ -50,6 +50,7 @@ pub mod package;
 pub(crate) mod parse;
 pub(crate) mod render;
 pub(crate) mod resource;
+pub(crate) mod sides;
 pub(crate) mod split;
 pub(crate) mod template;
 #[doc(hidden)]

@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use crate::resource::Identity;
+use crate::resource::{Fields, Identity};
 
 /// One document's text (from its `---` line, or the start of the file, up to the next
 /// `---` line) and what it is.
@@ -24,8 +24,8 @@ pub(crate) struct Piece<'a> {
 pub(crate) enum Name {
     /// Only comments and blank lines (the head of a file before its first `---`).
     Comments,
-    /// A resource: `group/Kind namespace/name`.
-    Resource(String),
+    /// A resource, named by its identity.
+    Resource(Identity),
 }
 
 /// The file's documents, each named, in order; `None` where the scan cannot be sure of every
@@ -64,20 +64,10 @@ pub(crate) fn identities(text: &str) -> Option<Vec<Identity>> {
         let Some(head) = head(piece, true)? else {
             continue;
         };
-        if head.null || (head.kind.is_none() && head.name.is_none()) {
+        if head.null {
             return None;
         }
-        let id = Identity {
-            group: head
-                .api
-                .as_deref()
-                .and_then(|api| api.rsplit_once('/'))
-                .map_or("", |(group, _)| group)
-                .to_string(),
-            kind: head.kind.unwrap_or_default(),
-            namespace: head.namespace.unwrap_or_default(),
-            name: head.name.unwrap_or_default(),
-        };
+        let id = head.fields.identity()?;
         if !seen.insert(id.clone()) {
             return None;
         }
@@ -159,24 +149,17 @@ fn name_of(doc: &str) -> Option<Name> {
     let Some(head) = head(doc, false)? else {
         return Some(Name::Comments);
     };
-    let (api, kind, name) = (head.api?, head.kind?, head.name?);
-    if kind.ends_with("List") {
+    let f = &head.fields;
+    if f.api_version.is_none() || f.name.is_none() || f.kind.as_ref()?.ends_with("List") {
         return None;
     }
-    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
-    Some(Name::Resource(format!(
-        "{group}/{kind} {}/{name}",
-        head.namespace.unwrap_or_default()
-    )))
+    f.identity().map(Name::Resource)
 }
 
-/// What the scan read at the top of a document: `apiVersion`, `kind`, `metadata.name` and
-/// `metadata.namespace` as their values read (quotes taken off), each where the document has it.
+/// What the scan read at the top of a document: the identity fields as their values read
+/// (quotes taken off), each where the document has it.
 struct Head {
-    api: Option<String>,
-    kind: Option<String>,
-    name: Option<String>,
-    namespace: Option<String>,
+    fields: Fields<String>,
     /// One of those is a plain `null`, `Null` or `NULL`: no value to YAML.
     null: bool,
 }
@@ -187,10 +170,7 @@ struct Head {
 /// text whatever their indentation, and they could look like keys of the head.
 fn head(doc: &str, strict: bool) -> Option<Option<Head>> {
     let mut head = Head {
-        api: None,
-        kind: None,
-        name: None,
-        namespace: None,
+        fields: Fields::default(),
         null: false,
     };
     // A document's top-level keys are few: compared one by one, without a set.
@@ -249,8 +229,8 @@ fn head(doc: &str, strict: bool) -> Option<Option<Head>> {
             keys.push(key);
             in_metadata = false;
             match key {
-                "apiVersion" => head.api = Some(scalar(value)?),
-                "kind" => head.kind = Some(scalar(value)?),
+                "apiVersion" => head.fields.api_version = Some(scalar(value)?),
+                "kind" => head.fields.kind = Some(scalar(value)?),
                 "metadata" => {
                     if !value.is_empty() {
                         return None;
@@ -272,9 +252,9 @@ fn head(doc: &str, strict: bool) -> Option<Option<Head>> {
             if indent == first {
                 let (key, value) = entry(trimmed)?;
                 match key {
-                    "name" if head.name.is_none() => head.name = Some(scalar(value)?),
-                    "namespace" if head.namespace.is_none() => {
-                        head.namespace = Some(scalar(value)?)
+                    "name" if head.fields.name.is_none() => head.fields.name = Some(scalar(value)?),
+                    "namespace" if head.fields.namespace.is_none() => {
+                        head.fields.namespace = Some(scalar(value)?)
                     }
                     "name" | "namespace" => return None,
                     _ => {}
@@ -438,7 +418,9 @@ mod tests {
             p.iter()
                 .map(|p| match &p.name {
                     Name::Comments => "#".to_string(),
-                    Name::Resource(r) => r.clone(),
+                    Name::Resource(r) => {
+                        format!("{}/{} {}/{}", r.group, r.kind, r.namespace, r.name)
+                    }
                 })
                 .collect()
         })

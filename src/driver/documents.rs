@@ -21,6 +21,7 @@
 use std::collections::HashSet;
 
 use crate::options::{MergeOptions, Mode, Policy};
+use crate::sides::settled;
 use crate::split::{cut, split, Name, Piece};
 use crate::text::{diff3, Chunk};
 
@@ -153,13 +154,12 @@ fn parts<'a>(
                     }
                     // The chunk is where both sides changed something, not each document: one
                     // side may have left this one alone.
-                    if pb.text == pt.text || po.text == pt.text {
-                        parts.push(Part::Text(po.text));
-                    } else if pb.text == po.text {
-                        parts.push(Part::Text(pt.text));
-                    } else {
-                        parts.push(Part::Merged(both.len()));
-                        both.push([pb.text, po.text, pt.text]);
+                    match settled(pb.text, po.text, pt.text) {
+                        Some(side) => parts.push(Part::Text(side.pick(po.text, pt.text))),
+                        None => {
+                            parts.push(Part::Merged(both.len()));
+                            both.push([pb.text, po.text, pt.text]);
+                        }
                     }
                 }
             }

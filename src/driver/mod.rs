@@ -28,7 +28,8 @@ pub use crate::merge::Conflict;
 use crate::options::{MergeOptions, Mode, Policy};
 pub use crate::outcome::Outcome;
 use crate::outcome::{last_resort, written_markers, Attempt};
-use crate::parse::{self, Side, Versions};
+use crate::parse::{self, Versions};
+use crate::sides::Version;
 use crate::template;
 use crate::text::markers::{self, has_marker_lines};
 use crate::verify::line_result_is_sound;
@@ -60,9 +61,9 @@ pub(crate) fn merge_bytes_by(
     shortcut: Shortcut,
 ) -> Result<Outcome> {
     let sides = [
-        (Side::Base, base),
-        (Side::Ours, ours),
-        (Side::Theirs, theirs),
+        (Version::Base, base),
+        (Version::Ours, ours),
+        (Version::Theirs, theirs),
     ];
     if let Some((side, _)) = sides.iter().find(|(_, bytes)| is_binary(bytes)) {
         return fallback(base, ours, theirs, opts, Reason::Binary(*side));

@@ -67,11 +67,7 @@ impl Field {
 }
 
 /// Ours or theirs: whose text an entry comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Side {
-    Ours,
-    Theirs,
-}
+pub(crate) use crate::sides::Side;
 
 /// A place in ours' text where something new goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,9 +21,10 @@ use crate::resource::{self, Identity};
 use crate::text::markers;
 
 use super::layout::{assemble, piece, Owners, Version};
-use super::pairing::{Group, Package, PathId, PathKind, BASE, OURS, THEIRS};
+use super::pairing::{Group, Package, PathId, PathKind};
 use super::snapshot::Entry;
 use super::ResourceCounts;
+use crate::sides::{self, Side, BASE, OURS, THEIRS};
 
 /// A merged file, or the file merge's word that there is none.
 #[derive(Debug, Default)]
@@ -321,13 +322,7 @@ struct Merged {
 /// field a side set to null even where the other side changed nothing (the file mode's
 /// `merge3` does so too), while a resource a side lacks is kept, taken or dropped whole.
 fn settled(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Option<Merged> {
-    let bytes = if ours == theirs || base == theirs {
-        ours
-    } else if base == ours {
-        theirs
-    } else {
-        return None;
-    };
+    let bytes = sides::settled(base, ours, theirs)?.pick(ours, theirs);
     let all_held = [base, ours, theirs].iter().all(|t| !t.is_empty());
     if opts.policy == Policy::Theirs && all_held && holds_null(bytes) {
         return None;
@@ -375,9 +370,12 @@ fn merged_mode(pkg: &Package, path: PathId) -> Option<FileMode> {
         .sides
         .map(|s| s.files.get(pkg.paths[path]).map(|e| e.mode));
     let [b, o, t] = modes;
+    if let (Some(_), Some(_)) = (o, t) {
+        if let Some(side) = sides::settled(&b, &o, &t) {
+            return side.pick(o, t);
+        }
+    }
     match (o, t) {
-        (Some(o), Some(t)) if o == t || b == Some(t) => Some(o),
-        (Some(_), Some(t)) if b == o => Some(t),
         (Some(o), _) => Some(o),
         (None, t) => t.or(b),
     }
@@ -392,7 +390,7 @@ pub(crate) fn settled_counts(pkg: &Package, path: PathId) -> ResourceCounts {
     let [Some(b), Some(o), Some(t)] = pkg.sides.map(|s| s.files.get(pkg.paths[path])) else {
         return counts;
     };
-    if o.bytes == t.bytes || b.bytes == t.bytes {
+    if sides::settled(&b.bytes, &o.bytes, &t.bytes) == Some(Side::Ours) {
         return counts;
     }
     fn parse(bytes: &[u8]) -> Option<Tree<'_>> {
@@ -441,11 +439,8 @@ pub(crate) fn merge_path(
         entry: entry.cloned(),
         ..FileOutcome::default()
     };
-    if o == t || b == t {
-        return Ok(settled(o));
-    }
-    if b == o {
-        return Ok(settled(t));
+    if let Some(side) = sides::settled(&b, &o, &t) {
+        return Ok(settled(side.pick(o, t)));
     }
     // Both entries changed; perhaps one only in content and the other only in mode.
     let mode = merged_mode(pkg, path).unwrap_or(FileMode::Regular);

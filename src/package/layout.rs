@@ -10,7 +10,8 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::pairing::{Group, Loc, Package, PathId, BASE, OURS, THEIRS};
+use super::pairing::{Group, Loc, Package, PathId};
+use crate::sides::{BASE, OURS, THEIRS};
 
 /// Which group a document of a side belongs to.
 pub(crate) type Owners = HashMap<(usize, Loc), usize>;

@@ -37,8 +37,9 @@ use crate::options::{MergeOptions, Policy};
 use crate::resource::Identity;
 use crate::text::markers::holds_conflict;
 
+use crate::sides::{OURS, THEIRS};
 use file_merge::FileOutcome;
-use pairing::{Group, Package, PathId, PathKind, OURS, THEIRS};
+use pairing::{Group, Package, PathId, PathKind};
 
 /// The merged package.
 #[derive(Debug)]

@@ -17,15 +17,12 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::parse::{self, Tree};
 use crate::resource::{self, DocRef, Identity};
+use crate::sides::{self, Side, BASE, OURS, THEIRS};
 use crate::split;
 
 use super::parallel::map_parallel;
 use super::snapshot::Snapshot;
 use crate::git::FileMode;
-
-pub(crate) const BASE: usize = 0;
-pub(crate) const OURS: usize = 1;
-pub(crate) const THEIRS: usize = 2;
 
 /// An index into [`Package::paths`].
 pub(crate) type PathId = usize;
@@ -80,6 +77,22 @@ pub(crate) struct Loc {
 pub(crate) struct Group {
     pub locs: [Option<Loc>; 3],
     pub identity: Option<Identity>,
+}
+
+impl resource::Placed for Group {
+    type Place = Loc;
+
+    fn place(&self, index: usize) -> Option<Loc> {
+        self.locs[index]
+    }
+
+    fn set_place(&mut self, side: Side, loc: Loc) {
+        self.locs[side.index()] = Some(loc);
+    }
+
+    fn identity(&self) -> Option<&Identity> {
+        self.identity.as_ref()
+    }
 }
 
 impl Group {
@@ -298,7 +311,7 @@ fn one_sided(sides: [&Snapshot; 3], path: &str) -> bool {
         return false;
     };
     [b, o, t].iter().all(|e| e.mode != FileMode::Symlink)
-        && (o.bytes == t.bytes || b.bytes == t.bytes || b.bytes == o.bytes)
+        && sides::settled(&b.bytes, &o.bytes, &t.bytes).is_some()
 }
 
 /// The identities of a [`one_sided`] file's documents, where the scan names every document
@@ -397,7 +410,11 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
             }
         }
     }
-    pair_renames(pkg, &mut groups);
+    // The file merge's elimination rule over the whole package; where the other side kept no
+    // resource the side lost, one both lost is taken (see [`resource::Lost::KeptOrBoth`]).
+    resource::pair_renames(&mut groups, resource::Lost::KeptOrBoth, |b, side, d| {
+        pkg.similar((BASE, b), (side.index(), d))
+    });
     pair_by_position(pkg, &mut groups);
     groups
 }
@@ -478,63 +495,6 @@ fn other(side: usize) -> usize {
     }
 }
 
-/// One part of the identity changed at most (a new name, namespace, kind or group).
-fn close_identities(a: &Option<Identity>, b: &Option<Identity>, missing_is_close: bool) -> bool {
-    match (a, b) {
-        (Some(x), Some(y)) => x.differences(y) <= 1,
-        _ => missing_is_close,
-    }
-}
-
-/// The file merge's elimination rule over the whole package: exactly one resource missing on
-/// a side and exactly one new on that side, close in identity and content, are one resource.
-/// Where the other side kept no resource the side lost, the one the other side lost too
-/// (deleted, or renamed itself) that is close to the new one is taken: a rename against a
-/// deletion or another rename is then a conflict, as in git, not a clean addition.
-fn pair_renames(pkg: &Package, groups: &mut Vec<Group>) {
-    for side in [OURS, THEIRS] {
-        let o = other(side);
-        let missing = |other_kept: bool| -> Vec<usize> {
-            (0..groups.len())
-                .filter(|&i| {
-                    let l = &groups[i].locs;
-                    l[BASE].is_some() && l[side].is_none() && l[o].is_some() == other_kept
-                })
-                .collect()
-        };
-        let only: Vec<usize> = (0..groups.len())
-            .filter(|&i| {
-                let l = &groups[i].locs;
-                l[BASE].is_none() && l[side].is_some() && l[o].is_none()
-            })
-            .collect();
-        let &[n] = only.as_slice() else {
-            continue;
-        };
-        let Some(d) = groups[n].locs[side] else {
-            continue;
-        };
-        let close = |m: usize| {
-            groups[m].locs[BASE].is_some_and(|b| {
-                close_identities(&groups[m].identity, &groups[n].identity, true)
-                    && pkg.similar((BASE, b), (side, d))
-            })
-        };
-        let kept = missing(true);
-        let candidates = match kept.as_slice() {
-            [] => missing(false).into_iter().filter(|&m| close(m)).collect(),
-            _ => kept,
-        };
-        let &[m] = candidates.as_slice() else {
-            continue;
-        };
-        if close(m) {
-            groups[m].locs[side] = Some(d);
-            groups.remove(n);
-        }
-    }
-}
-
 /// The file merge's positional rule within a path all versions kept: a resource gone from a
 /// side pairs with the new document at its position in that side's file, when close.
 fn pair_by_position(pkg: &Package, groups: &mut Vec<Group>) {
@@ -565,7 +525,7 @@ fn pair_by_position(pkg: &Package, groups: &mut Vec<Group>) {
             if groups[j].locs[o].is_some() && g.locs[o].is_some() {
                 continue;
             }
-            if close_identities(&g.identity, &groups[j].identity, false)
+            if resource::close_identities(g.identity.as_ref(), groups[j].identity.as_ref(), false)
                 && pkg.similar((BASE, b), (side, at))
             {
                 moves.push((i, j));

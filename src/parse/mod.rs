@@ -12,7 +12,7 @@ mod tree_builder;
 mod versions;
 
 pub use scalar::ScalarKey;
-pub use versions::{Refused, Side, Versions};
+pub use versions::{Refused, Versions};
 
 use std::collections::HashMap;
 use std::ops::Range;

@@ -1,52 +1,34 @@
 //! The three versions of a file, parsed together and checked for what the structural merge
 //! cannot take.
 
-use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::sides::Version;
 use crate::text::at_line_starts;
 
 use super::{Error, Kind, Style, Tree};
-
-/// One of the three versions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    Base,
-    Ours,
-    Theirs,
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Side::Base => "base",
-            Side::Ours => "ours",
-            Side::Theirs => "theirs",
-        })
-    }
-}
 
 /// Why the structural merge cannot take the versions as parsed. Typed here, where it is
 /// found; the driver words it as its fallback reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refused {
     /// A lone CR breaks a line: a YAML line break that line arithmetic here does not follow.
-    BareCr(Side),
+    BareCr(Version),
     /// More YAML nodes than [`crate::options::MAX_NODES`].
-    TooManyNodes(Side),
+    TooManyNodes(Version),
     /// The parser broke its own contract.
-    Internal { side: Side, what: String },
+    Internal { side: Version, what: String },
     /// A text that does not parse and has a Go template action (`{{`) on `line`: a Helm/Go
     /// template, not broken YAML.
-    Template { side: Side, line: usize },
+    Template { side: Version, line: usize },
     /// Not YAML, where the parser says.
-    NotYaml { side: Side, error: Error },
+    NotYaml { side: Version, error: Error },
     /// A mapping key repeated (`key` is where).
-    DuplicateKey { side: Side, key: String },
+    DuplicateKey { side: Version, key: String },
     /// A line indented with a tab.
-    TabIndent { side: Side, line: usize },
+    TabIndent { side: Version, line: usize },
     /// An empty mapping key (`: value`) on `line`.
-    EmptyKey { side: Side, line: usize },
+    EmptyKey { side: Version, line: usize },
     /// No version holds YAML data, only comments.
     NoData,
 }
@@ -92,20 +74,20 @@ impl<'a> Versions<'a> {
         // two parses or less (and may itself parse a clean line merge's result).
         let claimed = AtomicBool::new(false);
         let take_theirs =
-            || (!claimed.swap(true, Ordering::Relaxed)).then(|| parse(Side::Theirs, theirs));
+            || (!claimed.swap(true, Ordering::Relaxed)).then(|| parse(Version::Theirs, theirs));
         let (trees, r) = std::thread::scope(|scope| {
             let second = scope.spawn(|| {
                 let r = also();
                 (r, take_theirs())
             });
-            let base = parse(Side::Base, base);
-            let ours = parse(Side::Ours, ours);
+            let base = parse(Version::Base, base);
+            let ours = parse(Version::Ours, ours);
             let mine = take_theirs();
             match second.join() {
                 Ok((r, other)) => {
                     let theirs = mine
                         .or(other)
-                        .unwrap_or_else(|| parse(Side::Theirs, theirs));
+                        .unwrap_or_else(|| parse(Version::Theirs, theirs));
                     ([base, ours, theirs], r)
                 }
                 Err(panic) => std::panic::resume_unwind(panic),
@@ -117,9 +99,9 @@ impl<'a> Versions<'a> {
 
     /// The sequential parse: base, ours, theirs, the first error ending it.
     fn one_by_one(base: &'a str, ours: &'a str, theirs: &'a str) -> Result<Versions<'a>, Refused> {
-        let base = parse(Side::Base, base)?;
-        let ours = parse(Side::Ours, ours)?;
-        Versions::checked(Ok(base), Ok(ours), parse(Side::Theirs, theirs))
+        let base = parse(Version::Base, base)?;
+        let ours = parse(Version::Ours, ours)?;
+        Versions::checked(Ok(base), Ok(ours), parse(Version::Theirs, theirs))
     }
 
     /// The parsed versions (base's error first), unless none of them holds data.
@@ -165,7 +147,7 @@ const PARALLEL_FROM: usize = 256 << 10;
 const PARALLEL_UP_TO: usize = 32 << 20;
 
 /// One version parsed, or why the structural merge cannot take it.
-fn parse(side: Side, text: &str) -> Result<Tree<'_>, Refused> {
+fn parse(side: Version, text: &str) -> Result<Tree<'_>, Refused> {
     let bytes = text.as_bytes();
     if memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n')) {
         return Err(Refused::BareCr(side));

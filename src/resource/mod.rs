@@ -1,92 +1,25 @@
 //! Documents as resources: their identities, and which document of base, ours and theirs is
 //! the same resource.
 
+mod identity;
 mod list_keys;
 mod path;
+mod renames;
+
+pub use identity::Identity;
+pub(crate) use identity::{field, Fields};
 
 pub(crate) use list_keys::{
     element_key, group_kind_of, kyaml_element_key, list_kind, schema_keys, ListKind,
 };
 pub(crate) use path::Path;
+pub(crate) use renames::{close_identities, pair_renames, Lost, Placed};
 
 use std::collections::HashMap;
-use std::fmt;
 
 use crate::fallback::Reason;
 use crate::parse::{Kind, NodeId, Tree};
-
-/// A resource's identity: API group (not version, so `autoscaling/v2beta2` → `autoscaling/v2`
-/// is the same resource), kind, namespace, name. Missing parts are empty.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Identity {
-    pub group: String,
-    pub kind: String,
-    pub namespace: String,
-    pub name: String,
-}
-
-impl Identity {
-    /// The identity of a document, if it has a `kind` or a `metadata.name`; plain YAML (values
-    /// files, CI workflows) has none.
-    pub fn of(tree: &Tree, root: NodeId) -> Option<Identity> {
-        if tree.node(root).kind != Kind::Map {
-            return None;
-        }
-        let kind = tree.get_str(root, "kind");
-        let metadata = tree.get(root, "metadata");
-        let name = metadata.and_then(|m| tree.get_str(m, "name"));
-        if kind.is_none() && name.is_none() {
-            return None;
-        }
-        let api_version = tree.get_str(root, "apiVersion").unwrap_or("");
-        Some(Identity {
-            group: api_version
-                .rsplit_once('/')
-                .map_or("", |(g, _)| g)
-                .to_string(),
-            kind: kind.unwrap_or("").to_string(),
-            namespace: metadata
-                .and_then(|m| tree.get_str(m, "namespace"))
-                .unwrap_or("")
-                .to_string(),
-            name: name.unwrap_or("").to_string(),
-        })
-    }
-
-    /// How many of group, kind, namespace and name differ.
-    pub(crate) fn differences(&self, other: &Identity) -> usize {
-        [
-            self.group != other.group,
-            self.kind != other.kind,
-            self.namespace != other.namespace,
-            self.name != other.name,
-        ]
-        .iter()
-        .filter(|&&d| d)
-        .count()
-    }
-
-    /// The schema table's name for the kind: `group/Kind`, or `Kind` for the core group.
-    pub fn group_kind(&self) -> String {
-        if self.group.is_empty() {
-            self.kind.clone()
-        } else {
-            format!("{}/{}", self.group, self.kind)
-        }
-    }
-}
-
-impl fmt::Display for Identity {
-    /// `apps/Deployment shop/web`, `ConfigMap settings`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.group_kind())?;
-        match (self.namespace.as_str(), self.name.as_str()) {
-            ("", "") => Ok(()),
-            ("", name) => write!(f, " {name}"),
-            (namespace, name) => write!(f, " {namespace}/{name}"),
-        }
-    }
-}
+use crate::sides::{Side, BASE, OURS, THEIRS};
 
 /// A document of one version: its index in the tree's docs and its root node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,15 +80,15 @@ pub fn match_documents(
     // One document in each version (merge2: in ours and theirs, with no base): the same
     // resource, whatever the identities.
     let bases = if patch { 0 } else { 1 };
-    if versions[1].len() == 1 && versions[2].len() == 1 && versions[0].len() == bases {
-        let identity = versions[1][0]
+    if versions[OURS].len() == 1 && versions[THEIRS].len() == 1 && versions[BASE].len() == bases {
+        let identity = versions[OURS][0]
             .1
             .clone()
-            .or_else(|| versions[2][0].1.clone());
+            .or_else(|| versions[THEIRS][0].1.clone());
         return Ok(vec![Group {
-            base: versions[0].first().map(|d| d.0),
-            ours: Some(versions[1][0].0),
-            theirs: Some(versions[2][0].0),
+            base: versions[BASE].first().map(|d| d.0),
+            ours: Some(versions[OURS][0].0),
+            theirs: Some(versions[THEIRS][0].0),
             label: identity
                 .as_ref()
                 .map_or("document 1".into(), |i| i.to_string()),
@@ -170,7 +103,7 @@ pub fn match_documents(
     let mut groups: Vec<Group> = Vec::new();
     let mut index: HashMap<Key, usize> = HashMap::new();
     // Ours first, then theirs, then base: the output follows ours' order, new ones theirs'.
-    for side in [1, 2, 0] {
+    for side in [OURS, THEIRS, BASE] {
         let mut plain = 0;
         let mut seen = std::collections::HashSet::new();
         for (doc, identity) in &versions[side] {
@@ -202,55 +135,15 @@ pub fn match_documents(
                 });
                 groups.len() - 1
             });
-            match side {
-                0 => groups[g].base = Some(*doc),
-                1 => groups[g].ours = Some(*doc),
-                _ => groups[g].theirs = Some(*doc),
-            }
+            *groups[g].slot_mut(side) = Some(*doc);
         }
     }
     let trees = [base, ours, theirs];
-    pair_renames(&mut groups, trees);
+    pair_renames(&mut groups, Lost::Kept, |b, side, d| {
+        similar(trees[BASE], b.root, trees[side.index()], d.root)
+    });
     pair_by_position(&mut groups, &versions, trees);
     Ok(groups)
-}
-
-/// A rename on one side shows as one group missing only that side and one group holding only
-/// that side: when each is unique, they are the same resource.
-fn pair_renames(groups: &mut Vec<Group>, trees: [&Tree; 3]) {
-    for side in [Side::Ours, Side::Theirs] {
-        let other = side.other();
-        let missing: Vec<usize> = (0..groups.len())
-            .filter(|&i| {
-                let g = &groups[i];
-                g.base.is_some() && g.side(side).is_none() && g.side(other).is_some()
-            })
-            .collect();
-        let only: Vec<usize> = (0..groups.len())
-            .filter(|&i| {
-                let g = &groups[i];
-                g.base.is_none() && g.side(side).is_some() && g.side(other).is_none()
-            })
-            .collect();
-        if let (&[m], &[o]) = (missing.as_slice(), only.as_slice()) {
-            // A rename changes one part of an identity; a document of another kind and name
-            // is another resource (paired, ours' edit of a deleted resource would silently
-            // land on a new one).
-            let close = match (&groups[m].identity, &groups[o].identity) {
-                (Some(x), Some(y)) => x.differences(y) <= 1,
-                _ => true,
-            } && match (groups[m].base, groups[o].side(side)) {
-                (Some(b), Some(d)) => similar(trees[0], b.root, trees[side.index()], d.root),
-                _ => false,
-            };
-            if !close {
-                continue;
-            }
-            let doc = groups[o].side(side);
-            groups[m].set_side(side, doc);
-            groups.remove(o);
-        }
-    }
 }
 
 /// Renames that elimination cannot settle (several, or on both sides): a document that
@@ -269,7 +162,8 @@ fn pair_by_position(
             .find(|(d, _)| *d == doc)
             .and_then(|(_, id)| id.clone())
     };
-    for (side_index, side) in [(1, Side::Ours), (2, Side::Theirs)] {
+    for side in [Side::Ours, Side::Theirs] {
+        let side_index = side.index();
         let owner: HashMap<usize, usize> = groups
             .iter()
             .enumerate()
@@ -281,7 +175,7 @@ fn pair_by_position(
             let (Some(b), None) = (g.base, g.side(side)) else {
                 continue;
             };
-            let Some(p) = position(0, b) else { continue };
+            let Some(p) = position(BASE, b) else { continue };
             let Some(&(doc, _)) = versions[side_index].get(p) else {
                 continue;
             };
@@ -292,10 +186,11 @@ fn pair_by_position(
             if other.is_some() && g.side(side.other()).is_some() {
                 continue;
             }
-            let close = match (identity(0, b), identity(side_index, doc)) {
-                (Some(x), Some(y)) => x.differences(&y) <= 1,
-                _ => false,
-            } && similar(trees[0], b.root, trees[side_index], doc.root);
+            let close = close_identities(
+                identity(BASE, b).as_ref(),
+                identity(side_index, doc).as_ref(),
+                false,
+            ) && similar(trees[BASE], b.root, trees[side_index], doc.root);
             if close {
                 moves.push((i, j));
             }
@@ -316,43 +211,38 @@ fn pair_by_position(
     }
 }
 
-/// Ours or theirs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    Ours,
-    Theirs,
-}
-
-impl Side {
-    /// The version's index among base, ours, theirs.
-    fn index(self) -> usize {
-        match self {
-            Side::Ours => 1,
-            Side::Theirs => 2,
-        }
-    }
-
-    fn other(self) -> Side {
-        match self {
-            Side::Ours => Side::Theirs,
-            Side::Theirs => Side::Ours,
-        }
-    }
-}
-
 impl Group {
-    fn side(&self, side: Side) -> Option<DocRef> {
-        match side {
-            Side::Ours => self.ours,
-            Side::Theirs => self.theirs,
+    /// The document of the version at `index` ([`BASE`], [`OURS`], [`THEIRS`]), to set.
+    fn slot_mut(&mut self, index: usize) -> &mut Option<DocRef> {
+        match index {
+            BASE => &mut self.base,
+            OURS => &mut self.ours,
+            _ => &mut self.theirs,
         }
+    }
+
+    fn side(&self, side: Side) -> Option<DocRef> {
+        side.pick(self.ours, self.theirs)
     }
 
     fn set_side(&mut self, side: Side, doc: Option<DocRef>) {
-        match side {
-            Side::Ours => self.ours = doc,
-            Side::Theirs => self.theirs = doc,
-        }
+        *self.slot_mut(side.index()) = doc;
+    }
+}
+
+impl Placed for Group {
+    type Place = DocRef;
+
+    fn place(&self, index: usize) -> Option<DocRef> {
+        [self.base, self.ours, self.theirs][index]
+    }
+
+    fn set_place(&mut self, side: Side, doc: DocRef) {
+        self.set_side(side, Some(doc));
+    }
+
+    fn identity(&self) -> Option<&Identity> {
+        self.identity.as_ref()
     }
 }
 
@@ -421,22 +311,20 @@ pub(crate) fn renamed_element(
 /// half of their leaf values (by field path, their identity fields left out) are the same. A
 /// new resource of the same kind with other content is not a rename, whatever its position.
 pub(crate) fn similar(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
-    let (common, larger) = shared_leaves(a, an, b, bn, &DOCUMENT_IDENTITY);
+    let (common, larger) = shared_leaves(a, an, b, bn, &identity::FIELDS);
     2 * common >= larger
 }
 
 /// The share of the larger document's leaf values (identity fields left out) that the other
 /// holds too, from 0 to 1: which of several [`similar`] documents is the closest.
 pub(crate) fn likeness(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> f64 {
-    let (common, larger) = shared_leaves(a, an, b, bn, &DOCUMENT_IDENTITY);
+    let (common, larger) = shared_leaves(a, an, b, bn, &identity::FIELDS);
     if larger == 0 {
         1.0
     } else {
         common as f64 / larger as f64
     }
 }
-
-const DOCUMENT_IDENTITY: [&str; 4] = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
 
 /// Whether two elements of a keyed list are close enough in content to be one element
 /// renamed: as for documents, with the list's key fields left out (a rename changes them), so
