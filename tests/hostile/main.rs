@@ -732,6 +732,25 @@ fn mixed_line_endings_theirs_adds_a_field() {
 // ---- empty files ----
 
 /// The documents of `bytes` as YAML values, for a data comparison.
+/// A clean result holding exactly `want`'s documents, in any order: each side added one.
+fn both_added(want: Vec<yaml_serde::Value>) -> impl Fn(&[u8], i32) -> Result<(), String> {
+    move |result, code| {
+        let mut got = docs(result)?;
+        let mut want = want.clone();
+        let key = |v: &yaml_serde::Value| format!("{v:?}");
+        got.sort_by_key(key);
+        want.sort_by_key(key);
+        if code == 0 && got == want {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected both added resources, got:\n{}",
+                String::from_utf8_lossy(result)
+            ))
+        }
+    }
+}
+
 fn docs(bytes: &[u8]) -> Result<Vec<yaml_serde::Value>, String> {
     yaml_documents(bytes)
 }
@@ -744,21 +763,7 @@ fn empty_base() {
     let mut want = docs(&ours).unwrap();
     want.extend(docs(&theirs).unwrap());
     Case::new("empty base, both add", Vec::new(), ours, theirs)
-        .check(move |result, code| {
-            let mut got = docs(result)?;
-            let mut want = want.clone();
-            let key = |v: &yaml_serde::Value| format!("{v:?}");
-            got.sort_by_key(key);
-            want.sort_by_key(key);
-            if code == 0 && got == want {
-                Ok(())
-            } else {
-                Err(format!(
-                    "expected both added resources, got:\n{}",
-                    String::from_utf8_lossy(result)
-                ))
-            }
-        })
+        .check(both_added(want))
         .by_structure()
         .run();
 
@@ -874,21 +879,7 @@ fn file_of_only_comments() {
     let mut want = docs(&ours).unwrap();
     want.extend(docs(&theirs).unwrap());
     Case::new("comments-only base, both add", base.clone(), ours, theirs)
-        .check(move |result, code| {
-            let mut got = docs(result)?;
-            let mut want = want.clone();
-            let key = |v: &yaml_serde::Value| format!("{v:?}");
-            got.sort_by_key(key);
-            want.sort_by_key(key);
-            if code == 0 && got == want {
-                Ok(())
-            } else {
-                Err(format!(
-                    "expected both added resources, got:\n{}",
-                    String::from_utf8_lossy(result)
-                ))
-            }
-        })
+        .check(both_added(want))
         .by_structure()
         .run();
 

@@ -160,13 +160,10 @@ fn disjoint_edits_merge_cleanly() {
         if ours_edits.is_empty() || theirs_edits.is_empty() {
             return Ok(());
         }
-        let theirs_style = if g.c.flag(20) { g.style() } else { style };
-        let base = render_file(&base_docs, style);
-        let ours = render_file(&ours_docs, style);
-        let theirs = render_file(&theirs_docs, theirs_style);
-        let shown = format!(
-            "{}\nours' edits: {ours_edits:?}\ntheirs' edits: {theirs_edits:?}",
-            show(&base, &ours, &theirs)
+        let ([base, ours, theirs], shown) = g.texts(
+            [&base_docs, &ours_docs, &theirs_docs],
+            style,
+            [&ours_edits, &theirs_edits],
         );
         let mut expected = ours_docs.clone();
         for e in &theirs_edits {

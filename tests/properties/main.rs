@@ -113,6 +113,29 @@ pub(crate) fn choices() -> impl Strategy<Value = Vec<u32>> {
     prop::collection::vec(any::<u32>(), 0..700)
 }
 
+impl Gen<'_> {
+    /// The three files of a case made from edited documents (theirs sometimes written in
+    /// another style), and how a failure shows them with both sides' edits.
+    pub(crate) fn texts(
+        &mut self,
+        [base, ours, theirs]: [&[V]; 3],
+        style: Style,
+        [ours_edits, theirs_edits]: [&[Edit]; 2],
+    ) -> ([String; 3], String) {
+        let theirs_style = if self.c.flag(20) { self.style() } else { style };
+        let texts = [
+            render_file(base, style),
+            render_file(ours, style),
+            render_file(theirs, theirs_style),
+        ];
+        let shown = format!(
+            "{}\nours' edits: {ours_edits:?}\ntheirs' edits: {theirs_edits:?}",
+            show(&texts[0], &texts[1], &texts[2])
+        );
+        (texts, shown)
+    }
+}
+
 /// The three texts of a case, for failure messages.
 pub(crate) fn show(base: &str, ours: &str, theirs: &str) -> String {
     format!("--- base\n{base}--- ours\n{ours}--- theirs\n{theirs}")

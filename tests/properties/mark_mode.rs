@@ -124,13 +124,10 @@ pub(crate) fn mark_mode_case(data: &[u32], tally: &mut MarkTally) -> Result<(), 
             }
         }
     }
-    let theirs_style = if g.c.flag(20) { g.style() } else { style };
-    let base = render_file(&base_docs, style);
-    let ours = render_file(&ours_docs, style);
-    let theirs = render_file(&theirs_docs, theirs_style);
-    let shown = format!(
-        "{}\nours' edits: {ours_edits:?}\ntheirs' edits: {theirs_edits:?}",
-        show(&base, &ours, &theirs)
+    let ([base, ours, theirs], shown) = g.texts(
+        [&base_docs, &ours_docs, &theirs_docs],
+        style,
+        [&ours_edits, &theirs_edits],
     );
     let out = merge(&base, &ours, &theirs, Policy::Mark);
     let merged = String::from_utf8_lossy(&out.bytes).into_owned();
