@@ -24,8 +24,13 @@ pub enum Reason {
     TooManyNodes(Version),
     /// A version already holds conflict markers (a criss-cross merge's base can).
     Markers(Version),
-    /// A Helm/Go template: `{{ … }}` stands as YAML structure.
-    Template { side: Version, line: usize },
+    /// A Helm/Go template: `{{ … }}` stands as YAML structure; with what its merge as a
+    /// skeleton would do wrong, where that was tried.
+    Template {
+        side: Version,
+        line: usize,
+        unsettled: Option<String>,
+    },
     /// Not YAML: the parser's message, with its line and column.
     NotYaml { side: Version, error: String },
     /// YAML the structural merge cannot pair or place safely: a repeated key, two documents
@@ -50,10 +55,20 @@ impl fmt::Display for Reason {
                 crate::options::MAX_NODES
             ),
             Reason::Markers(side) => write!(f, "{side} already holds conflict markers"),
-            Reason::Template { side, line } => write!(
-                f,
-                "{side} is a Helm/Go template ({{{{ … }}}} as YAML structure, line {line})"
-            ),
+            Reason::Template {
+                side,
+                line,
+                unsettled,
+            } => {
+                write!(
+                    f,
+                    "{side} is a Helm/Go template ({{{{ … }}}} as YAML structure, line {line})"
+                )?;
+                match unsettled {
+                    Some(what) => write!(f, "; its structural merge {what}"),
+                    None => Ok(()),
+                }
+            }
             Reason::NotYaml { side, error } => {
                 write!(f, "{side} is not YAML kmerge can merge: {error}")
             }
@@ -77,7 +92,11 @@ impl From<Refused> for Reason {
             }
             Refused::TooManyNodes(side) => Reason::TooManyNodes(side),
             Refused::Internal { side, what } => Reason::Internal(format!("parsing {side}: {what}")),
-            Refused::Template { side, line } => Reason::Template { side, line },
+            Refused::Template { side, line } => Reason::Template {
+                side,
+                line,
+                unsettled: None,
+            },
             Refused::NotYaml { side, error } => Reason::NotYaml {
                 side,
                 error: error.to_string(),

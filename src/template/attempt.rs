@@ -29,7 +29,15 @@ pub(crate) fn attempt(
     line: Option<Result<LineMerge>>,
 ) -> Result<Outcome, Attempt> {
     let unsettled = |what: &str| -> Attempt {
-        Reason::Unsupported(format!("{reason}; its structural merge {what}")).into()
+        match &reason {
+            Reason::Template { side, line, .. } => Reason::Template {
+                side: *side,
+                line: *line,
+                unsettled: Some(what.to_string()),
+            },
+            other => Reason::Unsupported(format!("{other}; its structural merge {what}")),
+        }
+        .into()
     };
     let Some(mut skeletons) = Skeletons::read(base, ours, theirs) else {
         return Err(unsettled(
