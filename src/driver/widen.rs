@@ -6,7 +6,7 @@
 //! each conflict here takes in its neighbouring stretches (one on each side a round, merged
 //! stretches and unchanged ones alike, so each half is that side's own text of the whole
 //! stretch) until the check holds; at worst the whole file is one conflict, ours against
-//! theirs, which always holds.
+//! theirs, which always loads (a data check may reject even that).
 
 use std::ops::Range;
 
@@ -19,8 +19,8 @@ use crate::text::markers::Markers;
 const WIDEST: usize = 6;
 
 /// The three texts merged line by line with conflicts as narrow as `holds` (which reads the
-/// whole conflicted text) accepts, starting from the diff3 conflicts and widening them; the
-/// whole file in conflict where no narrower one holds. `None` where the texts have no
+/// whole conflicted text) accepts, starting from the diff3 conflicts and widening them, the
+/// whole file in conflict the last try. `None` where nothing holds, or where the texts have no
 /// conflicting stretch (there is nothing to widen).
 ///
 /// A conflict widens by `w` stretches in all, first all after it, then one fewer after and
@@ -47,11 +47,11 @@ pub(crate) fn widened(
         all: &all,
         lines: [&b, &o, &t],
     };
-    for width in 0..=WIDEST {
+    'widen: for width in 0..=WIDEST {
         for before in 0..=width {
             let groups = groups(&conflicts, before, width - before, all.len());
             if groups.len() == 1 && groups[0] == (0..all.len()) {
-                return Some(markers.wrap(ours, base, theirs));
+                break 'widen;
             }
             let text = texts.render(&groups, markers);
             if holds(&text) {
@@ -59,7 +59,8 @@ pub(crate) fn widened(
             }
         }
     }
-    Some(markers.wrap(ours, base, theirs))
+    let whole = markers.wrap(ours, base, theirs);
+    holds(&whole).then_some(whole)
 }
 
 /// A text's lines, each with its line break.
@@ -172,6 +173,12 @@ mod tests {
             got.as_deref(),
             Some("<<<<<<< ours\na\nB\nc\n=======\na\nX\nc\n>>>>>>> theirs\n")
         );
+    }
+
+    #[test]
+    fn where_not_even_the_whole_file_holds_nothing_is_widened() {
+        let got = widened(["a\nb\nc\n", "a\nB\nc\n", "a\nX\nc\n"], &MARKERS, |_| false);
+        assert_eq!(got, None);
     }
 
     #[test]
