@@ -14,9 +14,10 @@ use crate::text::diff3::{stretches, Chunk, Stretch};
 use crate::text::markers::Markers;
 
 /// The widest a conflict grows, in stretches taken in beside it, before the whole file is
-/// the conflict: each try runs the caller's check on the whole file (at most 28 tries), and a
-/// conflict that wide is not worth narrowing further.
-const WIDEST: usize = 6;
+/// the conflict: each try runs the caller's check on the whole file (at most 91 tries), and a
+/// conflict that wide is not worth narrowing further. An unchanged stretch counts as several
+/// ([`pieces`]), so this reaches past changes and hundreds of unchanged lines alike.
+const WIDEST: usize = 12;
 
 /// The three texts merged line by line with conflicts as narrow as `holds` (which reads the
 /// whole conflicted text) accepts, starting from the diff3 conflicts and widening them, the
@@ -33,7 +34,7 @@ pub(crate) fn widened(
     mut holds: impl FnMut(&str) -> bool,
 ) -> Option<String> {
     let (b, o, t) = (text_lines(base), text_lines(ours), text_lines(theirs));
-    let all = stretches(&b, &o, &t);
+    let all = pieces(stretches(&b, &o, &t));
     let conflicts: Vec<usize> = all
         .iter()
         .enumerate()
@@ -61,6 +62,49 @@ pub(crate) fn widened(
     }
     let whole = markers.wrap(ours, base, theirs);
     holds(&whole).then_some(whole)
+}
+
+/// The stretches with each unchanged one cut into pieces that grow from both of its ends
+/// (1, 1, 2, 4 … lines): a conflict widening into it takes in a line, then two, then four,
+/// so it stops a few lines past what its check needed (a block's closing line right after
+/// it), not at the end of a long unchanged stretch both halves would then repeat.
+fn pieces(all: Vec<Stretch>) -> Vec<Stretch> {
+    let mut out = Vec::with_capacity(all.len());
+    for s in all {
+        let Chunk::Same { .. } = s.chunk else {
+            out.push(s);
+            continue;
+        };
+        // The piece sizes from each end, the rest in the middle.
+        let mut sizes = Vec::new();
+        let mut left = s.ours.len();
+        let mut next = 1;
+        let mut first = true;
+        while left >= 2 * next && left > 2 {
+            sizes.push(next);
+            left -= 2 * next;
+            if !first {
+                next *= 2;
+            }
+            first = false;
+        }
+        let tail: Vec<usize> = sizes.iter().rev().copied().collect();
+        if left > 0 {
+            sizes.push(left);
+        }
+        sizes.extend(tail);
+        let (mut b, mut o, mut t) = (s.base.start, s.ours.start, s.theirs.start);
+        for n in sizes {
+            out.push(Stretch {
+                base: b..b + n,
+                ours: o..o + n,
+                theirs: t..t + n,
+                chunk: Chunk::Same { ours: o..o + n },
+            });
+            (b, o, t) = (b + n, o + n, t + n);
+        }
+    }
+    out
 }
 
 /// A text's lines, each with its line break.
@@ -173,6 +217,42 @@ mod tests {
             got.as_deref(),
             Some("<<<<<<< ours\na\nB\nc\n=======\na\nX\nc\n>>>>>>> theirs\n")
         );
+    }
+
+    #[test]
+    fn a_conflict_takes_in_a_few_lines_of_a_long_unchanged_stretch_not_all_of_it() {
+        // The check wants the two lines after the conflict inside it (as a block's closing
+        // lines): the conflict takes in those, not the twenty unchanged lines after it.
+        let tail: String = (0..20).map(|i| format!("k{i}\n")).collect();
+        let base = format!("a\nb\n{tail}");
+        let ours = format!("a\nB\n{tail}");
+        let theirs = format!("a\nX\n{tail}");
+        let got = widened([&base, &ours, &theirs], &MARKERS, |text| {
+            text.contains("k1\n>>>>>>> theirs\n")
+        });
+        let rest: String = (2..20).map(|i| format!("k{i}\n")).collect();
+        assert_eq!(
+            got,
+            Some(format!(
+                "a\n<<<<<<< ours\nB\nk0\nk1\n=======\nX\nk0\nk1\n>>>>>>> theirs\n{rest}"
+            ))
+        );
+    }
+
+    #[test]
+    fn an_unchanged_stretch_is_cut_into_pieces_growing_from_both_ends() {
+        let sizes = |n: usize| -> Vec<usize> {
+            let b: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+            pieces(stretches(&b, &b, &b))
+                .iter()
+                .map(|s| s.ours.len())
+                .collect()
+        };
+        assert_eq!(sizes(1), vec![1]);
+        assert_eq!(sizes(2), vec![2]);
+        assert_eq!(sizes(5), vec![1, 1, 1, 1, 1]);
+        assert_eq!(sizes(12), vec![1, 1, 2, 4, 2, 1, 1]);
+        assert_eq!(sizes(40), vec![1, 1, 2, 4, 8, 8, 8, 4, 2, 1, 1]);
     }
 
     #[test]
