@@ -156,20 +156,15 @@ fn fallback(
     // parses, or repeats something no input repeated (an alias without its anchor, two
     // insertions of one key), is marked a conflict, the whole file ours against theirs. A
     // conflict of git's whose ours or theirs side would do that (a person taking it would
-    // get a file that does not load: git's markers do not hold) is widened over the
-    // stretches next to it until each side loads, the whole file at worst.
+    // get a file that does not load: git's markers do not hold), or a template's that would
+    // lose data, is widened over the stretches next to it until each side holds
+    // ([`checked_conflicts`]).
     if let (Ok(b), Ok(o), Ok(t), Ok(merged)) = (
         std::str::from_utf8(base),
         std::str::from_utf8(ours),
         std::str::from_utf8(theirs),
         std::str::from_utf8(&line.bytes),
     ) {
-        let size = opts.marker_size;
-        let sides_load = |text: &str| {
-            markers::sides(text, size)
-                .iter()
-                .all(|side| line_result_is_sound(b, o, t, side))
-        };
         if !line.conflicted && !line_result_is_sound(b, o, t, merged) {
             messages.push(
                 "git's clean line merge breaks the YAML or repeats a key: marked as a conflict"
@@ -179,19 +174,22 @@ fn fallback(
             outcome.fallback = Some(reason);
             return Ok(outcome);
         }
-        if line.conflicted && !sides_load(merged) {
-            let marks = written_markers(opts, o);
-            let text = widen::widened([b, o, t], &marks, sides_load)
-                .unwrap_or_else(|| marks.wrap(o, b, t));
-            messages.push("a side of git's conflicts breaks the YAML or repeats a key: its conflicts widened until each side loads".into());
-            return Ok(Outcome {
-                bytes: text.into_bytes(),
-                conflicted: true,
-                fallback: Some(reason),
-                messages,
-                resolved_hunks: 0,
-                git_markers_kept: false,
-            });
+        if line.conflicted {
+            match checked_conflicts(&reason, [b, o, t], merged, opts) {
+                Checked::Hold => {}
+                Checked::FailButNothingWiderHolds(why) => messages.push(why.into()),
+                Checked::Widened(text, why) => {
+                    messages.push(why.into());
+                    return Ok(Outcome {
+                        bytes: text.into_bytes(),
+                        conflicted: true,
+                        fallback: Some(reason),
+                        messages,
+                        resolved_hunks: 0,
+                        git_markers_kept: false,
+                    });
+                }
+            }
         }
     }
     Ok(Outcome {
@@ -202,6 +200,57 @@ fn fallback(
         resolved_hunks: 0,
         git_markers_kept: false,
     })
+}
+
+/// What the check of git's conflicts found.
+enum Checked {
+    /// A person can take either side of them.
+    Hold,
+    /// A side fails, and so does every wider conflict: git's stand, for this reason.
+    FailButNothingWiderHolds(&'static str),
+    /// The conflicts widened until each side holds, and why.
+    Widened(String, &'static str),
+}
+
+/// Git's conflicts checked as a person would take them: each side must load and repeat
+/// nothing no input repeats; a template's sides, read as skeletons, must also hold their
+/// data and keep their blocks whole. Where a side fails, the conflicts widen until each holds
+/// ([`widen`]); a plain file's whole-file conflict always loads, a template's may still lose
+/// data, and then git's conflicts stand.
+fn checked_conflicts(
+    reason: &Reason,
+    [b, o, t]: [&str; 3],
+    merged: &str,
+    opts: &MergeOptions,
+) -> Checked {
+    let marks = written_markers(opts, o);
+    if let Reason::Template { .. } = reason {
+        let checked = template::with_conflict_check([b, o, t], opts, |holds| {
+            if holds(merged) {
+                return Checked::Hold;
+            }
+            // The whole file as one conflict holds a template's data trivially and merges
+            // nothing: git's conflicts show where the sides differ, so they stand instead.
+            match widen::widened([b, o, t], &marks, holds) {
+                Some(text) if text != marks.wrap(o, b, t) => Checked::Widened(text, "a side of git's conflicts would lose data or a control line: its conflicts widened until each side holds"),
+                _ => Checked::FailButNothingWiderHolds("a side of git's conflicts would lose data or a control line, and no conflict short of the whole file holds: git's conflicts kept"),
+            }
+        });
+        if let Some(found @ (Checked::Widened(..) | Checked::FailButNothingWiderHolds(_))) = checked
+        {
+            return found;
+        }
+    }
+    let sides_load = |text: &str| {
+        markers::sides(text, opts.marker_size)
+            .iter()
+            .all(|side| line_result_is_sound(b, o, t, side))
+    };
+    if sides_load(merged) {
+        return Checked::Hold;
+    }
+    let text = widen::widened([b, o, t], &marks, sides_load).unwrap_or_else(|| marks.wrap(o, b, t));
+    Checked::Widened(text, "a side of git's conflicts breaks the YAML or repeats a key: its conflicts widened until each side loads")
 }
 
 /// merge2: lays the patch `src` onto `dest` (seeds 002/003), by structure: merge3's rules

@@ -134,6 +134,38 @@ pub(crate) fn attempt(
     }
 }
 
+/// Runs `f` with the check a line merge's conflicted text of this template must pass for a
+/// person to take either side: read as a skeleton, each side parses, holds its data and keeps
+/// its blocks whole ([`skeleton_sides_hold`]); a text that cannot be read as a skeleton fails.
+/// `None` where the versions themselves cannot be read as skeletons: there is nothing to
+/// check against.
+pub(crate) fn with_conflict_check<R>(
+    [base, ours, theirs]: [&str; 3],
+    opts: &MergeOptions,
+    f: impl FnOnce(&mut dyn FnMut(&str) -> bool) -> R,
+) -> Option<R> {
+    let mut skeletons = Skeletons::read(base, ours, theirs)?;
+    let (sb, so, st) = (
+        std::mem::take(&mut skeletons.base),
+        std::mem::take(&mut skeletons.ours),
+        std::mem::take(&mut skeletons.theirs),
+    );
+    let versions = Versions::parse(&sb, &so, &st)
+        .ok()?
+        .named(opts.file_name.as_deref());
+    let whole = [&sb, &so, &st]
+        .iter()
+        .all(|s| skeletons.tokens.whole_blocks(&controls(s)));
+    let tokens = &mut skeletons.tokens;
+    let mut holds = |text: &str| {
+        let Some(masked) = tokens.mask(text) else {
+            return false;
+        };
+        skeleton_sides_hold(&versions, tokens, &masked, opts.marker_size, whole, None)
+    };
+    Some(f(&mut holds))
+}
+
 /// The control lines a merge of the skeletons must hold, in order (`None` where both sides
 /// changed them at one place), and whether the versions' blocks are whole.
 struct Expected {
