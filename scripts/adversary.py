@@ -3169,6 +3169,22 @@ def package_check(rules, b, o, t, r, clean=True):
         out.append(Violation("duplicate-identity", label(ident), "the package holds this document twice (in two files)"))
     rules.keyed_any(DOCS, [], kb, ko, kt, kr, out)
     groups = {g[0]: g for g in pk.groups}
+    # A resource one side renamed is still the base resource to the other side, which may have
+    # moved it to another file (the README's layout: a resource one side moved goes to that
+    # side's file, with the other's edits): under any plausible reading of the renames (the
+    # oracle's own, as for the documents above), the renamed resource may stand where the
+    # other side holds its base identity too.
+    renamed_from = collections.defaultdict(set)
+    for reading in rules.readings(DOCS, kb, ko, kt):
+        for x, other in (("o", "theirs"), ("t", "ours")):
+            for g, n in reading[x].items():
+                renamed_from[n].add((other, g))
+
+    def places(side, w, k):
+        if k not in w:
+            return set()
+        g = groups.get(pk.group_of(side, w[k]))
+        return {w[k]} | ({g[2], g[3]} if g else set())
     for k, path in wr.items():
         if k[0] == "#position" or k[3] in ("", None):
             # A resource without a name may be one a side renamed: where it goes is not judged.
@@ -3176,9 +3192,9 @@ def package_check(rules, b, o, t, r, clean=True):
         # Where ours or theirs has the resource, and where its file went on either side.
         allowed = set()
         for side, w in (("ours", wo), ("theirs", wt)):
-            if k in w:
-                g = groups.get(pk.group_of(side, w[k]))
-                allowed |= {w[k]} | ({g[2], g[3]} if g else set())
+            allowed |= places(side, w, k)
+        for side, g in renamed_from.get(k, ()):
+            allowed |= places(side, wo if side == "ours" else wt, g)
         allowed.discard(None)
         if allowed and path not in allowed:
             out.append(Violation("package-layout", label(k), "in %s; ours has it in %s, theirs in %s"
