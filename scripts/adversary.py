@@ -1036,10 +1036,14 @@ class Docs:
         return g[3] not in ("", None) and n[3] not in ("", None)
 
     def strip(self, v):
+        # Besides the name a rename changes, apiVersion and kind go: two resources are
+        # compatible only with the same group and kind, so those leaves are shared by every
+        # candidate and say nothing of how alike the rest is (a ConfigMap whose every data and
+        # label leaf changed is not "half alike" for its kind).
         if not isinstance(v, dict):
             return v
         md = sget(v, "metadata")
-        v = dict(v)
+        v = without(v, ("apiVersion", "kind"))
         if isinstance(md, dict):
             v[("str", "metadata")] = without(md, ("name", "namespace"))
         return v
