@@ -729,7 +729,7 @@ class Rules:
             rm = self.result_map(path, fields, r, sub)
             self.keyed_any(Keyed(fields, elem_ctx), path, maps[0], maps[1], maps[2], rm, sub)
         else:
-            self.multiset(elem_ctx, path, b, o, t, r, sub)
+            self.multiset(elem_ctx, path, b, o, t, r, sub, ordered=fields != "set")
         if sub and self.win:
             # The sequence reading (DESIGN.md: a list without keys changed on both sides is a
             # 3-way merge of its element sequences, edits that overlap a conflict around just
@@ -897,7 +897,7 @@ class Rules:
 
     # lists without keys ------------------------------------------------------------------------
 
-    def multiset(self, elem_ctx, path, b, o, t, r, out):
+    def multiset(self, elem_ctx, path, b, o, t, r, out, ordered=True):
         fb, fo, ft, fr = ([freeze(e) for e in lst] for lst in (b, o, t, r))
         cb, co, ct, cr = (collections.Counter(x) for x in (fb, fo, ft, fr))
         value_of = {}
@@ -992,9 +992,11 @@ class Rules:
             out.append(Violation("list-element-count", fmt(path),
                                  "element %s: base has %d (%s), expected %d in the result, got %d"
                                  % (show(value_of[f], 200), cb[f], ", ".join(who) or "unchanged", e, g)))
-        # Relative order of the elements present once in every version.
+        # Relative order of the elements present once in every version; not in a set list (a
+        # kustomization's files), where order carries no meaning to the data, so no order of
+        # one side is lost (both sides changing the set, either side's order is right).
         once = [f for f in value_of if cb[f] == co[f] == ct[f] == cr[f] == 1]
-        if len(once) >= 2:
+        if ordered and len(once) >= 2:
             s = set(once)
             sb, so, st, sr = ([x for x in fl if x in s] for fl in (fb, fo, ft, fr))
             want = so if so == st else st if so == sb else so if st == sb else None
