@@ -1035,7 +1035,9 @@ class Docs:
 
     def clear_rename(self, g, n):
         # A resource that lost its name may have been renamed or replaced: never a sure rename.
-        return g[3] not in ("", None) and n[3] not in ("", None)
+        # Nor is one whose name and namespace both changed: as likely another resource put in
+        # another namespace, so both readings (renamed; deleted and added) are tried.
+        return g[3] not in ("", None) and n[3] not in ("", None) and (g[2] == n[2] or g[3] == n[3])
 
     def strip(self, v):
         # Besides the name a rename changes, apiVersion and kind go: two resources are
