@@ -169,6 +169,23 @@ impl<'t> Merger<'t> {
             return;
         }
         if ours_unchanged {
+            // kyaml merges into ours' node and clears theirs' nulls: where ours rewrote a map
+            // in flow style and theirs set a field to null, theirs' text taken whole would
+            // keep the null; its fields go into ours' flow map instead.
+            let theirs_nulls = || {
+                let mut nulls = Vec::new();
+                self.nulls(t.node, &mut nulls);
+                !nulls.is_empty()
+            };
+            if self.opts.policy.kyaml()
+                && on.kind == Kind::Map
+                && tn.kind == Kind::Map
+                && on.flow
+                && theirs_nulls()
+                && self.merge_flow_map(b, o, t)
+            {
+                return;
+            }
             self.take_theirs(o, t);
             return;
         }
