@@ -729,7 +729,7 @@ class Rules:
             rm = self.result_map(path, fields, r, sub)
             self.keyed_any(Keyed(fields, elem_ctx), path, maps[0], maps[1], maps[2], rm, sub)
         else:
-            self.multiset(elem_ctx, path, b, o, t, r, sub)
+            self.multiset(elem_ctx, path, b, o, t, r, sub, ordered=fields != "set")
         if sub and self.win:
             # The sequence reading (DESIGN.md: a list without keys changed on both sides is a
             # 3-way merge of its element sequences, edits that overlap a conflict around just
@@ -897,7 +897,7 @@ class Rules:
 
     # lists without keys ------------------------------------------------------------------------
 
-    def multiset(self, elem_ctx, path, b, o, t, r, out):
+    def multiset(self, elem_ctx, path, b, o, t, r, out, ordered=True):
         fb, fo, ft, fr = ([freeze(e) for e in lst] for lst in (b, o, t, r))
         cb, co, ct, cr = (collections.Counter(x) for x in (fb, fo, ft, fr))
         value_of = {}
@@ -992,9 +992,11 @@ class Rules:
             out.append(Violation("list-element-count", fmt(path),
                                  "element %s: base has %d (%s), expected %d in the result, got %d"
                                  % (show(value_of[f], 200), cb[f], ", ".join(who) or "unchanged", e, g)))
-        # Relative order of the elements present once in every version.
+        # Relative order of the elements present once in every version; not in a set list (a
+        # kustomization's files), where order carries no meaning to the data, so no order of
+        # one side is lost (both sides changing the set, either side's order is right).
         once = [f for f in value_of if cb[f] == co[f] == ct[f] == cr[f] == 1]
-        if len(once) >= 2:
+        if ordered and len(once) >= 2:
             s = set(once)
             sb, so, st, sr = ([x for x in fl if x in s] for fl in (fb, fo, ft, fr))
             want = so if so == st else st if so == sb else so if st == sb else None
@@ -1033,13 +1035,19 @@ class Docs:
 
     def clear_rename(self, g, n):
         # A resource that lost its name may have been renamed or replaced: never a sure rename.
-        return g[3] not in ("", None) and n[3] not in ("", None)
+        # Nor is one whose name and namespace both changed: as likely another resource put in
+        # another namespace, so both readings (renamed; deleted and added) are tried.
+        return g[3] not in ("", None) and n[3] not in ("", None) and (g[2] == n[2] or g[3] == n[3])
 
     def strip(self, v):
+        # Besides the name a rename changes, apiVersion and kind go: two resources are
+        # compatible only with the same group and kind, so those leaves are shared by every
+        # candidate and say nothing of how alike the rest is (a ConfigMap whose every data and
+        # label leaf changed is not "half alike" for its kind).
         if not isinstance(v, dict):
             return v
         md = sget(v, "metadata")
-        v = dict(v)
+        v = without(v, ("apiVersion", "kind"))
         if isinstance(md, dict):
             v[("str", "metadata")] = without(md, ("name", "namespace"))
         return v
@@ -3169,6 +3177,22 @@ def package_check(rules, b, o, t, r, clean=True):
         out.append(Violation("duplicate-identity", label(ident), "the package holds this document twice (in two files)"))
     rules.keyed_any(DOCS, [], kb, ko, kt, kr, out)
     groups = {g[0]: g for g in pk.groups}
+    # A resource one side renamed is still the base resource to the other side, which may have
+    # moved it to another file (the README's layout: a resource one side moved goes to that
+    # side's file, with the other's edits): under any plausible reading of the renames (the
+    # oracle's own, as for the documents above), the renamed resource may stand where the
+    # other side holds its base identity too.
+    renamed_from = collections.defaultdict(set)
+    for reading in rules.readings(DOCS, kb, ko, kt):
+        for x, other in (("o", "theirs"), ("t", "ours")):
+            for g, n in reading[x].items():
+                renamed_from[n].add((other, g))
+
+    def places(side, w, k):
+        if k not in w:
+            return set()
+        g = groups.get(pk.group_of(side, w[k]))
+        return {w[k]} | ({g[2], g[3]} if g else set())
     for k, path in wr.items():
         if k[0] == "#position" or k[3] in ("", None):
             # A resource without a name may be one a side renamed: where it goes is not judged.
@@ -3176,9 +3200,9 @@ def package_check(rules, b, o, t, r, clean=True):
         # Where ours or theirs has the resource, and where its file went on either side.
         allowed = set()
         for side, w in (("ours", wo), ("theirs", wt)):
-            if k in w:
-                g = groups.get(pk.group_of(side, w[k]))
-                allowed |= {w[k]} | ({g[2], g[3]} if g else set())
+            allowed |= places(side, w, k)
+        for side, g in renamed_from.get(k, ()):
+            allowed |= places(side, wo if side == "ours" else wt, g)
         allowed.discard(None)
         if allowed and path not in allowed:
             out.append(Violation("package-layout", label(k), "in %s; ours has it in %s, theirs in %s"

@@ -56,7 +56,7 @@ const RULES: &[Rule] = &[
     },
     Rule {
         place: "verify",
-        needle: "renamed_element",
+        needle: "renamed_elements",
         why: "verify reads renames its own way",
     },
     Rule {

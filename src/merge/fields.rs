@@ -169,6 +169,23 @@ impl<'t> Merger<'t> {
             return;
         }
         if ours_unchanged {
+            // kyaml merges into ours' node and clears theirs' nulls: where ours rewrote a map
+            // in flow style and theirs set a field to null, theirs' text taken whole would
+            // keep the null; its fields go into ours' flow map instead.
+            let theirs_nulls = || {
+                let mut nulls = Vec::new();
+                self.nulls(t.node, &mut nulls);
+                !nulls.is_empty()
+            };
+            if self.opts.policy.kyaml()
+                && on.kind == Kind::Map
+                && tn.kind == Kind::Map
+                && on.flow
+                && theirs_nulls()
+                && self.merge_flow_map(b, o, t)
+            {
+                return;
+            }
             self.take_theirs(o, t);
             return;
         }
@@ -486,7 +503,7 @@ impl<'t> Merger<'t> {
         }
     }
 
-    /// `side`'s elements with the one it renamed (`resource::renamed_element`) named like
+    /// `side`'s elements with each one it renamed (`resource::renamed_elements`) named like
     /// its base element, or `None` when it renamed none.
     fn pair_rename<'c>(
         &self,
@@ -499,14 +516,43 @@ impl<'t> Merger<'t> {
         fn names<'a>(v: &'a [Child]) -> Vec<&'a str> {
             v.iter().map(|c| c.name.as_ref()).collect()
         }
-        let (bi, si) =
-            crate::resource::renamed_element(&names(base), &names(side), &names(other), |b, s| {
+        let pairs =
+            crate::resource::renamed_elements(&names(base), &names(side), &names(other), |b, s| {
                 let (bn, sn) = (base[b].field.node, side[s].field.node);
                 crate::resource::similar_element(self.base, bn, tree, sn, keys)
-            })?;
+            });
+        if pairs.is_empty() {
+            return None;
+        }
         let mut renamed = side.to_vec();
-        renamed[si].name = base[bi].name.clone();
+        for (bi, si) in pairs {
+            renamed[si].name = base[bi].name.clone();
+        }
         Some(renamed)
+    }
+
+    /// The elements of theirs' keyed list `t` that rename an element of base's list `b`
+    /// (`resource::renamed_elements`), where ours emptied the list: kyaml pairs by key alone.
+    fn renamed_by_theirs(&self, b: NodeId, t: NodeId, keys: &[String]) -> Vec<NodeId> {
+        if self.opts.policy.kyaml() {
+            return Vec::new();
+        }
+        fn keyed(tree: &Tree, l: NodeId, keys: &[String]) -> Vec<(String, NodeId)> {
+            tree.children(l)
+                .iter()
+                .filter_map(|&e| Some((element_key(tree, e, keys)?.0, e)))
+                .collect()
+        }
+        let (base, theirs) = (keyed(self.base, b, keys), keyed(self.theirs, t, keys));
+        fn names(v: &[(String, NodeId)]) -> Vec<&str> {
+            v.iter().map(|x| x.0.as_str()).collect()
+        }
+        crate::resource::renamed_elements(&names(&base), &names(&theirs), &[], |bi, ti| {
+            crate::resource::similar_element(self.base, base[bi].1, self.theirs, theirs[ti].1, keys)
+        })
+        .into_iter()
+        .map(|(_, ti)| theirs[ti].1)
+        .collect()
     }
 
     /// Whether a side's value `x` (of `tree`) removed base's value `b` without deleting its
@@ -745,9 +791,17 @@ impl Merger<'_> {
                 .iter()
                 .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
                 .collect();
+            let renamed = self.renamed_by_theirs(bl, t.node, &keys);
             for &e in theirs.children(t.node) {
                 let Some(&be) = element_key(theirs, e, &keys).and_then(|(k, _)| in_base.get(&k))
                 else {
+                    // A base element theirs renamed is one theirs changed, not an addition.
+                    if renamed.contains(&e) {
+                        match self.opts.policy.resolve() {
+                            Resolution::Mark => return false, // ours removed what theirs changed
+                            _ => omit.push(Field::item(e)),
+                        }
+                    }
                     continue; // added by theirs
                 };
                 let changed = !same_data(base, be, theirs, e);

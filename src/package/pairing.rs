@@ -419,6 +419,9 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
     groups
 }
 
+/// How much closer than any rival a pair read by likeness must be: a tenth of the leaves.
+const MOVE_MARGIN: f64 = 0.1;
+
 /// The files `side` moved that hold documents without identity, by new path: a base file
 /// the side no longer has and a file new on the side, with as many such documents, each
 /// close to its counterpart by position, and each file clearly the other's closest candidate
@@ -428,8 +431,6 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
 /// deletion while the moved copy stands beside them. Anything less certain stays a delete
 /// and an add.
 fn moved_files(pkg: &Package, side: usize) -> HashMap<PathId, PathId> {
-    /// How much closer than any rival the pair must be: a tenth of the leaves.
-    const MARGIN: f64 = 0.1;
     let plain = |s: usize, p: PathId| -> Vec<Loc> {
         pkg.file(s, p).map_or_else(Vec::new, |f| {
             (0..f.docs.len())
@@ -480,7 +481,7 @@ fn moved_files(pkg: &Package, side: usize) -> HashMap<PathId, PathId> {
             pairs
                 .iter()
                 .filter(|&&(rg, rn, _)| (rg == g) != (rn == n))
-                .all(|&(_, _, rival)| score - rival >= MARGIN)
+                .all(|&(_, _, rival)| score - rival >= MOVE_MARGIN)
         })
         .map(|&(g, n, _)| (n, g))
         .collect()
@@ -496,7 +497,9 @@ fn other(side: usize) -> usize {
 }
 
 /// The file merge's positional rule within a path all versions kept: a resource gone from a
-/// side pairs with the new document at its position in that side's file, when close.
+/// side pairs with the new document at its position in that side's file, when close, unless
+/// another new document of the side is clearly closer (then that one, wherever it is: so a
+/// second run, the resource now in another file, pairs it the same way).
 fn pair_by_position(pkg: &Package, groups: &mut Vec<Group>) {
     for side in [OURS, THEIRS] {
         let o = other(side);
@@ -521,13 +524,40 @@ fn pair_by_position(pkg: &Package, groups: &mut Vec<Group>) {
                 path: b.path,
                 pos: b.pos,
             };
-            let Some(&j) = owner.get(&at) else { continue };
-            if groups[j].locs[o].is_some() && g.locs[o].is_some() {
+            if !owner.contains_key(&at) {
                 continue;
             }
-            if resource::close_identities(g.identity.as_ref(), groups[j].identity.as_ref(), false)
-                && pkg.similar((BASE, b), (side, at))
-            {
+            // The side's new documents the base resource could be, each with how alike.
+            let close: Vec<(usize, f64)> = owner
+                .iter()
+                .filter(|&(_, &j)| groups[j].locs[o].is_none() || g.locs[o].is_none())
+                .filter(|&(&loc, &j)| {
+                    resource::close_identities(
+                        g.identity.as_ref(),
+                        groups[j].identity.as_ref(),
+                        false,
+                    ) && pkg.similar((BASE, b), (side, loc))
+                })
+                .map(|(&loc, &j)| (j, pkg.likeness((BASE, b), (side, loc))))
+                .collect();
+            // The one at its position, unless another is clearly more alike (a copy put first,
+            // the resource renamed after it): then that one, as git's rename detection takes
+            // the clearly best match; none where two are about as alike.
+            let clearly = |&(j, score): &(usize, f64)| {
+                close
+                    .iter()
+                    .all(|&(k, rival)| k == j || score - rival >= MOVE_MARGIN)
+            };
+            let positional = owner[&at];
+            let chosen = match close.iter().find(|c| c.0 == positional) {
+                Some(&(j, score))
+                    if close.iter().all(|&(_, rival)| rival - score < MOVE_MARGIN) =>
+                {
+                    Some(j)
+                }
+                _ => close.iter().find(|c| clearly(c)).map(|c| c.0),
+            };
+            if let Some(j) = chosen {
                 moves.push((i, j));
             }
         }

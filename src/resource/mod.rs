@@ -257,23 +257,27 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
         .collect()
 }
 
-/// The element `side` renamed in a keyed list, as (its index in `base`, its index in
-/// `side`), given each version's element keys: like a renamed resource, exactly one element
-/// of `side` in neither base nor `other` is like a base element missing from `side` (standing
-/// at the same place: after the same element base and `side` share; content `similar` calls
-/// mostly the same), and exactly one such base element. New elements like none of them (an
-/// element added beside the rename) do not hide it. Other base elements `side` deleted there stay deleted. The merge pairs elements
-/// by this rule, so a rename merged with the other side's edit is not taken for a deletion
-/// plus an addition. The base element may be gone from `other` too: a rename against a
-/// deletion, or against another rename, is then a conflict on the element or its key, as in
-/// git's line merge, instead of a clean result holding a name neither side agreed on. The check reads renames its own way (`verify::pairing`), so that a
+/// The elements `side` renamed in a keyed list, as (index in `base`, index in `side`) pairs,
+/// given each version's element keys: like a renamed resource, an element of `side` in
+/// neither base nor `other` that is like exactly one base element missing from `side`
+/// (standing at the same place: after the same element base and `side` share; content
+/// `similar` calls mostly the same), that base element like no other such new element. Each
+/// rename is read alone, so a side that renamed several elements of one list has each paired
+/// (their other side's deletions or edits then meet them, not a clean addition). New elements
+/// like none of them (an element added beside the rename) do not hide it; a new element like
+/// several lost ones leaves the list unpaired. Other base elements `side` deleted there stay
+/// deleted. The merge pairs elements by this rule, so a rename merged with the other side's
+/// edit is not taken for a deletion plus an addition. The base element may be gone from
+/// `other` too: a rename against a deletion, or against another rename, is then a conflict on
+/// the element or its key, as in git's line merge, instead of a clean result holding a name
+/// neither side agreed on. The check reads renames its own way (`verify::pairing`), so that a
 /// mistake of this rule cannot pass it.
-pub(crate) fn renamed_element(
+pub(crate) fn renamed_elements(
     base: &[&str],
     side: &[&str],
     other: &[&str],
     similar: impl Fn(usize, usize) -> bool,
-) -> Option<(usize, usize)> {
+) -> Vec<(usize, usize)> {
     use std::collections::HashSet;
     let set = |v: &[&str]| -> HashSet<String> { v.iter().map(|s| s.to_string()).collect() };
     let (in_base, in_side, in_other) = (set(base), set(side), set(other));
@@ -293,18 +297,18 @@ pub(crate) fn renamed_element(
             })
             .collect()
     };
-    let mut renames = (0..side.len())
-        .filter(|&i| !in_base.contains(side[i]) && !in_other.contains(side[i]))
-        .filter_map(|si| match lost_like(si)[..] {
-            [] => None,
-            [bi] => Some(Some((bi, si))),
-            _ => Some(None),
-        });
-    let found = renames.next()??;
-    if renames.next().is_some() {
-        return None;
+    let mut pairs = Vec::new();
+    for si in (0..side.len()).filter(|&i| !in_base.contains(side[i]) && !in_other.contains(side[i]))
+    {
+        match lost_like(si)[..] {
+            [] => {}
+            [bi] => pairs.push((bi, si)),
+            _ => return Vec::new(),
+        }
     }
-    Some(found)
+    // A base element two new elements are like is renamed to neither.
+    let claims = |bi: usize| pairs.iter().filter(|p| p.0 == bi).count();
+    pairs.iter().copied().filter(|p| claims(p.0) == 1).collect()
 }
 
 /// Whether two documents are close enough in content to be one resource renamed: at least

@@ -708,6 +708,38 @@ fn singles<T: std::hash::Hash + Eq + Clone>(v: &[T]) -> HashMap<T, usize> {
         .collect()
 }
 
+/// The elements of `shared` a side moved: those off a longest run of them it keeps in base's
+/// order (positions `pb` in base, `ps` in the side).
+fn moved<T: std::hash::Hash + Eq + Clone>(
+    shared: &[T],
+    pb: &HashMap<T, usize>,
+    ps: &HashMap<T, usize>,
+) -> HashSet<T> {
+    let mut in_side: Vec<&T> = shared.iter().collect();
+    in_side.sort_unstable_by_key(|x| ps[*x]);
+    // Longest increasing run of base positions: `tails[k]` ends the best run of length k + 1.
+    let (mut tails, mut prev): (Vec<usize>, Vec<Option<usize>>) = (Vec::new(), Vec::new());
+    for (i, x) in in_side.iter().enumerate() {
+        let k = tails.partition_point(|&j| pb[in_side[j]] < pb[*x]);
+        prev.push(k.checked_sub(1).map(|k| tails[k]));
+        if k == tails.len() {
+            tails.push(i);
+        } else {
+            tails[k] = i;
+        }
+    }
+    let mut kept = HashSet::new();
+    let mut at = tails.last().copied();
+    while let Some(i) = at {
+        kept.insert(i);
+        at = prev[i];
+    }
+    (0..in_side.len())
+        .filter(|i| !kept.contains(i))
+        .map(|i| in_side[i].clone())
+        .collect()
+}
+
 /// A base element both sides replaced in its place by new elements of their own, different
 /// ones, where the result holds a replacement of each side: one element edited two ways
 /// is one element (their merge) or a conflict, never both copies. Its place is between its
@@ -749,7 +781,9 @@ fn replaced_by_both<T: std::hash::Hash + Eq + Clone>(
 
 /// The first pair of elements (present once in every version) whose order in the result is
 /// not the one the sides agree on: both sides' order where they agree, else the order of
-/// the side that changed it from base.
+/// the side that changed it from base. Where each side moved one of the two (or the side
+/// that kept their order moved one itself), the two moves decide their order together, as
+/// in git's merge of the two sequences, whatever order each side shows: no order is wanted.
 fn misordered<T: std::hash::Hash + Eq + Clone>(
     b: &[T],
     o: &[T],
@@ -764,6 +798,7 @@ fn misordered<T: std::hash::Hash + Eq + Clone>(
         })
         .cloned()
         .collect();
+    let (moved_o, moved_t) = (moved(&shared, &pb, &po), moved(&shared, &pb, &pt));
     // Every pair of a short list; neighbours in the result for a long one.
     let pairs: Vec<(usize, usize)> = if shared.len() <= 200 {
         (0..shared.len())
@@ -777,6 +812,20 @@ fn misordered<T: std::hash::Hash + Eq + Clone>(
         let before = |p: &HashMap<T, usize>| p[x] < p[y];
         let (ob, oo, ot) = (before(&pb), before(&po), before(&pt));
         let want = if oo == ot || oo == ob { ot } else { oo };
+        let kept_by = if oo == ot {
+            None
+        } else if oo == ob {
+            Some(&moved_o)
+        } else {
+            Some(&moved_t)
+        };
+        let crossed = |m: &HashSet<T>, n: &HashSet<T>| m.contains(x) && n.contains(y);
+        if kept_by.is_some_and(|m| m.contains(x) || m.contains(y))
+            || crossed(&moved_o, &moved_t)
+            || crossed(&moved_t, &moved_o)
+        {
+            continue;
+        }
         if before(&pr) != want {
             return Some((x.clone(), y.clone()));
         }

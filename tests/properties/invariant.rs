@@ -635,6 +635,10 @@ pub(crate) fn check_plain(
         .filter(|v| [&cb, &co, &ct, &cr].iter().all(|m| n(m, v) == 1))
         .collect();
     let pos = |l: &[D], v: &D| l.iter().position(|x| x == v).expect("present once");
+    // Where each side moved one of two elements (or the side that kept their order moved one
+    // itself), the two moves decide their order together, as git's merge of the sequences
+    // does, whatever order each side shows: no order is wanted.
+    let (moved_o, moved_t) = (moved(&once, b, o), moved(&once, b, t));
     for (i, x) in once.iter().enumerate() {
         for y in &once[i + 1..] {
             let before = |l: &[D]| pos(l, x) < pos(l, y);
@@ -644,6 +648,20 @@ pub(crate) fn check_plain(
             } else {
                 in_o
             };
+            let kept_by = if in_o == in_t {
+                None
+            } else if in_o == in_b {
+                Some(&moved_o)
+            } else {
+                Some(&moved_t)
+            };
+            let crossed = |m: &[&D], n: &[&D]| m.contains(x) && n.contains(y);
+            if kept_by.is_some_and(|m| m.contains(x) || m.contains(y))
+                || crossed(&moved_o, &moved_t)
+                || crossed(&moved_t, &moved_o)
+            {
+                continue;
+            }
             if before(r) != wanted {
                 let (first, second) = if wanted { (x, y) } else { (y, x) };
                 return violation(
@@ -659,6 +677,32 @@ pub(crate) fn check_plain(
         }
     }
     Ok(())
+}
+
+/// The elements of `once` that `side` moved: those off a longest run of them it keeps in
+/// base's order.
+fn moved<'d>(once: &[&'d D], base: &[D], side: &[D]) -> Vec<&'d D> {
+    let pos = |l: &[D], v: &D| l.iter().position(|x| x == v).unwrap_or(0);
+    let mut in_side: Vec<&D> = once.to_vec();
+    in_side.sort_by_key(|v| pos(side, v));
+    let n = in_side.len();
+    // Longest run of increasing base positions, by the quadratic table (short lists).
+    let (mut len, mut prev) = (vec![1usize; n], vec![None; n]);
+    for i in 0..n {
+        for j in 0..i {
+            if pos(base, in_side[j]) < pos(base, in_side[i]) && len[j] + 1 > len[i] {
+                len[i] = len[j] + 1;
+                prev[i] = Some(j);
+            }
+        }
+    }
+    let mut kept = vec![false; n];
+    let mut at = (0..n).max_by_key(|&i| len[i]);
+    while let Some(i) = at {
+        kept[i] = true;
+        at = prev[i];
+    }
+    (0..n).filter(|&i| !kept[i]).map(|i| in_side[i]).collect()
 }
 
 /// git's clean line-by-line 3-way merge of three texts, or `None` where it conflicts. A
