@@ -87,17 +87,15 @@ pub(crate) fn pair_renames<G: Placed>(
     }
 }
 
-/// One part of the identity changed at most (a new name, namespace, kind or group), or the
-/// name and the namespace of one kind (moved to another namespace under a new name, as
-/// kustomize's `namespace` and `namePrefix` do together); where either has no identity,
-/// `missing_is_close`.
+/// One part of the identity changed at most (a new name, namespace, kind or group); where
+/// either has no identity, `missing_is_close`.
 pub(crate) fn close_identities(
     a: Option<&Identity>,
     b: Option<&Identity>,
     missing_is_close: bool,
 ) -> bool {
     match (a, b) {
-        (Some(x), Some(y)) => x.differences(y) <= 1 || (x.group == y.group && x.kind == y.kind),
+        (Some(x), Some(y)) => x.differences(y) <= 1,
         _ => missing_is_close,
     }
 }
