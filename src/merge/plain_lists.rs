@@ -328,8 +328,11 @@ impl Merger<'_> {
 }
 
 /// Whether an element of a stretch both sides changed differently also stands in another
-/// stretch a side changed: a side moved it across the conflict's bounds.
+/// stretch a side changed: a side moved it across the conflict's bounds. Only an element
+/// each version holds once at most can be said to move (a repeated `-t` in `args` cannot).
 fn moved_across_a_conflict([base, ours, theirs]: [&Items; 3]) -> bool {
+    let counts = [base.count(), ours.count(), theirs.count()];
+    let single = |d: &u128| counts.iter().all(|c| c.get(d).is_none_or(|&n| n <= 1));
     let changed: Vec<(bool, HashSet<u128>)> = stretches(&base.data, &ours.data, &theirs.data)
         .into_iter()
         .filter(|s| !matches!(s.chunk, Chunk::Same { .. }))
@@ -348,7 +351,7 @@ fn moved_across_a_conflict([base, ours, theirs]: [&Items; 3]) -> bool {
             && changed
                 .iter()
                 .enumerate()
-                .any(|(j, (_, e))| i != j && !d.is_disjoint(e))
+                .any(|(j, (_, e))| i != j && d.intersection(e).any(single))
     })
 }
 
