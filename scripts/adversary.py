@@ -370,7 +370,11 @@ def identity(doc):
     group = av[1].split("/")[0] if is_str(av) and "/" in av[1] else ""
     ns = sget(md, "namespace")
     ns = "" if ns is ABSENT or ns is None else plain(ns)
-    return (group, plain(kind) if kind is not ABSENT else "", ns, plain(name) if name is not ABSENT else "")
+    # A null name is no name, as a null namespace is none: kyaml reads both as "" (the notes'
+    # section 1), and its rule that a null clears a field turns `name: null` into no name, so a
+    # resource must keep its identity across that.
+    name = "" if name is ABSENT or name is None else plain(name)
+    return (group, plain(kind) if kind is not ABSENT else "", ns, name)
 
 
 def kind_key(ident):

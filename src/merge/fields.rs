@@ -63,6 +63,12 @@ impl<'t> Merger<'t> {
             && ours.kept_blank_lines(o.node) != theirs.kept_blank_lines(t.node)
             && !same_data(ours, o.node, theirs, t.node)
         {
+            // Under `--on-conflict ours` a value ours changed stays as ours wrote it, blank
+            // lines and all: nothing of theirs needs splicing in.
+            let ours_changed = b.is_none_or(|b| !same_data(base, b.node, ours, o.node));
+            if ours_changed && self.opts.policy.resolve() == Resolution::Ours {
+                return;
+            }
             let what = "the blank lines ending a kept (|+) block scalar differ".into();
             return self.conflict_field(path, what, b, o, Some(t));
         }

@@ -50,13 +50,14 @@ impl Merger<'_> {
         let keyed = |keys: &[String]| -> Option<[Vec<Child>; 3]> {
             let base = match b {
                 Some(b) if self.base.node(b.node).kind == Kind::Seq => {
-                    elements(self.base, b.node, Some(keys), patch, kyaml)?
+                    elements(self.base, b.node, Some(keys), patch, kyaml, kyaml)?
                 }
                 _ => Vec::new(),
             };
-            let [ours, theirs] = [(self.ours, o), (self.theirs, t)]
-                .map(|(tree, x)| elements(tree, x.node, Some(keys), patch, kyaml));
-            let (ours, theirs) = (ours?, theirs?);
+            // Ours' two elements of one key are text the merge would have to choose
+            // between: such a list is not merged by key.
+            let ours = elements(self.ours, o.node, Some(keys), patch, kyaml, false)?;
+            let theirs = elements(self.theirs, t.node, Some(keys), patch, kyaml, kyaml)?;
             // An element without a key pairs only with itself: edited by both sides, it
             // would be two elements, each side's copy. Where both sides changed such
             // elements, the list merges element by element, so that is a conflict.
@@ -75,14 +76,14 @@ impl Merger<'_> {
         let set = || -> Option<[Vec<Child>; 3]> {
             let base = match b {
                 Some(b) if self.base.node(b.node).kind == Kind::Seq => {
-                    elements(self.base, b.node, None, patch, kyaml)?
+                    elements(self.base, b.node, None, patch, kyaml, false)?
                 }
                 _ => Vec::new(),
             };
             Some([
                 base,
-                elements(self.ours, o.node, None, patch, kyaml)?,
-                elements(self.theirs, t.node, None, patch, kyaml)?,
+                elements(self.ours, o.node, None, patch, kyaml, false)?,
+                elements(self.theirs, t.node, None, patch, kyaml, false)?,
             ])
         };
         if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
@@ -178,13 +179,16 @@ const UNNAMED: char = '\u{1}';
 /// A list's elements named by their merge key (`keys`), or by their value for a set. `None`
 /// when an element cannot be named or two share a name: such a list is merged as plain.
 /// merge2 passes `patch`: its directive elements (`- $patch: merge`) are instructions, not
-/// elements. Under kyaml's rules (`kyaml`) an element missing its key is named by `""`.
+/// elements. Under kyaml's rules (`kyaml`) an element missing its key is named by `""`; with
+/// `first_stands`, of two elements sharing a key the first stands for both, as kyaml's
+/// lookups read base's and theirs' lists.
 fn elements(
     tree: &Tree,
     list: NodeId,
     keys: Option<&[String]>,
     patch: bool,
     kyaml: bool,
+    first_stands: bool,
 ) -> Option<Vec<Child<'static>>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -222,6 +226,11 @@ fn elements(
             }
         };
         if !seen.insert(name.clone()) {
+            // kyaml's lookups take the first element of a key, so a second one stands for
+            // nothing (the notes' §2.5: duplicate keys collapse).
+            if first_stands && keys.is_some() {
+                continue;
+            }
             return None;
         }
         out.push(Child {

@@ -19,6 +19,7 @@ use crate::resource::Path;
 use super::merger::Merger;
 use super::plan::{Anchor, Field, Op};
 use super::policy::Resolution;
+use crate::text::diff3::stretches;
 use crate::text::{diff3, Chunk};
 
 /// One version's list: its items and their data.
@@ -75,6 +76,15 @@ impl Merger<'_> {
         let Some(&first) = ours.nodes.first() else {
             return self.both_changed(path, Some(b), o, t);
         };
+        // Under `--on-conflict ours` ours keeps each stretch both sides changed; where a side
+        // moved an element of such a stretch to or from another stretch, ours' stretch kept
+        // beside theirs' other edits would drop that element or hold it twice: ours' list
+        // stays whole, as mark mode's check widens such a conflict to the whole list.
+        if self.opts.policy.resolve() == Resolution::Ours
+            && moved_across_a_conflict([&base, &ours, &theirs])
+        {
+            return;
+        }
         let (cb, co, ct) = (base.count(), ours.count(), theirs.count());
         let chunks = diff3(&base.data, &ours.data, &theirs.data);
         // An element both sides added, at different places: in an ordered list where it goes
@@ -315,6 +325,34 @@ impl Merger<'_> {
             self.empty_if_all_deleted(o, &ours.nodes);
         }
     }
+}
+
+/// Whether an element of a stretch both sides changed differently also stands in another
+/// stretch a side changed: a side moved it across the conflict's bounds. Only an element
+/// each version holds once at most can be said to move (a repeated `-t` in `args` cannot).
+fn moved_across_a_conflict([base, ours, theirs]: [&Items; 3]) -> bool {
+    let counts = [base.count(), ours.count(), theirs.count()];
+    let single = |d: &u128| counts.iter().all(|c| c.get(d).is_none_or(|&n| n <= 1));
+    let changed: Vec<(bool, HashSet<u128>)> = stretches(&base.data, &ours.data, &theirs.data)
+        .into_iter()
+        .filter(|s| !matches!(s.chunk, Chunk::Same { .. }))
+        .map(|s| {
+            let data = base.data[s.base]
+                .iter()
+                .chain(&ours.data[s.ours])
+                .chain(&theirs.data[s.theirs])
+                .copied()
+                .collect();
+            (matches!(s.chunk, Chunk::Conflict { .. }), data)
+        })
+        .collect();
+    changed.iter().enumerate().any(|(i, (conflict, d))| {
+        *conflict
+            && changed
+                .iter()
+                .enumerate()
+                .any(|(j, (_, e))| i != j && d.intersection(e).any(single))
+    })
 }
 
 /// Whether an element of a stretch is the base element at its place edited, not another base

@@ -147,9 +147,9 @@ pub fn match_documents(
 }
 
 /// Renames that elimination cannot settle (several, or on both sides): a document that
-/// vanished from one side pairs with the new document standing at the same position among
-/// that side's documents, when the two identities differ in one part at most (a new name,
-/// namespace, kind or group, not a different resource).
+/// vanished from one side pairs with the one new document of that side holding its content
+/// unchanged, else with the new document standing at the same position among that side's
+/// documents, when the two identities are close ([`close_identities`]) and the content alike.
 fn pair_by_position(
     groups: &mut Vec<Group>,
     versions: &[Vec<(DocRef, Option<Identity>)>; 3],
@@ -176,12 +176,28 @@ fn pair_by_position(
                 continue;
             };
             let Some(p) = position(BASE, b) else { continue };
-            let Some(&(doc, _)) = versions[side_index].get(p) else {
-                continue;
+            // A new document holding base's content unchanged under another identity is base's
+            // renamed, wherever it stands (the one at its place is then a copy, edited); else
+            // the one at its place.
+            let unchanged: Vec<DocRef> = versions[side_index]
+                .iter()
+                .map(|&(d, _)| d)
+                .filter(|d| owner.contains_key(&d.doc))
+                .filter(|d| same_content(trees[BASE], b.root, trees[side_index], d.root))
+                .collect();
+            let doc = match unchanged[..] {
+                [d] => d,
+                _ => match versions[side_index].get(p) {
+                    Some(&(d, _)) => d,
+                    None => continue,
+                },
             };
             let Some(&j) = owner.get(&doc.doc) else {
                 continue;
             };
+            if moves.iter().any(|&(_, k)| k == j) {
+                continue;
+            }
             let other = groups[j].side(side.other());
             if other.is_some() && g.side(side.other()).is_some() {
                 continue;
@@ -317,6 +333,12 @@ pub(crate) fn renamed_elements(
 pub(crate) fn similar(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     let (common, larger) = shared_leaves(a, an, b, bn, &identity::FIELDS);
     2 * common >= larger
+}
+
+/// Whether two documents hold the same leaf values, their identity fields left out.
+fn same_content(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
+    let (common, larger) = shared_leaves(a, an, b, bn, &identity::FIELDS);
+    larger > 0 && common == larger
 }
 
 /// The share of the larger document's leaf values (identity fields left out) that the other

@@ -24,14 +24,17 @@ impl Checker<'_> {
         let [b, o, t, r] = at;
         let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
         let kind = self.kind_of(path, &[(bt, b), (ot, o), (tt, t)]);
-        let name = |tree: &Tree, list: At| -> Option<Vec<Item>> {
+        let kyaml = self.rule == Rule::Kyaml;
+        // kyaml's lookups read the first of two elements of one key in base's and theirs'
+        // lists; ours' and the result's must be keyed as they stand.
+        let name = |tree: &Tree, list: At, first_stands: bool| -> Option<Vec<Item>> {
             let Some(list) = list else {
                 return Some(Vec::new());
             };
             if tree.node(list).kind != Kind::Seq {
                 return Some(Vec::new());
             }
-            named(tree, list, kind.as_ref(), self.rule == Rule::Kyaml)
+            named(tree, list, kind.as_ref(), kyaml, first_stands && kyaml)
         };
         // A list one side emptied while the other took an element away and put a new one in
         // (an element without a key edited): the edited element must not come back alone.
@@ -46,8 +49,10 @@ impl Checker<'_> {
             }
         }
         if kind.as_ref() != Some(&ListKind::Plain) {
-            if let (Some(bn), Some(on), Some(tn)) = (name(bt, b), name(ot, o), name(tt, t)) {
-                let Some(rn) = name(rt, r) else {
+            if let (Some(bn), Some(on), Some(tn)) =
+                (name(bt, b, true), name(ot, o, false), name(tt, t, true))
+            {
+                let Some(rn) = name(rt, r, false) else {
                     return self.at(
                         path,
                         common,
@@ -142,8 +147,8 @@ impl Checker<'_> {
         }
         let kyaml = self.rule == Rule::Kyaml;
         let (xs, rs) = (
-            named(xt, x, kind.as_ref(), kyaml)?,
-            named(rt, r, kind.as_ref(), kyaml)?,
+            named(xt, x, kind.as_ref(), kyaml, false)?,
+            named(rt, r, kind.as_ref(), kyaml, false)?,
         );
         let index: HashMap<&str, NodeId> = rs.iter().map(|i| (i.key.as_str(), i.node)).collect();
         let pairs = xs
@@ -573,8 +578,15 @@ fn emptied_against_an_edit([(bt, b), (ot, o), (tt, t)]: [(&Tree, At); 3]) -> Opt
 
 /// A list's elements as items named by their key (`kind` `None`: a `kind: List`'s items, by
 /// identity); `None` when one cannot be named or two share a name. `kyaml`: read as kyaml
-/// reads it, a missing key being a key of its own.
-fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>, kyaml: bool) -> Option<Vec<Item>> {
+/// reads it, a missing key being a key of its own; `first_stands`: the first of two elements
+/// of one key stands for both.
+fn named(
+    tree: &Tree,
+    list: NodeId,
+    kind: Option<&ListKind>,
+    kyaml: bool,
+    first_stands: bool,
+) -> Option<Vec<Item>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for &e in tree.children(list) {
@@ -600,6 +612,11 @@ fn named(tree: &Tree, list: NodeId, kind: Option<&ListKind>, kyaml: bool) -> Opt
             Some(ListKind::Plain) => return None,
         };
         if !seen.insert(key.clone()) {
+            // kyaml's lookups find the first element of a key: a second one stands for
+            // nothing there (kyaml-semantics.md §2.5, duplicate keys collapse).
+            if first_stands && matches!(kind, Some(ListKind::Keyed(_))) {
+                continue;
+            }
             return None;
         }
         out.push(Item {
