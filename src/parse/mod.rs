@@ -29,7 +29,7 @@ pub enum Kind {
     Scalar,
     Map,
     Seq,
-    /// `*name`: never expanded, compared by anchor name and the anchored text.
+    /// `*name`: never expanded, compared by anchor name and the anchored data.
     Alias,
 }
 
@@ -387,6 +387,19 @@ impl<'a> Tree<'a> {
         &self.nodes[id]
     }
 
+    /// Whether `n` is `ancestor` or stands inside it.
+    pub fn within(&self, mut n: NodeId, ancestor: NodeId) -> bool {
+        loop {
+            if n == ancestor {
+                return true;
+            }
+            match self.node(n).parent() {
+                Some(parent) => n = parent,
+                None => return false,
+            }
+        }
+    }
+
     /// Whether any node of the tree is an alias (`*name`).
     pub fn has_aliases(&self) -> bool {
         *self
@@ -554,7 +567,7 @@ fn value_of<'t>(text: &'t str, n: &'t Node) -> &'t str {
 
 /// Whether two nodes (possibly of different trees) are equal as data: scalars by
 /// [`ScalarKey`], maps regardless of key order, sequences in order, aliases by anchor name and
-/// anchored text. Formatting and comments do not count.
+/// anchored data. Formatting and comments do not count.
 pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
     let (x, y) = (&a.nodes[an], &b.nodes[bn]);
     // The same text is the same data, but where it holds an alias: the same `*name` can name
@@ -574,6 +587,11 @@ pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
         (Kind::Alias, Kind::Alias) => {
             a.value(an) == b.value(bn)
                 && match (x.target(), y.target()) {
+                    // The anchored values as data (a comment moved inside one changes no
+                    // alias), but by text for an alias inside its own anchor's value.
+                    (Some(t), Some(u)) if !a.within(an, t) && !b.within(bn, u) => {
+                        same_data(a, t, b, u)
+                    }
                     (Some(t), Some(u)) => a.src(t) == b.src(u),
                     _ => false,
                 }
