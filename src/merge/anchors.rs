@@ -3,8 +3,9 @@
 //! value ([`Merger::carry_anchors`]). An anchor is a name within one document and an alias
 //! names the nearest anchor of its name before it: where ours and theirs each put an anchor
 //! of one name at a different place, text taken from one side would name the other side's
-//! anchor in the result ([`clashing_anchor`]), and the merge cannot keep both. The person
-//! decides over the document.
+//! anchor in the result. The driver renames theirs' apart first (`driver::anchors`); where
+//! that cannot be done ([`clashing_anchor`]: a side defines the name again where the other
+//! has none), the merge cannot keep both, and the person decides over the document.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -54,7 +55,7 @@ fn places(tree: &Tree, root: NodeId) -> Places {
 
 /// The path of keys from `root` to `n` (`[]` for a list element): a map's key and its value
 /// stand at the key's name.
-fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
+pub(crate) fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
     let mut path = Vec::new();
     while n != root {
         let Some(parent) = tree.node(n).parent() else {
