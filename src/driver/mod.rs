@@ -10,6 +10,7 @@
 //! the attempt that fits: the structural one (`structural`) or a template's
 //! (`template::attempt`); each gives an [`Outcome`] or the reason it stood aside.
 
+mod anchors;
 mod documents;
 mod structural;
 mod widen;
@@ -135,6 +136,20 @@ fn by_structure(
     let versions = versions
         .map(|v| v.named(opts.file_name.as_deref()))
         .map_err(Reason::from);
+    // Both sides define an anchor name at different places: merged again with theirs'
+    // renamed apart, which terminates (no anchor of theirs stands apart from ours' then).
+    // Where that merge is not structural (an alias of theirs would stand before its anchor
+    // in ours' order), the merge goes on as written, and the clash rule decides.
+    if let Some((renamed, notes)) = versions.as_ref().ok().and_then(anchors::renamed_apart) {
+        match by_structure(base, ours, &renamed, opts) {
+            Ok(mut outcome) if outcome.fallback.is_none() => {
+                outcome.messages.splice(0..0, notes);
+                return Ok(outcome);
+            }
+            Err(Attempt::LineMerge(e)) => return Err(Attempt::LineMerge(e)),
+            Ok(_) | Err(Attempt::Refused(_)) => {}
+        }
+    }
     if let Err(reason @ Reason::Template { .. }) = versions {
         let line = line.map(|merged| merged.map(|(line, _)| line));
         return template::attempt([base, ours, theirs], opts, reason, line);

@@ -1,11 +1,18 @@
-//! Anchors both sides define. An anchor is a name within one document and an alias names
-//! the nearest anchor of its name before it: where ours and theirs each put an anchor of one
-//! name at a different place, text taken from one side would name the other side's anchor
-//! in the result, and the merge cannot keep both. The person decides over the document.
+//! Anchors, which are text, not data: the merge compares values as data and keeps ours' text
+//! where theirs' is the same data, so an anchor theirs added there is written onto ours'
+//! value ([`Merger::carry_anchors`]). An anchor is a name within one document and an alias
+//! names the nearest anchor of its name before it: where ours and theirs each put an anchor
+//! of one name at a different place, text taken from one side would name the other side's
+//! anchor in the result. The driver renames theirs' apart first (`driver::anchors`); where
+//! that cannot be done ([`clashing_anchor`]: a side defines the name again where the other
+//! has none), the merge cannot keep both, and the person decides over the document.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::parse::{Kind, NodeId, Tree};
+use crate::parse::{same_data, Kind, NodeId, Tree};
+
+use super::merger::Merger;
+use super::plan::{Field, Op, Slot};
 
 /// Where a document's anchors stand, by name: each place the path of keys from the root
 /// (`[]` for a list element, positions left out).
@@ -48,7 +55,7 @@ fn places(tree: &Tree, root: NodeId) -> Places {
 
 /// The path of keys from `root` to `n` (`[]` for a list element): a map's key and its value
 /// stand at the key's name.
-fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
+pub(crate) fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
     let mut path = Vec::new();
     while n != root {
         let Some(parent) = tree.node(n).parent() else {
@@ -66,4 +73,69 @@ fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
     }
     path.reverse();
     path
+}
+
+impl Merger<'_> {
+    /// Theirs' anchors that ours' value `o` lacks, written onto it where ours' value stays
+    /// (theirs' `t` is the same place): the anchor is part of theirs' change, and theirs'
+    /// aliases of it, which the merge brings in elsewhere, must still name it. On `t` itself,
+    /// and with `deep` on the values below it too, where the merge walks no further (their data
+    /// is settled; an anchor is text, not data, so it would be lost there). An anchor of a
+    /// name ours' document defines already is left out (both sides' anchors of one name are
+    /// [`clashing_anchor`]'s), and so are anchors on list items (only a map value's anchor is
+    /// written after its key's `:`) and where ours' value is of another kind or null (theirs'
+    /// aliases of a map, `<<: *name` above all, would name a scalar).
+    ///
+    /// Returns whether an anchor was written below `o`: on a key line inside it, which a
+    /// reorder of its entries would move.
+    pub(super) fn carry_anchors(&mut self, o: Field, t: Field, deep: bool) -> bool {
+        let (ours, theirs) = (self.ours, self.theirs);
+        if memchr::memchr(b'&', theirs.src(t.node).as_bytes()).is_none() {
+            return false;
+        }
+        let top = o.node;
+        let mut below = false;
+        let defined = places(ours, document_root(ours, o.node));
+        let mut todo = vec![(o, t.node)];
+        while let Some((o, t)) = todo.pop() {
+            if self.deleted.contains(&o.node) {
+                continue; // cleared by kyaml's rules
+            }
+            let (on, tn) = (ours.node(o.node), theirs.node(t));
+            if let (Some(name), None, Slot::Entry(_)) = (tn.anchor(), on.anchor(), o.slot) {
+                if on.kind == tn.kind && !ours.is_null(o.node) && !defined.contains_key(name) {
+                    self.plan.ops.push(Op::AddAnchor { ours: o, theirs: t });
+                    below |= o.node != top;
+                }
+            }
+            if !deep {
+                break;
+            }
+            match (on.kind, tn.kind) {
+                (Kind::Map, Kind::Map) => todo.extend(theirs.entries(t).filter_map(|(k, v)| {
+                    let (ok, ov) = ours
+                        .entries(o.node)
+                        .find(|&(ok, _)| ours.value(ok) == theirs.value(k))?;
+                    Some((Field::entry(ok, ov), v))
+                })),
+                // Elements pair by position only where the lists are the same data.
+                (Kind::Seq, Kind::Seq) if same_data(ours, o.node, theirs, t) => todo.extend(
+                    ours.children(o.node)
+                        .iter()
+                        .zip(theirs.children(t))
+                        .map(|(&oe, &te)| (Field::item(oe), te)),
+                ),
+                _ => {}
+            }
+        }
+        below
+    }
+}
+
+/// The root of the document holding `n`.
+fn document_root(tree: &Tree, mut n: NodeId) -> NodeId {
+    while let Some(parent) = tree.node(n).parent() {
+        n = parent;
+    }
+    n
 }

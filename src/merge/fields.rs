@@ -87,7 +87,10 @@ impl<'t> Merger<'t> {
         if !walk_equal && same_data(ours, o.node, theirs, t.node) {
             if kyaml3 {
                 self.clear_nulls(path, b.map(|b| b.node), o);
-            } else if let Some(b) = b {
+            }
+            let below = self.carry_anchors(o, t, true);
+            if let (Some(b), false, false) = (b, kyaml3, below) {
+                // (Not where anchors were written inside: a key line they are on stays.)
                 self.follow_theirs_order_within(b.node, o, t.node);
             }
             return;
@@ -98,7 +101,9 @@ impl<'t> Merger<'t> {
                 self.clear_nulls(path, b.map(|b| b.node), o);
             } else if self.opts.policy.kyaml() && ours.is_null(o.node) {
                 self.clear(o);
+                return;
             }
+            self.carry_anchors(o, t, true);
             return;
         }
         let ours_unchanged = b.is_some_and(|b| same_data(base, b.node, ours, o.node));
@@ -157,9 +162,10 @@ impl<'t> Merger<'t> {
                     self.plan.ops.truncate(ops);
                     self.plan.conflicts.truncate(conflicts);
                     self.deleted = deleted;
-                    self.both_changed(path, b, o, t);
+                    return self.both_changed(path, b, o, t);
                 }
             }
+            self.carry_anchors(o, t, false);
             return;
         }
         if !ours_unchanged
@@ -225,7 +231,9 @@ impl<'t> Merger<'t> {
     pub fn both_changed(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
         match self.opts.policy.resolve() {
             Resolution::Theirs => self.take_theirs(o, t),
-            Resolution::Ours => {}
+            Resolution::Ours => {
+                self.carry_anchors(o, t, true);
+            }
             Resolution::Mark => {
                 let what = describe_change(self.base, b, self.ours, o, self.theirs, t);
                 self.conflict_field(path, what, b, o, Some(t));

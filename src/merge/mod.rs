@@ -2,7 +2,7 @@
 //! parsed resources of base, ours and theirs. The result is a [`Plan`]: edits against ours'
 //! tree and the conflicts, each with its resource and field path. No text is written here.
 
-mod anchors;
+pub(crate) mod anchors;
 mod fields;
 mod key_order;
 mod lists;

@@ -91,6 +91,8 @@ pub(crate) enum Op {
     Take { ours: Field, theirs: Field },
     /// Ours' field removed, with the comment lines above it.
     Delete { ours: Field },
+    /// Theirs' node's anchor (`&name`) written on ours' map value, which has none.
+    AddAnchor { ours: Field, theirs: NodeId },
     /// Ours' value replaced by an empty collection: `[]` if `list`, else `{}`.
     Empty { ours: Field, list: bool },
     /// Theirs' field inserted at `at`, at the column of ours' field `like` (0 without one),

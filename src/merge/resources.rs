@@ -93,8 +93,9 @@ impl Merger<'_> {
         }
     }
 
-    /// An anchor name ours and theirs both define at different places ([`super::anchors`]):
-    /// the merge cannot keep both, so the document is both sides' change of one value. Mark
+    /// An anchor name ours and theirs both define at different places ([`super::anchors`]),
+    /// that the driver could not rename apart (a side defines it again where the other has
+    /// none): the merge cannot keep both, so the document is both sides' change of one value. Mark
     /// mode makes it a conflict; a policy takes its side's document whole (theirs replaces
     /// ours'; ours stays). Returns whether the document was settled so.
     fn anchors_clash(&mut self, b: Option<DocRef>, o: DocRef, t: DocRef) -> bool {

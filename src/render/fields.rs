@@ -152,6 +152,22 @@ impl Renderer<'_> {
         })
     }
 
+    /// Theirs' anchor written on ours' map value: right after its key's `:`, where YAML puts
+    /// a value's properties whatever the value's style (`key: &name {}`, `key: &name` above
+    /// a block). Nothing for a value that is not a map's.
+    pub(super) fn add_anchor(&self, o: Field, t: NodeId) -> Option<Edit> {
+        let name = self.theirs.node(t).anchor()?;
+        let Slot::Entry(_) = o.slot else {
+            return None;
+        };
+        let at = after_indicator(self.ours, o)?;
+        Some(Edit {
+            start: at,
+            end: at,
+            text: format!(" &{name}"),
+        })
+    }
+
     /// Ours' field deleted: its lines, with the comments above it.
     pub(super) fn delete(&self, o: Field) -> Edit {
         let text = self.ours.text;

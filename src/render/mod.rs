@@ -103,6 +103,7 @@ impl<'t> Renderer<'t> {
         match op {
             Op::Take { ours, theirs } => out.push(self.take(*ours, *theirs)),
             Op::Delete { ours } => out.push(self.delete(*ours)),
+            Op::AddAnchor { ours, theirs } => out.extend(self.add_anchor(*ours, *theirs)),
             Op::Empty { ours, list } => out.push(self.empty(*ours, *list)),
             Op::Insert {
                 theirs,
