@@ -47,14 +47,6 @@ impl Identity {
         })
     }
 
-    /// `group/Kind` (`Kind` in the core group): how the list-key table names kinds.
-    pub fn group_kind(&self) -> String {
-        match self.group.as_str() {
-            "" => self.kind.clone(),
-            group => format!("{group}/{}", self.kind),
-        }
-    }
-
     /// The identity as the list-key table's rules take it.
     pub fn for_list_keys(&self) -> crate::resource::Identity {
         crate::resource::Identity {
@@ -67,14 +59,10 @@ impl Identity {
 }
 
 impl fmt::Display for Identity {
-    /// `apps/Deployment shop/web`, `ConfigMap settings`: as conflicts name resources.
+    /// `apps/Deployment shop/web`, `ConfigMap settings`: named as conflicts name resources,
+    /// by the same writer (a name for people, no part of the reading).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.group_kind())?;
-        match (self.namespace.as_str(), self.name.as_str()) {
-            ("", "") => Ok(()),
-            ("", name) => write!(f, " {name}"),
-            (namespace, name) => write!(f, " {namespace}/{name}"),
-        }
+        fmt::Display::fmt(&self.for_list_keys(), f)
     }
 }
 
