@@ -189,6 +189,30 @@ fn fallback(
             outcome.fallback = Some(reason);
             return Ok(outcome);
         }
+        // Both sides inserted lines at one place of a template (each a key or a block after
+        // the same line): where both insertions together, in one order or the other, make a
+        // clean merge the check holds, that is the answer; git's conflict would make a person
+        // drop one of them (neither side changed the other's lines).
+        if line.conflicted && matches!(reason, Reason::Template { .. }) {
+            let joined = [true, false].into_iter().find_map(|ours_first| {
+                widen::joined([b, o, t], ours_first)
+                    .filter(|text| template::clean_holds([b, o, t], opts, text))
+            });
+            if let Some(text) = joined {
+                messages.push(
+                    "git's conflicts are insertions both sides made at one place: both kept, which the check holds"
+                        .into(),
+                );
+                return Ok(Outcome {
+                    bytes: text.into_bytes(),
+                    conflicted: false,
+                    fallback: Some(reason),
+                    messages,
+                    resolved_hunks: 0,
+                    git_markers_kept: false,
+                });
+            }
+        }
         if line.conflicted {
             match checked_conflicts(&reason, [b, o, t], merged, opts) {
                 Checked::Hold => {}

@@ -185,6 +185,38 @@ fn judge_clean(
     }
 }
 
+/// Whether `text`, a merge of the three versions that the skeletons' merge did not make,
+/// holds as a clean merge of the template: read as a skeleton, its data passes the check
+/// (mark mode's rule: no policy decided it) and its control lines are their own 3-way merge.
+pub(crate) fn clean_holds(
+    [base, ours, theirs]: [&str; 3],
+    opts: &MergeOptions,
+    text: &str,
+) -> bool {
+    let Some(mut skeletons) = Skeletons::read(base, ours, theirs) else {
+        return false;
+    };
+    let Ok(versions) = Versions::parse(&skeletons.base, &skeletons.ours, &skeletons.theirs)
+        .map(|v| v.named(opts.file_name.as_deref()))
+    else {
+        return false;
+    };
+    let expected = merged_controls(
+        &skeletons.tokens,
+        &skeletons.base,
+        &skeletons.ours,
+        &skeletons.theirs,
+    );
+    let Some(masked) = skeletons.tokens.mask(text) else {
+        return false;
+    };
+    expected.is_some_and(|e| e == controls(&masked))
+        && matches!(
+            verify::check_text(&versions, &masked, Policy::Mark),
+            Verdict::Holds
+        )
+}
+
 /// Runs `f` with the check a line merge's conflicted text of this template must pass for a
 /// person to take either side: read as a skeleton, each side parses, holds its data and keeps
 /// its blocks whole ([`skeleton_sides_hold`]); a text that cannot be read as a skeleton fails.
