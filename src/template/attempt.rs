@@ -185,6 +185,38 @@ fn judge_clean(
     }
 }
 
+/// Runs `f` with a check of a line merge's conflicted text of three templates that the
+/// structural merge does not take as skeletons (two documents of one identity, say), so
+/// their data cannot be checked: each side, read as a skeleton, must parse and repeat nothing
+/// no version repeats, as a plain file's sides must. `None` where the versions are no
+/// templates (their skeletons are their texts) or cannot be read as skeletons.
+pub(crate) fn with_sound_sides<R>(
+    [base, ours, theirs]: [&str; 3],
+    marker_size: usize,
+    f: impl FnOnce(&mut dyn FnMut(&str) -> bool) -> R,
+) -> Option<R> {
+    let mut skeletons = Skeletons::read(base, ours, theirs)?;
+    if [base, ours, theirs]
+        == [&skeletons.base, &skeletons.ours, &skeletons.theirs].map(String::as_str)
+    {
+        return None;
+    }
+    let (sb, so, st) = (
+        std::mem::take(&mut skeletons.base),
+        std::mem::take(&mut skeletons.ours),
+        std::mem::take(&mut skeletons.theirs),
+    );
+    let tokens = &mut skeletons.tokens;
+    let mut sound = |text: &str| {
+        markers::sides(text, marker_size).iter().all(|side| {
+            tokens
+                .mask(side)
+                .is_some_and(|masked| verify::line_result_is_sound(&sb, &so, &st, &masked))
+        })
+    };
+    Some(f(&mut sound))
+}
+
 /// Whether `text`, a merge of the three versions that the skeletons' merge did not make,
 /// holds as a clean merge of the template: read as a skeleton, its data passes the check
 /// (mark mode's rule: no policy decided it) and its control lines are their own 3-way merge.
