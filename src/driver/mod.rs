@@ -32,7 +32,7 @@ use crate::outcome::{last_resort, written_markers, Attempt};
 use crate::parse::{self, Versions};
 use crate::sides::Version;
 use crate::template;
-use crate::text::markers::{self, has_marker_lines};
+use crate::text::markers::{self, has_marker_lines, Markers};
 use crate::verify::line_result_is_sound;
 
 /// Merges three versions of a file. Fails only if git's own line merge fails.
@@ -189,6 +189,30 @@ fn fallback(
             outcome.fallback = Some(reason);
             return Ok(outcome);
         }
+        // Both sides inserted lines at one place of a template (each a key or a block after
+        // the same line): where both insertions together, in one order or the other, make a
+        // clean merge the check holds, that is the answer; git's conflict would make a person
+        // drop one of them (neither side changed the other's lines).
+        if line.conflicted && matches!(reason, Reason::Template { .. }) {
+            let joined = [true, false].into_iter().find_map(|ours_first| {
+                widen::joined([b, o, t], ours_first)
+                    .filter(|text| template::clean_holds([b, o, t], opts, text))
+            });
+            if let Some(text) = joined {
+                messages.push(
+                    "git's conflicts are insertions both sides made at one place: both kept, which the check holds"
+                        .into(),
+                );
+                return Ok(Outcome {
+                    bytes: text.into_bytes(),
+                    conflicted: false,
+                    fallback: Some(reason),
+                    messages,
+                    resolved_hunks: 0,
+                    git_markers_kept: false,
+                });
+            }
+        }
         if line.conflicted {
             match checked_conflicts(&reason, [b, o, t], merged, opts) {
                 Checked::Hold => {}
@@ -256,6 +280,17 @@ fn checked_conflicts(
             return found;
         }
     }
+    // A template the structural merge does not take as a skeleton (two documents of one
+    // identity): each side must still load as a skeleton, since its text does not parse as
+    // YAML whichever side is taken.
+    let skeleton_sides =
+        template::with_sound_sides([b, o, t], opts.marker_size, |sound| match sound(merged) {
+            true => Checked::Hold,
+            false => widened_until_loading([b, o, t], &marks, sound),
+        });
+    if let Some(checked) = skeleton_sides {
+        return checked;
+    }
     let sides_load = |text: &str| {
         markers::sides(text, opts.marker_size)
             .iter()
@@ -264,7 +299,17 @@ fn checked_conflicts(
     if sides_load(merged) {
         return Checked::Hold;
     }
-    let text = widen::widened([b, o, t], &marks, sides_load).unwrap_or_else(|| marks.wrap(o, b, t));
+    widened_until_loading([b, o, t], &marks, sides_load)
+}
+
+/// Git's conflicts, some side of which does not load, widened until each side loads: at
+/// worst the whole file, ours against theirs, which always does.
+fn widened_until_loading(
+    [b, o, t]: [&str; 3],
+    marks: &Markers,
+    loads: impl FnMut(&str) -> bool,
+) -> Checked {
+    let text = widen::widened([b, o, t], marks, loads).unwrap_or_else(|| marks.wrap(o, b, t));
     Checked::Widened(text, "a side of git's conflicts breaks the YAML or repeats a key: its conflicts widened until each side loads")
 }
 

@@ -64,6 +64,34 @@ pub(crate) fn widened(
     holds(&whole).then_some(whole)
 }
 
+/// The three texts merged line by line with each conflict where both sides only inserted
+/// lines at one place (base's stretch empty) taken as both insertions, ours' first where
+/// `ours_first`, else theirs'. `None` where there is no conflict, or where a conflict changed
+/// lines of base too: then no side's change can stand beside the other's whole.
+pub(crate) fn joined([base, ours, theirs]: [&str; 3], ours_first: bool) -> Option<String> {
+    let (b, o, t) = (text_lines(base), text_lines(ours), text_lines(theirs));
+    let all = stretches(&b, &o, &t);
+    let mut out = String::new();
+    let mut any = false;
+    for s in &all {
+        match &s.chunk {
+            Chunk::Theirs { .. } => out.push_str(&t[s.theirs.clone()].concat()),
+            Chunk::Conflict { base, .. } if base.is_empty() => {
+                any = true;
+                let (first, second) = match ours_first {
+                    true => (&o[s.ours.clone()], &t[s.theirs.clone()]),
+                    false => (&t[s.theirs.clone()], &o[s.ours.clone()]),
+                };
+                out.push_str(&first.concat());
+                out.push_str(&second.concat());
+            }
+            Chunk::Conflict { .. } => return None,
+            _ => out.push_str(&o[s.ours.clone()].concat()),
+        }
+    }
+    any.then_some(out)
+}
+
 /// The stretches with each unchanged one cut into pieces that grow from both of its ends
 /// (1, 1, 2, 4 … lines): a conflict widening into it takes in a line, then two, then four,
 /// so it stops a few lines past what its check needed (a block's closing line right after
@@ -259,6 +287,16 @@ mod tests {
     fn where_not_even_the_whole_file_holds_nothing_is_widened() {
         let got = widened(["a\nb\nc\n", "a\nB\nc\n", "a\nX\nc\n"], &MARKERS, |_| false);
         assert_eq!(got, None);
+    }
+
+    #[test]
+    fn insertions_both_sides_made_at_one_place_join_in_either_order() {
+        let texts = ["a\nz\n", "a\nO\nz\n", "a\nT\nz\n"];
+        assert_eq!(joined(texts, true).as_deref(), Some("a\nO\nT\nz\n"));
+        assert_eq!(joined(texts, false).as_deref(), Some("a\nT\nO\nz\n"));
+        // A conflict that changed a line of base has no join; nor has a text without one.
+        assert_eq!(joined(["a\nb\n", "a\nB\n", "a\nX\n"], true), None);
+        assert_eq!(joined(["a\n", "b\n", "a\n"], true), None);
     }
 
     #[test]

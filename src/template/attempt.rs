@@ -7,9 +7,9 @@ use super::{controls, merged_controls, Skeletons, Tokens};
 use crate::comments::PlannedSide;
 use crate::engine::{self, Merged};
 use crate::fallback::Reason;
-use crate::git::line_merge::LineMerge;
+use crate::git::line_merge::{line_merge, LineMerge};
 use crate::merge;
-use crate::options::MergeOptions;
+use crate::options::{MergeOptions, Policy};
 use crate::outcome::{clean, conflict_messages, conflicted, last_resort, Attempt, Outcome};
 use crate::parse::Versions;
 use crate::text::markers::{self, conflict_hunks, marked_lines};
@@ -71,32 +71,12 @@ pub(crate) fn attempt(
         let line = line.map_err(Attempt::LineMerge)?;
         if !line.conflicted {
             let text = std::str::from_utf8(&line.bytes).unwrap_or_default();
-            // Where git's result cannot be read as a skeleton, it stands, as before.
-            let Some(masked) = tokens.mask(text) else {
-                return Ok(clean(line.bytes, messages, 0));
-            };
-            let controls_hold = expected.as_ref() == Some(&controls(&masked));
-            let (doubt, wrong) = match verify::check_text(&versions, &masked, opts.policy) {
-                Verdict::Holds if controls_hold => return Ok(clean(line.bytes, messages, 0)),
-                // Where the rules cannot pair the skeletons, git's result stands if it
-                // repeats nothing no input repeats, as for plain YAML.
-                Verdict::Unsure if verify::line_result_is_sound(&sb, &so, &st, &masked) => {
-                    return Ok(clean(line.bytes, messages, 0))
-                }
-                Verdict::Unsure => (
-                    "repeats a key, a resource or an element name no input repeats".to_string(),
-                    true,
-                ),
-                Verdict::Broken(v) if v[0].finding == Finding::Unparsable => {
-                    return Ok(clean(line.bytes, messages, 0))
-                }
-                Verdict::Holds => (
-                    "of the template misplaces its control lines".to_string(),
-                    false,
-                ),
-                Verdict::Broken(violations) => {
-                    (format!("is wrong as data ({})", violations[0]), true)
-                }
+            let skeletons = [sb.as_str(), so.as_str(), st.as_str()];
+            let judged = judge_clean(&versions, tokens, skeletons, &expected, text, opts.policy);
+            let (doubt, wrong) = match judged {
+                Judged::Stands => return Ok(clean(line.bytes, messages, 0)),
+                Judged::Misplaced(doubt) => (doubt, false),
+                Judged::Wrong(doubt) => (doubt, true),
             };
             messages.push(format!(
                 "git's clean line merge {doubt}: merged by structure"
@@ -111,6 +91,11 @@ pub(crate) fn attempt(
             git_conflicts = Some(line);
         }
     }
+    // Outside `mark` mode git's line merge has not run: where the structural merge cannot
+    // settle the file, git's result is the answer, so it is judged here as `mark` mode would
+    // judge it (no policy decided it), before the driver takes it.
+    let judge_later = git_wrong.is_none() && git_conflicts.is_none();
+    let controls_due = expected.clone();
     let expected = Expected {
         controls: expected,
         whole,
@@ -120,6 +105,29 @@ pub(crate) fn attempt(
             Settle::Refused(what) => unsettled(&what),
             Settle::Failed(attempt) => attempt,
         });
+    let git_wrong = match (&settled, git_wrong) {
+        (Err(Attempt::Refused(_)), None) if judge_later && opts.policy != Policy::Mark => {
+            let line = line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts)
+                .map_err(Attempt::LineMerge)?;
+            let text = std::str::from_utf8(&line.bytes).unwrap_or_default();
+            let skeletons = [sb.as_str(), so.as_str(), st.as_str()];
+            match line.conflicted {
+                false => match judge_clean(
+                    &versions,
+                    tokens,
+                    skeletons,
+                    &controls_due,
+                    text,
+                    Policy::Mark,
+                ) {
+                    Judged::Wrong(doubt) => Some(doubt),
+                    Judged::Stands | Judged::Misplaced(_) => None,
+                },
+                true => None,
+            }
+        }
+        (_, wrong) => wrong,
+    };
     match (settled, git_wrong) {
         (Err(Attempt::Refused(why)), Some(wrong)) => {
             let messages = vec![
@@ -132,6 +140,113 @@ pub(crate) fn attempt(
         }
         (settled, _) => settled,
     }
+}
+
+/// How git's clean line merge of a template reads as a skeleton.
+enum Judged {
+    /// It is the answer: it holds the data and the control lines, or it cannot be read (as
+    /// before), or the rules cannot pair it and it repeats nothing no input repeats.
+    Stands,
+    /// It holds the data but places the control lines otherwise than their own 3-way merge:
+    /// the structural merge is tried, and where it cannot settle the file git's result stands.
+    Misplaced(String),
+    /// It is wrong as data: it must not pass as clean.
+    Wrong(String),
+}
+
+/// Git's clean line merge `text` read as a skeleton and checked against the versions' data
+/// (under `policy`) and the control lines due (`expected`, see [`merged_controls`]).
+fn judge_clean(
+    versions: &Versions,
+    tokens: &mut Tokens,
+    [sb, so, st]: [&str; 3],
+    expected: &Option<Vec<String>>,
+    text: &str,
+    policy: Policy,
+) -> Judged {
+    // Where git's result cannot be read as a skeleton, it stands, as before.
+    let Some(masked) = tokens.mask(text) else {
+        return Judged::Stands;
+    };
+    let controls_hold = expected.as_ref() == Some(&controls(&masked));
+    match verify::check_text(versions, &masked, policy) {
+        Verdict::Holds if controls_hold => Judged::Stands,
+        // Where the rules cannot pair the skeletons, git's result stands if it repeats
+        // nothing no input repeats, as for plain YAML.
+        Verdict::Unsure if verify::line_result_is_sound(sb, so, st, &masked) => Judged::Stands,
+        Verdict::Unsure => Judged::Wrong(
+            "repeats a key, a resource or an element name no input repeats".to_string(),
+        ),
+        Verdict::Broken(v) if v[0].finding == Finding::Unparsable => Judged::Stands,
+        Verdict::Holds => Judged::Misplaced("of the template misplaces its control lines".into()),
+        Verdict::Broken(violations) => {
+            Judged::Wrong(format!("is wrong as data ({})", violations[0]))
+        }
+    }
+}
+
+/// Runs `f` with a check of a line merge's conflicted text of three templates that the
+/// structural merge does not take as skeletons (two documents of one identity, say), so
+/// their data cannot be checked: each side, read as a skeleton, must parse and repeat nothing
+/// no version repeats, as a plain file's sides must. `None` where the versions are no
+/// templates (their skeletons are their texts) or cannot be read as skeletons.
+pub(crate) fn with_sound_sides<R>(
+    [base, ours, theirs]: [&str; 3],
+    marker_size: usize,
+    f: impl FnOnce(&mut dyn FnMut(&str) -> bool) -> R,
+) -> Option<R> {
+    let mut skeletons = Skeletons::read(base, ours, theirs)?;
+    if [base, ours, theirs]
+        == [&skeletons.base, &skeletons.ours, &skeletons.theirs].map(String::as_str)
+    {
+        return None;
+    }
+    let (sb, so, st) = (
+        std::mem::take(&mut skeletons.base),
+        std::mem::take(&mut skeletons.ours),
+        std::mem::take(&mut skeletons.theirs),
+    );
+    let tokens = &mut skeletons.tokens;
+    let mut sound = |text: &str| {
+        markers::sides(text, marker_size).iter().all(|side| {
+            tokens
+                .mask(side)
+                .is_some_and(|masked| verify::line_result_is_sound(&sb, &so, &st, &masked))
+        })
+    };
+    Some(f(&mut sound))
+}
+
+/// Whether `text`, a merge of the three versions that the skeletons' merge did not make,
+/// holds as a clean merge of the template: read as a skeleton, its data passes the check
+/// (mark mode's rule: no policy decided it) and its control lines are their own 3-way merge.
+pub(crate) fn clean_holds(
+    [base, ours, theirs]: [&str; 3],
+    opts: &MergeOptions,
+    text: &str,
+) -> bool {
+    let Some(mut skeletons) = Skeletons::read(base, ours, theirs) else {
+        return false;
+    };
+    let Ok(versions) = Versions::parse(&skeletons.base, &skeletons.ours, &skeletons.theirs)
+        .map(|v| v.named(opts.file_name.as_deref()))
+    else {
+        return false;
+    };
+    let expected = merged_controls(
+        &skeletons.tokens,
+        &skeletons.base,
+        &skeletons.ours,
+        &skeletons.theirs,
+    );
+    let Some(masked) = skeletons.tokens.mask(text) else {
+        return false;
+    };
+    expected.is_some_and(|e| e == controls(&masked))
+        && matches!(
+            verify::check_text(&versions, &masked, Policy::Mark),
+            Verdict::Holds
+        )
 }
 
 /// Runs `f` with the check a line merge's conflicted text of this template must pass for a
