@@ -85,6 +85,15 @@ impl Merger<'_> {
         {
             return;
         }
+        // In mark mode the same list is one conflict: theirs moving an element out of a
+        // stretch ours edited it in leaves theirs' side of that stretch without it, and the
+        // move itself is not taken (ours no longer holds the element as base had it, as if
+        // deleted): theirs' side would lose it.
+        if self.opts.policy.resolve() == Resolution::Mark
+            && moved_across_a_conflict([&base, &ours, &theirs])
+        {
+            return self.both_changed(path, Some(b), o, t);
+        }
         let (cb, co, ct) = (base.count(), ours.count(), theirs.count());
         let chunks = diff3(&base.data, &ours.data, &theirs.data);
         // An element both sides added, at different places: in an ordered list where it goes
