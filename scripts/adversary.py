@@ -784,6 +784,14 @@ class Rules:
             clear[side] = {(p[1], p[2]) for p in pairs if p[1] not in sm and clearly(best_g[p[1]], p)
                            and clearly(best_n[p[2]], p)}
             maybe[side] = [(g, n) for (sc, g, n) in sorted(pairs, key=lambda x: -x[0])]
+        # Both sides lost a base key and hold one new key the other side clearly renamed it
+        # to: this side may have renamed it the same way however much else it changed (the
+        # same new name for the same gone element is the evidence, not its content), a reading
+        # tried beside deleted-and-added.
+        for side, x, sm in (("o", "t", om), ("t", "o", tm)):
+            for g, n in sorted(clear[x]):
+                if n in sm and g not in sm and (g, n) not in maybe[side]:
+                    maybe[side].append((g, n))
         forced = {"o": {}, "t": {}}
         optional = []
         for side, x, xm in (("o", "t", tm), ("t", "o", om)):

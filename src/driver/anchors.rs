@@ -6,7 +6,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::merge::anchors::place;
 use crate::parse::{Kind, NodeId, Tree, Versions};
 use crate::resource;
 use crate::text::splice::{splice, Edit};
@@ -99,7 +98,8 @@ fn anchor_name(text: &str, start: usize, name: &str) -> Option<std::ops::Range<u
 }
 
 /// Each anchor of a tree: its node, its document (the document's identity, empty for one
-/// without: documents pair so across versions), its name and its place in the document.
+/// without: documents pair so across versions), its name and its place in the document (see
+/// [`place`]).
 fn anchors<'t>(tree: &'t Tree) -> Vec<(NodeId, String, &'t str, Vec<String>)> {
     let mut out = Vec::new();
     for (doc, identity) in resource::documents(tree) {
@@ -113,4 +113,25 @@ fn anchors<'t>(tree: &'t Tree) -> Vec<(NodeId, String, &'t str, Vec<String>)> {
         }
     }
     out
+}
+
+/// The path from `root` to `n`: a map value stands at its key's name, a list element at its
+/// index. The index, not only "an element": `&base` on `periodics[10].spec` and on
+/// `periodics[11].spec` are two places, and an alias of one must not come to name the other.
+fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
+    let mut path = Vec::new();
+    while n != root {
+        let Some(parent) = tree.node(n).parent() else {
+            break;
+        };
+        let entries = tree.children(parent);
+        let i = entries.iter().position(|&c| c == n).unwrap_or(0);
+        match tree.node(parent).kind {
+            Kind::Map => path.push(tree.value(entries[i - i % 2]).to_string()),
+            _ => path.push(format!("[{i}]")),
+        }
+        n = parent;
+    }
+    path.reverse();
+    path
 }

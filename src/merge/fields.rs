@@ -458,6 +458,7 @@ impl<'t> Merger<'t> {
                 sorted,
                 first.field,
             );
+            let at = self.beside_conflict(at);
             match bi.get(c.name.as_ref()) {
                 None => {
                     let mut omit = Vec::new();
@@ -514,6 +515,20 @@ impl<'t> Merger<'t> {
         if !inserted {
             let children: Vec<NodeId> = ours.iter().map(|c| c.field.node).collect();
             self.empty_if_all_deleted(parent, &children);
+        }
+    }
+
+    /// `at`, or right after its field where that field is ours' side of a conflict already
+    /// planned: the conflict's lines start where the field's line does (with a list item's
+    /// `- ` when the field is the item's first), so above the field is inside them.
+    fn beside_conflict(&self, at: Anchor) -> Anchor {
+        let Anchor::Before(f) = at else { return at };
+        let in_conflict = self.plan.ops.iter().any(
+            |op| matches!(op, Op::Conflict { ours, .. } if ours.iter().any(|o| o.node == f.node)),
+        );
+        match in_conflict {
+            true => Anchor::After(f),
+            false => at,
         }
     }
 

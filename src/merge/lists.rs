@@ -10,7 +10,7 @@ use crate::resource::{element_key, list_kind, ListKind};
 use super::fields::{Child, Children};
 use super::merger::Merger;
 use super::patch::list_directive;
-use super::plan::{Field, Op};
+use super::plan::{Field, Op, Slot};
 use super::policy::Resolution;
 use crate::resource::Path;
 use crate::text::{diff3, Chunk};
@@ -143,11 +143,71 @@ impl Merger<'_> {
                     ListKind::Keyed(keys) => &keys[..],
                     _ => &[],
                 };
-                self.merge_children(path, Children::Elements, keys, o, &base, &ours, &theirs)
+                let (ops, conflicts, deleted) = (
+                    self.plan.ops.len(),
+                    self.plan.conflicts.len(),
+                    self.deleted.clone(),
+                );
+                self.merge_children(path, Children::Elements, keys, o, &base, &ours, &theirs);
+                if self.opts.policy.resolve() == Resolution::Mark
+                    && self.side_left_empty(&self.plan.ops[ops..], o, t)
+                {
+                    // A side of the list's conflicts would hold no element at all: written
+                    // so, the key holds nothing (null), not that side's empty list. The whole
+                    // list is the conflict instead, each side's list as it wrote it.
+                    self.plan.ops.truncate(ops);
+                    self.plan.conflicts.truncate(conflicts);
+                    self.deleted = deleted;
+                    self.both_changed(path, b, o, t);
+                }
             }
             None if self.opts.policy.kyaml() => self.take_theirs(o, t),
             None => self.merge_plain_list(path, b, o, t),
         }
+    }
+}
+
+impl Merger<'_> {
+    /// Whether the edits `ops` planned for ours' list `o` (theirs' `t`) mark a conflict among
+    /// its elements and leave one side of it with no element: ours' elements that stay (not
+    /// deleted) and theirs' inserted ones make ours' side; theirs' side swaps each conflict's
+    /// ours' elements for its theirs' ones.
+    fn side_left_empty(&self, ops: &[Op], o: Field, t: Field) -> bool {
+        let in_list = |tree: &Tree, list: NodeId, f: &Field| {
+            f.slot == Slot::Item && tree.node(f.node).parent() == Some(list)
+        };
+        let mut ours_side = self.ours.children(o.node).len() as isize;
+        let mut theirs_side = ours_side;
+        let mut conflict = false;
+        for op in ops {
+            match op {
+                Op::Delete { ours } if in_list(self.ours, o.node, ours) => {
+                    ours_side -= 1;
+                    theirs_side -= 1;
+                }
+                Op::Insert { theirs, .. } if in_list(self.theirs, t.node, theirs) => {
+                    ours_side += 1;
+                    theirs_side += 1;
+                }
+                Op::Conflict { ours, theirs, .. } => {
+                    let o_here = ours
+                        .iter()
+                        .filter(|f| in_list(self.ours, o.node, f))
+                        .count();
+                    let t_here = theirs
+                        .iter()
+                        .filter(|f| in_list(self.theirs, t.node, f))
+                        .count();
+                    if o_here + t_here > 0 {
+                        conflict = true;
+                        theirs_side += t_here as isize - o_here as isize;
+                    }
+                }
+                Op::Empty { ours, .. } if ours.node == o.node => return false,
+                _ => {}
+            }
+        }
+        conflict && (ours_side <= 0 || theirs_side <= 0)
     }
 }
 

@@ -143,6 +143,11 @@ impl Merger<'_> {
         }
         let item = Field::item;
         let like = Some(item(first));
+        let planned = (
+            self.plan.ops.len(),
+            self.plan.conflicts.len(),
+            self.deleted.clone(),
+        );
         let at = |j: usize| match ours.nodes.get(j) {
             Some(&e) => Anchor::Before(item(e)),
             None => Anchor::After(item(ours.nodes[ours.nodes.len() - 1])),
@@ -298,6 +303,21 @@ impl Merger<'_> {
                                 }
                             }
                         }
+                        // In mark mode a stretch left in conflict that an element moved out
+                        // of or into makes the whole list the conflict: theirs moving an
+                        // element ours edited where it stood leaves theirs' side of the stretch
+                        // without it, and the move is not taken either (ours no longer holds
+                        // the element as base had it, as if deleted): theirs' side would lose
+                        // it. Ours mode keeps such a list whole for the same reason.
+                        None if self.opts.policy.resolve() == Resolution::Mark
+                            && moved_across([&base, &ours, &theirs], &br) =>
+                        {
+                            let (ops, conflicts, deleted) = planned;
+                            self.plan.ops.truncate(ops);
+                            self.plan.conflicts.truncate(conflicts);
+                            self.deleted = deleted;
+                            return self.both_changed(path, Some(b), o, t);
+                        }
                         None => {
                             let fields =
                                 |ids: &[NodeId]| ids.iter().map(|&i| item(i)).collect::<Vec<_>>();
@@ -325,6 +345,34 @@ impl Merger<'_> {
             self.empty_if_all_deleted(o, &ours.nodes);
         }
     }
+}
+
+/// Whether an element of the stretch both sides changed differently at base's `at` also
+/// stands in another stretch a side changed (see [`moved_across_a_conflict`]).
+fn moved_across([base, ours, theirs]: [&Items; 3], at: &Range<usize>) -> bool {
+    let counts = [base.count(), ours.count(), theirs.count()];
+    let single = |d: &u128| counts.iter().all(|c| c.get(d).is_none_or(|&n| n <= 1));
+    let changed: Vec<(bool, HashSet<u128>)> = stretches(&base.data, &ours.data, &theirs.data)
+        .into_iter()
+        .filter(|s| !matches!(s.chunk, Chunk::Same { .. }))
+        .map(|s| {
+            let here = matches!(s.chunk, Chunk::Conflict { .. }) && s.base == *at;
+            let data = base.data[s.base]
+                .iter()
+                .chain(&ours.data[s.ours])
+                .chain(&theirs.data[s.theirs])
+                .copied()
+                .collect();
+            (here, data)
+        })
+        .collect();
+    changed.iter().enumerate().any(|(i, (here, d))| {
+        *here
+            && changed
+                .iter()
+                .enumerate()
+                .any(|(j, (_, e))| i != j && d.intersection(e).any(single))
+    })
 }
 
 /// Whether an element of a stretch both sides changed differently also stands in another

@@ -55,32 +55,51 @@ pub(crate) fn pair_renames<G: Placed>(
                 g.place(BASE).is_none() && g.place(s).is_some() && g.place(o).is_none()
             })
             .collect();
-        let &[n] = only.as_slice() else {
-            continue;
-        };
-        let Some(d) = groups[n].place(s) else {
-            continue;
-        };
         // A rename changes one part of an identity; a document of another kind and name is
         // another resource (paired, ours' edit of a deleted resource would silently land on a
         // new one).
-        let close = |m: usize| {
-            groups[m].place(BASE).is_some_and(|b| {
-                close_identities(groups[m].identity(), groups[n].identity(), true)
-                    && similar(b, side, d)
-            })
+        let close = |m: usize, n: usize| {
+            let (Some(b), Some(d)) = (groups[m].place(BASE), groups[n].place(s)) else {
+                return false;
+            };
+            close_identities(groups[m].identity(), groups[n].identity(), true)
+                && similar(b, side, d)
         };
-        let kept = missing(true);
-        let candidates = match kept.as_slice() {
-            [] if lost == Lost::KeptOrBoth => {
-                missing(false).into_iter().filter(|&m| close(m)).collect()
+        let pair = match only.as_slice() {
+            &[n] => {
+                let kept = missing(true);
+                let candidates = match kept.as_slice() {
+                    [] if lost == Lost::KeptOrBoth => missing(false)
+                        .into_iter()
+                        .filter(|&m| close(m, n))
+                        .collect(),
+                    _ => kept,
+                };
+                match candidates.as_slice() {
+                    &[m] if close(m, n) => Some((m, n)),
+                    _ => None,
+                }
             }
-            _ => kept,
+            // Across a package a side adds files of other resources beside a rename: the new
+            // documents that could not be the lost one (not close to it) are not its rivals.
+            // The lost one is still the only one the other side kept, the new one the only
+            // one close to it.
+            _ if lost == Lost::KeptOrBoth => match missing(true).as_slice() {
+                &[m] => {
+                    let near: Vec<usize> = only.iter().copied().filter(|&n| close(m, n)).collect();
+                    match near.as_slice() {
+                        &[n] => Some((m, n)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
         };
-        let &[m] = candidates.as_slice() else {
-            continue;
-        };
-        if close(m) {
+        if let Some((m, n)) = pair {
+            let Some(d) = groups[n].place(s) else {
+                continue;
+            };
             groups[m].set_place(side, d);
             groups.remove(n);
         }
