@@ -103,6 +103,16 @@ pub(super) fn decide_head(
     };
     let now = r.comments(spot);
     let mut target = target;
+    // Right below a block scalar kept with `+`, a blank line would join that scalar's value:
+    // the head there starts at its first comment line.
+    let run = r.run(spot);
+    if run.start > 0 && r.ends_kept_scalar(run.start - 1) {
+        let blank = target
+            .iter()
+            .take_while(|h| h.text.trim().is_empty())
+            .count();
+        target.drain(..blank);
+    }
     if eof {
         let kept = now.len() - trim(eof, now.clone()).len();
         target.extend_from_slice(&now[now.len() - kept..]);
@@ -110,7 +120,6 @@ pub(super) fn decide_head(
     if keys(&now) == keys(&target) {
         return;
     }
-    let run = r.run(spot);
     let indent = r.reference(spot) as isize;
     let eol = r.tree.eol;
     let mut text = String::new();

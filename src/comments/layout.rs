@@ -92,6 +92,9 @@ pub(super) struct Layout<'t> {
     pub(super) separators: Vec<Option<usize>>,
     /// Comment lines opening a collection, or a field's foot: no field's head.
     claimed: HashSet<usize>,
+    /// The last line of each block scalar kept with `+` (its last blank line, if any): a
+    /// blank line written right below one would join its value.
+    kept_ends: HashSet<usize>,
     /// Whether the text may hold closing control lines (a template's skeleton): only then
     /// are feet looked for.
     pub(super) feet: bool,
@@ -126,6 +129,7 @@ impl<'t> Layout<'t> {
             innermost: vec![NO_NODE; n],
             separators: vec![None; tree.docs.len()],
             claimed: HashSet::new(),
+            kept_ends: HashSet::new(),
             feet: skeleton::may_hold_closing_lines(text),
             last: Cell::new(0),
         };
@@ -213,6 +217,19 @@ impl<'t> Layout<'t> {
                         let line = self.line(n.start);
                         self.unsure[line] = false;
                         self.token_end[line] = self.token_end[line].max(h + len);
+                    }
+                    // A scalar kept with `+` ends in blank lines that are part of its value,
+                    // past its span: content, no blank line this pass may move or drop.
+                    if let Some(breaks) = tree.kept_blank_lines(id) {
+                        let mut line = self.line(n.end.max(n.start + 1) - 1);
+                        for _ in 1..breaks {
+                            if line + 1 >= self.starts.len() || !self.is_blank_text(line + 1) {
+                                break;
+                            }
+                            line += 1;
+                            self.content[line] = true;
+                        }
+                        self.kept_ends.insert(line);
                     }
                 } else {
                     let last = self.line(n.end.max(n.start + 1) - 1);
@@ -311,6 +328,20 @@ impl<'t> Layout<'t> {
         } else {
             Partner::Unknown
         }
+    }
+
+    /// Whether `line` is the last line of a block scalar kept with `+`: blank lines below it
+    /// would be that scalar's value.
+    pub(super) fn ends_kept_scalar(&self, line: usize) -> bool {
+        self.kept_ends.contains(&line)
+    }
+
+    /// Whether a line's text is blank (whatever it was marked as).
+    fn is_blank_text(&self, line: usize) -> bool {
+        let s = self.starts[line];
+        self.tree.text[s..line_end(self.tree.text, s)]
+            .trim()
+            .is_empty()
     }
 
     /// Whether a line is only a comment or blank.

@@ -54,19 +54,22 @@ impl<'t> Merger<'t> {
             return self.conflict_field(path, what, b, o, Some(t));
         }
         // A block scalar kept with `+` holds its trailing blank lines as value, outside its
-        // span, where the text splice cannot carry them: where ours' and theirs' differ
-        // there, the person decides.
+        // span. A value one side alone changed is taken whole, blank lines and all (the
+        // render carries them); where both changed it and ours' and theirs' blank lines
+        // differ, its lines cannot be merged line by line: the person decides.
         let scalar = |tree: &Tree, n: NodeId| tree.node(n).kind == Kind::Scalar;
+        let changed = |tree: &Tree, n: NodeId| b.is_none_or(|b| !same_data(base, b.node, tree, n));
         if !self.opts.policy.kyaml()
             && self.prepend().is_none()
             && (scalar(ours, o.node) || scalar(theirs, t.node))
             && ours.kept_blank_lines(o.node) != theirs.kept_blank_lines(t.node)
             && !same_data(ours, o.node, theirs, t.node)
+            && changed(ours, o.node)
+            && changed(theirs, t.node)
         {
             // Under `--on-conflict ours` a value ours changed stays as ours wrote it, blank
             // lines and all: nothing of theirs needs splicing in.
-            let ours_changed = b.is_none_or(|b| !same_data(base, b.node, ours, o.node));
-            if ours_changed && self.opts.policy.resolve() == Resolution::Ours {
+            if self.opts.policy.resolve() == Resolution::Ours {
                 return;
             }
             let what = "the blank lines ending a kept (|+) block scalar differ".into();

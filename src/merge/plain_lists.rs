@@ -261,9 +261,6 @@ impl Merger<'_> {
                     ours: or,
                     theirs: tr,
                 } => {
-                    if self.opts.policy.resolve() == Resolution::Ours {
-                        continue;
-                    }
                     let versions = [&base, &ours, &theirs];
                     // Theirs inserting here an element ours also added (in its own edit of
                     // the stretch): two copies, or one in a place neither chose: a conflict.
@@ -318,6 +315,10 @@ impl Merger<'_> {
                             self.deleted = deleted;
                             return self.both_changed(path, Some(b), o, t);
                         }
+                        // Under `--on-conflict ours` ours keeps a stretch that is a conflict
+                        // in mark mode; one mark mode merges element by element (an element
+                        // each side edited, theirs adding one beside it) merges so here too.
+                        None if self.opts.policy.resolve() == Resolution::Ours => {}
                         None => {
                             let fields =
                                 |ids: &[NodeId]| ids.iter().map(|&i| item(i)).collect::<Vec<_>>();

@@ -20,6 +20,7 @@ impl Renderer<'_> {
     /// Ours' value replaced by theirs' (theirs' text, quoting and end-of-line comment).
     pub(super) fn take(&self, o: Field, t: Field) -> Edit {
         let (on, tn) = (self.ours.node(o.node), self.theirs.node(t.node));
+        let ours = self.ours;
         let eol = self.ours.eol;
         if o.slot == Slot::Root {
             let (from, to) = (column(self.theirs, t), column(self.ours, o));
@@ -109,6 +110,14 @@ impl Renderer<'_> {
             {
                 end = line_rest;
                 text.push_str(theirs_rest);
+            }
+        }
+        // The blank lines ending a `|+` scalar are its value's, past its span: ours' go with
+        // ours' value, theirs' come with theirs'.
+        if ours.value_outruns_text(o.node) || self.theirs.value_outruns_text(t.node) {
+            end = past_kept_blank_lines(ours, o.node, line_end(ours.text, end.max(on.end)));
+            for _ in 0..kept_blank_line_count(self.theirs, t.node) {
+                text.push_str(eol);
             }
         }
         Edit { start, end, text }
@@ -215,8 +224,15 @@ impl Renderer<'_> {
     /// Theirs' field (whole lines, with theirs' comments above it) inserted at `at` in ours,
     /// moved to ours' column `col`, without theirs' fields in `omit`.
     pub(super) fn insert(&self, t: Field, at: usize, col: usize, omit: &[Field]) -> Result<Edit> {
-        let at = self.after_bom(at);
+        let mut at = self.after_bom(at);
         let text = self.ours.text;
+        // A field ending in a `|+` scalar takes every blank line below it as value: put
+        // before blank lines of ours, it would take them; it goes below them instead.
+        if self.theirs.value_outruns_text(t.node) && at == line_start(text, at) {
+            while at < text.len() && text[at..line_end(text, at)].trim().is_empty() {
+                at = next_line_start(text, at);
+            }
+        }
         let omit = self.omitted(omit);
         let mut new = String::new();
         if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
@@ -571,4 +587,23 @@ impl Renderer<'_> {
             .join(&separator);
         Ok(Edit { start, end, text })
     }
+}
+
+/// How many blank lines end the `|+` scalar a node ends in (part of its value, below its span).
+fn kept_blank_line_count(tree: &Tree, node: NodeId) -> usize {
+    tree.kept_blank_lines(node).map_or(0, |breaks| breaks - 1)
+}
+
+/// From `end`, the end of the line where a node's span ends, past the blank lines of the `|+`
+/// scalar it ends in (each line's break but the last's): what replacing the node replaces.
+fn past_kept_blank_lines(tree: &Tree, node: NodeId, mut end: usize) -> usize {
+    let text = tree.text;
+    for _ in 0..kept_blank_line_count(tree, node) {
+        let next = next_line_start(text, end);
+        if next == end || !text[next..line_end(text, next)].trim().is_empty() {
+            break;
+        }
+        end = line_end(text, next);
+    }
+    end
 }

@@ -37,7 +37,7 @@ pub(crate) fn entry_lines(tree: &Tree, key: NodeId, value: NodeId) -> Range<usiz
     let text = tree.text;
     let start = key_lines_start(text, tree.node(key).start);
     let end = next_line_start(text, tree.node(value).end.max(tree.node(key).end));
-    start..end
+    start..after_kept_blank_lines(tree, value, end)
 }
 
 /// The lines of a block sequence item: from its dash (with the comments above) through the
@@ -46,7 +46,8 @@ pub(crate) fn item_lines(tree: &Tree, item: NodeId) -> Range<usize> {
     let text = tree.text;
     let dash = dash_of(text, tree.node(item).start);
     let start = key_lines_start(text, dash);
-    start..next_line_start(text, tree.node(item).end.max(dash))
+    let end = next_line_start(text, tree.node(item).end.max(dash));
+    start..after_kept_blank_lines(tree, item, end)
 }
 
 /// The column a field's lines are indented to: its key's, its dash's, 0 for a root.
@@ -197,4 +198,23 @@ impl Renderer<'_> {
             Anchor::End => ours.text.len(),
         }
     }
+}
+
+/// Where a field's lines really end, from the end of its value's last line (`end`): past the
+/// blank lines of a block scalar kept with `+` that the value ends in, which are part of that
+/// value though not of its span. A field placed after it goes there, not between the value and
+/// its trailing blank lines, and a field taken from a side brings them along.
+fn after_kept_blank_lines(tree: &Tree, node: NodeId, mut end: usize) -> usize {
+    let Some(breaks) = tree.kept_blank_lines(node) else {
+        return end;
+    };
+    let text = tree.text;
+    for _ in 1..breaks {
+        let next = next_line_start(text, end);
+        if next == end || !text[end..next].trim().is_empty() {
+            break;
+        }
+        end = next;
+    }
+    end
 }

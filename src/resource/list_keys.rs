@@ -265,12 +265,17 @@ fn schema_comment(tree: &Tree, list: NodeId) -> Option<ListKind> {
 }
 
 /// Whether every element of a list is a map carrying `field` as a scalar, with no value twice.
+/// A null (`name: ~`) names nothing: an element a side cleared the name of is not paired by
+/// it, and the list is read as one without keys (kyaml infers a key only from elements that
+/// name themselves).
 fn unique_field(tree: &Tree, list: NodeId, field: &str) -> bool {
     let mut seen = HashSet::new();
     tree.children(list)
         .iter()
         .all(|&e| match tree.get(e, field) {
-            Some(v) if tree.node(v).kind == Kind::Scalar => seen.insert(tree.value(v)),
+            Some(v) if tree.node(v).kind == Kind::Scalar && !tree.is_null(v) => {
+                seen.insert(tree.value(v))
+            }
             _ => false,
         })
 }

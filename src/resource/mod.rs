@@ -313,10 +313,22 @@ pub(crate) fn renamed_elements(
             })
             .collect()
     };
+    // A base element both sides lost that a new element both sides have is like, at its
+    // place, is that element's (both renamed it alike): no other new element of `side`
+    // renamed it. (Where `other` still has it, `other` did not rename it.)
+    let renamed_alike: HashSet<usize> = (0..side.len())
+        .filter(|&i| !in_base.contains(side[i]) && in_other.contains(side[i]))
+        .flat_map(lost_like)
+        .filter(|&bi| !in_other.contains(base[bi]))
+        .collect();
     let mut pairs = Vec::new();
     for si in (0..side.len()).filter(|&i| !in_base.contains(side[i]) && !in_other.contains(side[i]))
     {
-        match lost_like(si)[..] {
+        let lost: Vec<usize> = lost_like(si)
+            .into_iter()
+            .filter(|bi| !renamed_alike.contains(bi))
+            .collect();
+        match lost[..] {
             [] => {}
             [bi] => pairs.push((bi, si)),
             _ => return Vec::new(),

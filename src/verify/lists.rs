@@ -72,7 +72,12 @@ impl Checker<'_> {
                 }
             }
             Rule::Ours => {
-                // Ours wins each stretch both changed: every element comes from one side.
+                // Mark mode's rules first: a list they merge cleanly (an element each side
+                // edited merged field by field, ours winning a field both changed) is right.
+                if self.attempt(|c| c.plain(path, common, at)).is_empty() {
+                    return;
+                }
+                // Else ours wins each stretch both changed: every element comes from one side.
                 let elements = |tree: &Tree, x: At| -> HashSet<String> {
                     x.map(|x| {
                         tree.children(x)

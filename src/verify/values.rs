@@ -307,9 +307,21 @@ impl<'t> Checker<'t> {
                 }
             }
             Rule::Ours => {
-                if !self.equal(path, ot, Some(o), r) {
-                    self.at(path, common, expected("ours wins", ot, Some(o), rt, r));
+                if self.equal(path, ot, Some(o), r) {
+                    return;
                 }
+                // Ours wins where both sides changed a field as mark mode reads it: a block
+                // scalar whose lines the two sides changed apart is no conflict there, so its
+                // lines merged are right too.
+                if let (Some(b), Some(r)) = (b, r) {
+                    if [(bt, b), (ot, o), (tt, t), (rt, r)]
+                        .iter()
+                        .all(|&(tree, n)| tree.block_lines(n).is_some())
+                    {
+                        return self.lines(path, common, b, o, t, r);
+                    }
+                }
+                self.at(path, common, expected("ours wins", ot, Some(o), rt, r));
             }
             Rule::Mark | Rule::Resolved(_) => {
                 if let (Some(b), Some(r)) = (b, r) {
