@@ -81,7 +81,7 @@ impl Merger<'_> {
         // beside theirs' other edits would drop that element or hold it twice: ours' list
         // stays whole, as mark mode's check widens such a conflict to the whole list.
         if self.opts.policy.resolve() == Resolution::Ours
-            && moved_across_a_conflict([&base, &ours, &theirs])
+            && moved_across([&base, &ours, &theirs], None)
         {
             return;
         }
@@ -307,7 +307,7 @@ impl Merger<'_> {
                         // the element as base had it, as if deleted): theirs' side would lose
                         // it. Ours mode keeps such a list whole for the same reason.
                         None if self.opts.policy.resolve() == Resolution::Mark
-                            && moved_across([&base, &ours, &theirs], &br) =>
+                            && moved_across([&base, &ours, &theirs], Some(&br)) =>
                         {
                             let (ops, conflicts, deleted) = planned;
                             self.plan.ops.truncate(ops);
@@ -348,16 +348,19 @@ impl Merger<'_> {
     }
 }
 
-/// Whether an element of the stretch both sides changed differently at base's `at` also
-/// stands in another stretch a side changed (see [`moved_across_a_conflict`]).
-fn moved_across([base, ours, theirs]: [&Items; 3], at: &Range<usize>) -> bool {
+/// Whether an element of a stretch both sides changed differently (the one at base's `at`,
+/// or any where `at` is `None`) also stands in another stretch a side changed: a side moved
+/// it across the conflict's bounds. Only an element each version holds once at most can be
+/// said to move (a repeated `-t` in `args` cannot).
+fn moved_across([base, ours, theirs]: [&Items; 3], at: Option<&Range<usize>>) -> bool {
     let counts = [base.count(), ours.count(), theirs.count()];
     let single = |d: &u128| counts.iter().all(|c| c.get(d).is_none_or(|&n| n <= 1));
     let changed: Vec<(bool, HashSet<u128>)> = stretches(&base.data, &ours.data, &theirs.data)
         .into_iter()
         .filter(|s| !matches!(s.chunk, Chunk::Same { .. }))
         .map(|s| {
-            let here = matches!(s.chunk, Chunk::Conflict { .. }) && s.base == *at;
+            let here =
+                matches!(s.chunk, Chunk::Conflict { .. }) && at.is_none_or(|at| s.base == *at);
             let data = base.data[s.base]
                 .iter()
                 .chain(&ours.data[s.ours])
@@ -369,34 +372,6 @@ fn moved_across([base, ours, theirs]: [&Items; 3], at: &Range<usize>) -> bool {
         .collect();
     changed.iter().enumerate().any(|(i, (here, d))| {
         *here
-            && changed
-                .iter()
-                .enumerate()
-                .any(|(j, (_, e))| i != j && d.intersection(e).any(single))
-    })
-}
-
-/// Whether an element of a stretch both sides changed differently also stands in another
-/// stretch a side changed: a side moved it across the conflict's bounds. Only an element
-/// each version holds once at most can be said to move (a repeated `-t` in `args` cannot).
-fn moved_across_a_conflict([base, ours, theirs]: [&Items; 3]) -> bool {
-    let counts = [base.count(), ours.count(), theirs.count()];
-    let single = |d: &u128| counts.iter().all(|c| c.get(d).is_none_or(|&n| n <= 1));
-    let changed: Vec<(bool, HashSet<u128>)> = stretches(&base.data, &ours.data, &theirs.data)
-        .into_iter()
-        .filter(|s| !matches!(s.chunk, Chunk::Same { .. }))
-        .map(|s| {
-            let data = base.data[s.base]
-                .iter()
-                .chain(&ours.data[s.ours])
-                .chain(&theirs.data[s.theirs])
-                .copied()
-                .collect();
-            (matches!(s.chunk, Chunk::Conflict { .. }), data)
-        })
-        .collect();
-    changed.iter().enumerate().any(|(i, (conflict, d))| {
-        *conflict
             && changed
                 .iter()
                 .enumerate()
