@@ -1,8 +1,11 @@
 //! The template attempt: a Helm/Go template merged as its YAML skeleton, weighed against
 //! git's line merge as the structural attempt weighs a plain file.
 
+use std::collections::HashMap;
+
 use anyhow::Result;
 
+use super::mask::placed_controls;
 use super::{controls, merged_controls, Skeletons, Tokens};
 use crate::comments::PlannedSide;
 use crate::engine::{self, Merged};
@@ -307,6 +310,27 @@ fn skeleton_sides_hold(
                 .all(|side| tokens.whole_blocks(&controls(side))))
 }
 
+/// Whether every control line of a merged skeleton stands under keys where ours or theirs
+/// has it ([`placed_controls`]): the order of the control lines alone does not tell that a
+/// key moved away from below one. Counted as a 3-way merge counts them: a line and place
+/// base has `b` times, ours `o` and theirs `t` may stand there up to `o + t - b` times (each
+/// side's added copies), and never fewer than either side's count allows.
+fn controls_stay_in_place(merged: &str, versions: &Versions) -> bool {
+    let count = |text: &str| {
+        let mut counts: HashMap<(String, Vec<String>), usize> = HashMap::new();
+        for placed in placed_controls(text) {
+            *counts.entry(placed).or_default() += 1;
+        }
+        counts
+    };
+    let [base, ours, theirs] =
+        [&versions.base, &versions.ours, &versions.theirs].map(|v| count(v.text));
+    count(merged).iter().all(|(placed, &n)| {
+        let [b, o, t] = [&base, &ours, &theirs].map(|c| c.get(placed).copied().unwrap_or(0));
+        n <= o.max(t).max((o + t).saturating_sub(b))
+    })
+}
+
 /// Why the skeletons' merge was not settled: what it would do wrong (for the reason the line
 /// merge is used), or another failure.
 enum Settle {
@@ -352,6 +376,9 @@ fn merge_skeletons(
         }
         if controls(&merged.text) != expected {
             return Err(refused("would misplace its control lines"));
+        }
+        if !controls_stay_in_place(&merged.text, versions) {
+            return Err(refused("would move a control line under another key"));
         }
         let resolved = git_conflicts
             .as_ref()

@@ -331,6 +331,65 @@ pub(crate) fn controls(skeleton: &str) -> Vec<String> {
     out
 }
 
+/// Each control line of a skeleton with the keys it stands under (the less indented `key:`
+/// lines above it in its document), in order. A block a control line opens or closes, or the
+/// text an `include` line renders, belongs to that place: a merge that keeps every control
+/// line in order can still leave one under another key (a key moved away from below it),
+/// which renders its output into another map. Keys that hold a block sequence are left off
+/// the end of a place: a control line among or right after a list's items reads the same in
+/// the compact style (`- ` under its key's column) and the indented one, which a merge that
+/// re-indents theirs' list to ours' style turns one into the other.
+pub(crate) fn placed_controls(skeleton: &str) -> Vec<(String, Vec<String>)> {
+    let lines: Vec<&str> = skeleton.lines().collect();
+    let content = |line: &str| {
+        let body = line.trim_start();
+        !body.is_empty() && !body.starts_with('#') && !line.starts_with("---")
+    };
+    let is_item = |body: &str| body.starts_with("- ") || body == "-";
+    // Whether each line is a key holding a block sequence: the next content line is an item
+    // at the key's column or deeper.
+    let mut holds_sequence = vec![false; lines.len()];
+    let mut next_item: Option<usize> = None;
+    for (i, line) in lines.iter().enumerate().rev() {
+        if line.starts_with("---") {
+            next_item = None;
+        } else if content(line) {
+            holds_sequence[i] = next_item.is_some_and(|at| at >= key_column(line));
+            next_item = is_item(line.trim_start()).then(|| indent_of(line));
+        }
+    }
+    let mut out = Vec::new();
+    // The keys open above the line: column, key, whether it holds a block sequence.
+    let mut keys: Vec<(usize, &str, bool)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts_with("---") {
+            keys.clear();
+            continue;
+        }
+        let control = is_control(line);
+        let column = if control {
+            indent_of(line)
+        } else if content(line) {
+            key_column(line)
+        } else {
+            continue;
+        };
+        while keys.last().is_some_and(|&(c, ..)| c >= column) {
+            keys.pop();
+        }
+        if control {
+            let held = keys.iter().rev().take_while(|&&(.., seq)| seq).count();
+            let under = keys[..keys.len() - held]
+                .iter()
+                .map(|&(_, k, _)| k.to_string());
+            out.push((line.trim_start().to_string(), under.collect()));
+        } else if let Some(end) = plain_key_end(line) {
+            keys.push((column, &line[column..end], holds_sequence[i]));
+        }
+    }
+    out
+}
+
 /// Whether a skeleton line is a control line.
 fn is_control(line: &str) -> bool {
     let body = line.trim_start();
@@ -390,6 +449,30 @@ fn actions(line: &str) -> Option<Vec<Part<'_>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A control line's place is the keys above it: a key moved away from below it gives
+    /// another place; a list re-indented from the indented to the compact style does not.
+    #[test]
+    fn a_control_line_is_placed_under_the_keys_above_it() {
+        let place = |text: &str| {
+            let mut tokens = Tokens::default();
+            let masked = tokens.mask(text).expect("masks");
+            placed_controls(&masked)
+                .into_iter()
+                .map(|(_, under)| under.join("."))
+                .collect::<Vec<_>>()
+        };
+        let base =
+            "spec:\n  selector:\n    matchLabels:\n      {{- include \"l\" . }}\n  template: {}\n";
+        let moved =
+            "spec:\n  selector:\n    matchLabels:\n  template:\n      {{- include \"l\" . }}\n";
+        assert_eq!(place(base), ["spec.selector.matchLabels"]);
+        assert_eq!(place(moved), ["spec.template"]);
+        let indented = "c:\n  mounts:\n    {{- if .x }}\n    - a\n    {{- end }}\n  args: []\n";
+        let compact = "c:\n  mounts:\n  {{- if .x }}\n  - a\n  {{- end }}\n  args: []\n";
+        assert_eq!(place(indented), ["c", "c"]);
+        assert_eq!(place(compact), ["c", "c"]);
+    }
 
     const TEMPLATE: &str = "\
 apiVersion: apps/v1
