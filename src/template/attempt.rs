@@ -42,16 +42,17 @@ pub(crate) fn attempt(
         }
         .into()
     };
-    let Some(mut skeletons) = Skeletons::read(base, ours, theirs) else {
+    let Some(Skeletons {
+        mut tokens,
+        base: sb,
+        ours: so,
+        theirs: st,
+    }) = Skeletons::read(base, ours, theirs)
+    else {
         return Err(unsettled(
             "cannot start: an action is left open across lines with text after it",
         ));
     };
-    let (sb, so, st) = (
-        std::mem::take(&mut skeletons.base),
-        std::mem::take(&mut skeletons.ours),
-        std::mem::take(&mut skeletons.theirs),
-    );
     let versions = match Versions::parse(&sb, &so, &st).map(|v| v.named(opts.file_name.as_deref()))
     {
         Ok(versions) => versions,
@@ -60,12 +61,12 @@ pub(crate) fn attempt(
             return Err(unsettled(&format!("cannot start: as a skeleton, {why}")));
         }
     };
-    let expected = merged_controls(&skeletons.tokens, &sb, &so, &st);
+    let expected = merged_controls(&tokens, &sb, &so, &st);
     // Whether the versions' blocks are whole: then so must be each side of a conflict.
     let whole = [&sb, &so, &st]
         .iter()
-        .all(|s| skeletons.tokens.whole_blocks(&controls(s)));
-    let tokens = &mut skeletons.tokens;
+        .all(|s| tokens.whole_blocks(&controls(s)));
+    let tokens = &mut tokens;
     let mut messages = Vec::new();
     let mut git_conflicts = None;
     // How git's clean line merge is wrong as data, where the check found it so.
@@ -198,18 +199,16 @@ pub(crate) fn with_sound_sides<R>(
     marker_size: usize,
     f: impl FnOnce(&mut dyn FnMut(&str) -> bool) -> R,
 ) -> Option<R> {
-    let mut skeletons = Skeletons::read(base, ours, theirs)?;
-    if [base, ours, theirs]
-        == [&skeletons.base, &skeletons.ours, &skeletons.theirs].map(String::as_str)
-    {
+    let Skeletons {
+        mut tokens,
+        base: sb,
+        ours: so,
+        theirs: st,
+    } = Skeletons::read(base, ours, theirs)?;
+    if [base, ours, theirs] == [&sb, &so, &st].map(String::as_str) {
         return None;
     }
-    let (sb, so, st) = (
-        std::mem::take(&mut skeletons.base),
-        std::mem::take(&mut skeletons.ours),
-        std::mem::take(&mut skeletons.theirs),
-    );
-    let tokens = &mut skeletons.tokens;
+    let tokens = &mut tokens;
     let mut sound = |text: &str| {
         markers::sides(text, marker_size).iter().all(|side| {
             tokens
@@ -262,19 +261,19 @@ pub(crate) fn with_conflict_check<R>(
     opts: &MergeOptions,
     f: impl FnOnce(&mut dyn FnMut(&str) -> bool) -> R,
 ) -> Option<R> {
-    let mut skeletons = Skeletons::read(base, ours, theirs)?;
-    let (sb, so, st) = (
-        std::mem::take(&mut skeletons.base),
-        std::mem::take(&mut skeletons.ours),
-        std::mem::take(&mut skeletons.theirs),
-    );
+    let Skeletons {
+        mut tokens,
+        base: sb,
+        ours: so,
+        theirs: st,
+    } = Skeletons::read(base, ours, theirs)?;
     let versions = Versions::parse(&sb, &so, &st)
         .ok()?
         .named(opts.file_name.as_deref());
     let whole = [&sb, &so, &st]
         .iter()
-        .all(|s| skeletons.tokens.whole_blocks(&controls(s)));
-    let tokens = &mut skeletons.tokens;
+        .all(|s| tokens.whole_blocks(&controls(s)));
+    let tokens = &mut tokens;
     let mut holds = |text: &str| {
         let Some(masked) = tokens.mask(text) else {
             return false;
