@@ -963,6 +963,14 @@ class Rules:
         # The most alike are tried first (leaves in common with the base element), so that a
         # base element pairs with its own modified versions, not with an unrelated element
         # whose merge with it happens to pass the check.
+        # Between pairings equally alike, one whose side element is more alike another base
+        # element that side modified (ours' edit of the first element, not of the second) comes
+        # last: a side's conflict half may hold its element whole, so such a pairing passes
+        # and takes the element another pairing needed.
+        removed = {"o": [g for g in cb if co[g] < cb[g]], "t": [g for g in cb if ct[g] < cb[g]]}
+
+        def elsewhere(bp, x, side):
+            return any(likeness(g, x) > likeness(bp, x) for g in removed[side] if g != bp)
         best = None
         tries = 0
         progress = True
@@ -970,7 +978,8 @@ class Rules:
             progress = False
             triples = sorted(((bp, ob, tb) for bp in b_pool for ob in o_pool for tb in t_pool
                               if not (exp[ob] <= cr[ob] and exp[tb] <= cr[tb])),
-                             key=lambda x: -(likeness(x[0], x[1]) + likeness(x[0], x[2])))
+                             key=lambda x: (-(likeness(x[0], x[1]) + likeness(x[0], x[2])),
+                                            elsewhere(x[0], x[1], "o") + elsewhere(x[0], x[2], "t")))
             for bp, ob, tb in triples:
                 for m in [m for m in cr if cr[m] > exp[m] or m in (ob, tb)]:
                     tries += 1
@@ -3534,6 +3543,12 @@ SELF_TESTS = [
     ("a conflict side that is git's element merge with its own stretch is right (sequence reading)", "side:ours",
      "args:\n- --a\n- --b\n", "args:\n- --a\n- --b\n- --c\n", "args:\n- --a\n- --x\n",
      "args:\n- --a\n- --b\n- --c\n", False),
+    ("an unkeyed element both sides edited, merged field by field with ours winning the port: "
+     "not paired with ours' edit of another element as alike", "side:ours",
+     "e:\n- port: m\n  path: p\n  interval: 30s\n- port: t\n  path: q\n  interval: 30s\n",
+     "e:\n- port: null\n  path: p\n  interval: 30s\n- path:\n  interval: 30s\n",
+     "e:\n- port: m\n  path: p\n  interval: 30s\n- port: t2\n  path: q\n  interval: 60s\n",
+     "e:\n- port: null\n  path: p\n  interval: 30s\n- path:\n  interval: 60s\n", False),
     ("an alias ours added shows theirs' change of its anchor (reference reading)", "mark",
      "x:\n  k: 1\ny:\n  j: 1\n",
      "x: &a\n  k: 1\ny:\n  j: 1\n  z: *a\n",

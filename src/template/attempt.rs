@@ -221,7 +221,10 @@ pub(crate) fn with_sound_sides<R>(
 
 /// Whether `text`, a merge of the three versions that the skeletons' merge did not make,
 /// holds as a clean merge of the template: read as a skeleton, its data passes the check
-/// (mark mode's rule: no policy decided it) and its control lines are their own 3-way merge.
+/// (mark mode's rule: no policy decided it), its control lines are their own 3-way merge and
+/// each stands under keys where ours or theirs has it ([`controls_stay_in_place`]): two
+/// insertions joined in the right order can still put one side's `include` line below the
+/// other side's new key, which renders it into that key's map.
 pub(crate) fn clean_holds(
     [base, ours, theirs]: [&str; 3],
     opts: &MergeOptions,
@@ -245,6 +248,7 @@ pub(crate) fn clean_holds(
         return false;
     };
     expected.is_some_and(|e| e == controls(&masked))
+        && controls_stay_in_place(&masked, &versions)
         && matches!(
             verify::check_text(&versions, &masked, Policy::Mark),
             Verdict::Holds
