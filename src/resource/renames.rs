@@ -87,6 +87,9 @@ pub(crate) fn pair_renames<G: Placed>(
             // Where the other side kept none of the lost ones, the one it lost too: a rename
             // against a deletion is a conflict however many files the side added beside it
             // (read as an addition, the side's edits would stand clean beside the deletion).
+            // Only between resources with an identity: a document without one (a values
+            // file, a kustomization) is known by its file, and one new file among several
+            // like it is no rename to pair by elimination.
             _ if lost == Lost::KeptOrBoth => match missing(true).as_slice() {
                 &[m] => {
                     let near: Vec<usize> = only.iter().copied().filter(|&n| close(m, n)).collect();
@@ -99,7 +102,11 @@ pub(crate) fn pair_renames<G: Placed>(
                     let near: Vec<(usize, usize)> = missing(false)
                         .into_iter()
                         .flat_map(|m| only.iter().map(move |&n| (m, n)))
-                        .filter(|&(m, n)| close(m, n))
+                        .filter(|&(m, n)| {
+                            groups[m].identity().is_some()
+                                && groups[n].identity().is_some()
+                                && close(m, n)
+                        })
                         .collect();
                     match near.as_slice() {
                         &[pair] => Some(pair),
