@@ -52,6 +52,16 @@ pub(crate) fn planned_with_conflicts_at(
     written(versions, plan, opts).map(|(merged, _)| merged)
 }
 
+/// [`planned_and_rendered`] with documents paired by identity alone, no rename paired
+/// ([`merge::plan_by_identity`]).
+pub(crate) fn planned_by_identity(
+    versions: &Versions,
+    opts: &MergeOptions,
+) -> Result<(Merged, Option<Parsed>), Reason> {
+    let plan = merge::plan_by_identity(versions, opts)?;
+    written(versions, plan, opts)
+}
+
 /// The plan rendered into ours' text and given the comments the comment stage decides, with
 /// the result's tree where that stage parsed it. A plan render cannot write is a bug.
 fn written(

@@ -33,7 +33,7 @@ use crate::parse::{self, Versions};
 use crate::sides::Version;
 use crate::template;
 use crate::text::markers::{self, has_marker_lines, Markers};
-use crate::verify::line_result_is_sound;
+use crate::verify::{self, line_result_is_sound};
 
 /// Merges three versions of a file. Fails only if git's own line merge fails.
 pub fn merge_bytes(
@@ -296,6 +296,34 @@ fn checked_conflicts(
             .iter()
             .all(|side| line_result_is_sound(b, o, t, side))
     };
+    // YAML the structural merge does not take but the check reads (two documents of one
+    // identity, read in order): each side must also hold its data, as a structural
+    // conflict's must. Git's conflicts cross a key one side moved as readily here.
+    let versions = match reason {
+        Reason::Unsupported(_) => Versions::parse(b, o, t)
+            .ok()
+            .filter(|v| {
+                [&v.base, &v.ours, &v.theirs]
+                    .iter()
+                    .any(|tree| !crate::resource::duplicate_identities(tree).is_empty())
+            })
+            .map(|v| v.named(opts.file_name.as_deref())),
+        _ => None,
+    };
+    if let Some(versions) = versions {
+        let holds = |text: &str| {
+            sides_load(text)
+                && verify::sides_hold(&versions, text.as_bytes(), opts.marker_size, None).is_ok()
+        };
+        if holds(merged) {
+            return Checked::Hold;
+        }
+        match widen::widened([b, o, t], &marks, holds) {
+            Some(text) if text != marks.wrap(o, b, t) => return Checked::Widened(text, "a side of git's conflicts would lose data: its conflicts widened until each side holds"),
+            _ if sides_load(merged) => return Checked::FailButNothingWiderHolds("a side of git's conflicts would lose data, and no conflict short of the whole file holds: git's conflicts kept"),
+            _ => {}
+        }
+    }
     if sides_load(merged) {
         return Checked::Hold;
     }

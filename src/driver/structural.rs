@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::engine::{planned_and_rendered, planned_with_conflicts_at, Merged};
+use crate::engine::{planned_and_rendered, planned_by_identity, planned_with_conflicts_at, Merged};
 use crate::fallback::Reason;
 use crate::git::line_merge::LineMerge;
 use crate::merge::Conflict;
@@ -76,6 +76,16 @@ pub(super) fn attempt(
             }
             Verdict::Broken(violations) => violations,
         };
+        // Documents paired as renamed where the check reads a deletion and an addition: read
+        // so by the merge too, a conflict that holds is the answer, not a bug.
+        if let Some((merged, widenings)) = by_identity(&versions, opts) {
+            messages.push(format!(
+                "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, the merge would lose data ({})",
+                violations[0]
+            ));
+            messages.extend(widenings);
+            return Ok(conflicted(merged, messages));
+        }
         messages.push(format!(
             "kmerge's check rejected its own clean merge ({}), a bug in kmerge (please report it): marked as a conflict",
             violations[0]
@@ -106,13 +116,22 @@ pub(super) fn attempt(
             messages.extend(widenings);
             merged
         }
-        Err(why) => {
-            messages.push(format!(
-                "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"
-            ));
-            let git = git_conflicts.filter(|line| git_holds(line));
-            return Ok(last_resort(base, ours, theirs, opts, git, messages));
-        }
+        Err(why) => match by_identity(&versions, opts) {
+            Some((merged, widenings)) => {
+                messages.push(format!(
+                    "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why})"
+                ));
+                messages.extend(widenings);
+                merged
+            }
+            None => {
+                messages.push(format!(
+                    "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"
+                ));
+                let git = git_conflicts.filter(|line| git_holds(line));
+                return Ok(last_resort(base, ours, theirs, opts, git, messages));
+            }
+        },
     };
     // Never worse than git: where git's markers hold too and enclose fewer lines (a list
     // both sides reshuffled can be narrower line by line than element by element), git's
@@ -134,6 +153,21 @@ pub(super) fn attempt(
         }
     }
     Ok(conflicted(merged, messages))
+}
+
+/// The merge again with documents paired by identity alone, where pairing renamed documents
+/// gave conflicts no widening makes hold: the rename rules paired a document the check (which
+/// pairs a rename only where it is unambiguous) reads as deleted, beside another added. Read
+/// so by the merge too, the document is a delete/modify conflict and the new ones stand
+/// beside it. Its conflicts, widened until each side holds; `None` where they do not, or
+/// where that merge has no conflict (the rename was the conflict: a clean result read
+/// otherwise is not trusted).
+fn by_identity(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<String>)> {
+    let (merged, _) = planned_by_identity(versions, opts).ok()?;
+    if merged.conflicts.is_empty() {
+        return None;
+    }
+    widened(versions, opts, merged, Vec::new()).ok()
 }
 
 /// How many times a conflicted result's conflicts are widened before git's result is used.

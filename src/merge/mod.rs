@@ -43,9 +43,27 @@ pub(crate) fn plan_with_conflicts_at(
     let patch = matches!(opts.mode, Mode::TwoWay { .. });
     let groups =
         resource::match_documents(&versions.base, &versions.ours, &versions.theirs, patch)?;
+    Ok(planned_groups(versions, opts, forced, &groups))
+}
+
+/// [`plan`] with documents paired by identity alone
+/// ([`resource::match_documents_by_identity`]): a renamed document is a deletion and an
+/// addition. For where the rename rules' pairing gave conflicts the check rejects.
+pub(crate) fn plan_by_identity(versions: &Versions, opts: &MergeOptions) -> Result<Plan, Reason> {
+    let groups =
+        resource::match_documents_by_identity(&versions.base, &versions.ours, &versions.theirs)?;
+    Ok(planned_groups(versions, opts, &[], &groups))
+}
+
+fn planned_groups(
+    versions: &Versions,
+    opts: &MergeOptions,
+    forced: &[(String, String)],
+    groups: &[resource::Group],
+) -> Plan {
     let mut merger = Merger::new(&versions.base, &versions.ours, &versions.theirs, opts);
     merger.forced = forced;
     merger.file_name = versions.file_name.as_deref();
-    merger.merge_resources(&groups);
-    Ok(merger.plan)
+    merger.merge_resources(groups);
+    merger.plan
 }

@@ -121,6 +121,32 @@ impl Merger<'_> {
         if !added_by_both.is_empty() && !separable {
             return self.both_changed(path, Some(b), o, t);
         }
+        // A base element each side moved, to different places (ours' stretch inserting it,
+        // theirs' another, neither side adding a copy): each move kept would hold it twice,
+        // and neither place is the obvious one. The two moves are one decision: a conflict
+        // of the whole list (as a stretch an element moved across is).
+        let inserted_by = |ours_side: bool| -> HashSet<u128> {
+            chunks
+                .iter()
+                .flat_map(|c| match c {
+                    Chunk::Ours { ours: or } if ours_side => ours.data[or.clone()].to_vec(),
+                    Chunk::Theirs { theirs: tr, .. } if !ours_side => {
+                        theirs.data[tr.clone()].to_vec()
+                    }
+                    _ => Vec::new(),
+                })
+                .collect()
+        };
+        let moved_by_both = inserted_by(true)
+            .intersection(&inserted_by(false))
+            .any(|d| {
+                cb.get(d).is_some_and(|&n| {
+                    co.get(d).is_some_and(|&m| m <= n) && ct.get(d).is_some_and(|&m| m <= n)
+                })
+            });
+        if moved_by_both {
+            return self.both_changed(path, Some(b), o, t);
+        }
         let mark = self.opts.policy.resolve() == Resolution::Mark;
         if mark && !added_by_both.is_empty() {
             // Named by their data, as they read in theirs.

@@ -113,9 +113,15 @@ impl Renderer<'_> {
             }
         }
         // The blank lines ending a `|+` scalar are its value's, past its span: ours' go with
-        // ours' value, theirs' come with theirs'.
+        // ours' value, theirs' come with theirs'. Where only theirs' is kept with `+`, the
+        // blank lines after ours' value (a gap before the next key) would join theirs' value
+        // and lengthen it: they go too, theirs' own standing in for them.
         if ours.value_outruns_text(o.node) || self.theirs.value_outruns_text(t.node) {
-            end = past_kept_blank_lines(ours, o.node, line_end(ours.text, end.max(on.end)));
+            let line = line_end(ours.text, end.max(on.end));
+            end = match self.theirs.value_outruns_text(t.node) {
+                true => past_blank_lines(ours.text, line),
+                false => past_kept_blank_lines(ours, o.node, line),
+            };
             for _ in 0..kept_blank_line_count(self.theirs, t.node) {
                 text.push_str(eol);
             }
@@ -592,6 +598,17 @@ impl Renderer<'_> {
 /// How many blank lines end the `|+` scalar a node ends in (part of its value, below its span).
 fn kept_blank_line_count(tree: &Tree, node: NodeId) -> usize {
     tree.kept_blank_lines(node).map_or(0, |breaks| breaks - 1)
+}
+
+/// From `end`, the end of a line, past the blank lines that follow it.
+fn past_blank_lines(text: &str, mut end: usize) -> usize {
+    loop {
+        let next = next_line_start(text, end);
+        if next == end || !text[next..line_end(text, next)].trim().is_empty() {
+            return end;
+        }
+        end = line_end(text, next);
+    }
 }
 
 /// From `end`, the end of the line where a node's span ends, past the blank lines of the `|+`

@@ -76,11 +76,37 @@ pub fn match_documents(
     theirs: &Tree,
     patch: bool,
 ) -> Result<Vec<Group>, Reason> {
+    documents_matched(base, ours, theirs, patch, true)
+}
+
+/// [`match_documents`] by identity alone: no rename is paired (a document whose identity
+/// changed is one deleted and one added). For where the rename rules' pairing made a merge
+/// whose conflicts the check rejects: read as a deletion and an addition, each side of a
+/// delete/modify conflict holds what that side has.
+pub fn match_documents_by_identity(
+    base: &Tree,
+    ours: &Tree,
+    theirs: &Tree,
+) -> Result<Vec<Group>, Reason> {
+    documents_matched(base, ours, theirs, false, false)
+}
+
+fn documents_matched(
+    base: &Tree,
+    ours: &Tree,
+    theirs: &Tree,
+    patch: bool,
+    renames: bool,
+) -> Result<Vec<Group>, Reason> {
     let versions = [documents(base), documents(ours), documents(theirs)];
     // One document in each version (merge2: in ours and theirs, with no base): the same
     // resource, whatever the identities.
     let bases = if patch { 0 } else { 1 };
-    if versions[OURS].len() == 1 && versions[THEIRS].len() == 1 && versions[BASE].len() == bases {
+    if renames
+        && versions[OURS].len() == 1
+        && versions[THEIRS].len() == 1
+        && versions[BASE].len() == bases
+    {
         let identity = versions[OURS][0]
             .1
             .clone()
@@ -137,6 +163,9 @@ pub fn match_documents(
             });
             *groups[g].slot_mut(side) = Some(*doc);
         }
+    }
+    if !renames {
+        return Ok(groups);
     }
     let trees = [base, ours, theirs];
     pair_renames(&mut groups, Lost::Kept, |b, side, d| {

@@ -84,11 +84,32 @@ pub(crate) fn pair_renames<G: Placed>(
             // documents that could not be the lost one (not close to it) are not its rivals.
             // The lost one is still the only one the other side kept, the new one the only
             // one close to it.
+            // Where the other side kept none of the lost ones, the one it lost too: a rename
+            // against a deletion is a conflict however many files the side added beside it
+            // (read as an addition, the side's edits would stand clean beside the deletion).
+            // Only between resources with an identity: a document without one (a values
+            // file, a kustomization) is known by its file, and one new file among several
+            // like it is no rename to pair by elimination.
             _ if lost == Lost::KeptOrBoth => match missing(true).as_slice() {
                 &[m] => {
                     let near: Vec<usize> = only.iter().copied().filter(|&n| close(m, n)).collect();
                     match near.as_slice() {
                         &[n] => Some((m, n)),
+                        _ => None,
+                    }
+                }
+                [] => {
+                    let near: Vec<(usize, usize)> = missing(false)
+                        .into_iter()
+                        .flat_map(|m| only.iter().map(move |&n| (m, n)))
+                        .filter(|&(m, n)| {
+                            groups[m].identity().is_some()
+                                && groups[n].identity().is_some()
+                                && close(m, n)
+                        })
+                        .collect();
+                    match near.as_slice() {
+                        &[pair] => Some(pair),
                         _ => None,
                     }
                 }

@@ -15,10 +15,6 @@ use super::{Rule, Taken, Verdict};
 pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
     let trees = [&versions.base, &versions.ours, &versions.theirs, result];
     let docs = trees.map(documents);
-    // Two documents of one identity in an input: which is which cannot be read.
-    if trees[..3].iter().any(|t| !repeated(t).is_empty()) {
-        return Verdict::Unsure;
-    }
     let items = docs.each_ref().map(|d| items(d));
     let refs = items.each_ref().map(Vec::as_slice);
     // A conflict as wide as the file: taking a side gives that side's file.
@@ -47,13 +43,24 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
 }
 
 /// A file's documents as items: by identity, documents without one by their place among
-/// those.
+/// those. Two documents of one identity (an input may hold them: a list of resources one
+/// tool wrote twice) are read by their order: the second of a version is the second of
+/// every other, as git's line merge, which keeps each where it stands, reads them.
 fn items(docs: &[Document]) -> Vec<Item> {
     let mut plain = 0;
+    let mut seen: HashMap<String, usize> = HashMap::new();
     docs.iter()
         .map(|d| {
             let (key, shown) = match &d.identity {
-                Some(id) => (format!("{id:?}"), id.to_string()),
+                Some(id) => {
+                    let key = format!("{id:?}");
+                    let n = seen.entry(key.clone()).or_insert(0);
+                    *n += 1;
+                    match *n {
+                        1 => (key, id.to_string()),
+                        n => (format!("{key}#{n}"), format!("{id} (its document {n})")),
+                    }
+                }
                 None => {
                     plain += 1;
                     (format!("#{plain}"), format!("document {plain}"))
