@@ -189,7 +189,7 @@ impl<'t> Merger<'t> {
             // keep the null; its fields go into ours' flow map instead.
             let theirs_nulls = || {
                 let mut nulls = Vec::new();
-                self.nulls(t.node, &mut nulls);
+                self.nulls(t.node, false, &mut nulls);
                 !nulls.is_empty()
             };
             if self.opts.policy.kyaml()
@@ -469,7 +469,8 @@ impl<'t> Merger<'t> {
                         if self.theirs.is_null(c.field.node) {
                             continue;
                         }
-                        self.nulls(c.field.node, &mut omit);
+                        let item = c.field.slot == Slot::Item;
+                        self.kyaml_nulls(c.field.node, item, &mut omit);
                     }
                     self.insert(c.field, at, like, omit);
                     inserted = true;
@@ -741,22 +742,39 @@ impl<'t> Merger<'t> {
         }
     }
 
-    /// The fields holding null anywhere under theirs' node `n`: kyaml's null clears a field,
-    /// so a new block of theirs comes in without them.
-    fn nulls(&self, n: NodeId, out: &mut Vec<Field>) {
+    /// The fields holding null anywhere under theirs' node `n` (a list item, `item`): kyaml's
+    /// null clears a field, so a new block of theirs comes in without them. Where that would
+    /// leave a list item empty, a bare `-` that swallows the next line, none is left out: the
+    /// block comes in as theirs wrote it (the oracle takes either, but not a mix).
+    fn kyaml_nulls(&self, n: NodeId, item: bool, out: &mut Vec<Field>) {
+        let before = out.len();
+        if self.nulls(n, item, out) {
+            out.truncate(before);
+        }
+    }
+
+    /// [`Merger::kyaml_nulls`]' walk; true where a list item would be left empty.
+    fn nulls(&self, n: NodeId, item: bool, out: &mut Vec<Field>) -> bool {
         let theirs = self.theirs;
         match theirs.node(n).kind {
             Kind::Map => {
+                let mut emptied = false;
+                let mut all = true;
                 for (k, v) in theirs.entries(n) {
                     if theirs.is_null(v) {
                         out.push(Field::entry(k, v));
                     } else {
-                        self.nulls(v, out);
+                        all = false;
+                        emptied |= self.nulls(v, false, out);
                     }
                 }
+                emptied || (item && all && theirs.entries(n).next().is_some())
             }
-            Kind::Seq => theirs.children(n).iter().for_each(|&e| self.nulls(e, out)),
-            _ => {}
+            Kind::Seq => theirs
+                .children(n)
+                .iter()
+                .fold(false, |emptied, &e| self.nulls(e, true, out) || emptied),
+            _ => false,
         }
     }
 
