@@ -114,6 +114,16 @@ impl Merger<'_> {
             ListKind::Plain => None,
         };
         match paired {
+            // kyaml would read theirs' repeated key as one element, but where ours left the
+            // list as it was, theirs' text is the change, its repeated element included.
+            Some([_, _, ref theirs])
+                if kyaml
+                    && !patch
+                    && theirs.len() < self.theirs.children(t.node).len()
+                    && b.is_some_and(|b| same_data(self.base, b.node, self.ours, o.node)) =>
+            {
+                self.take_theirs(o, t)
+            }
             Some([base, ours, theirs]) => {
                 // The order of a keyed list can matter (init containers and CI steps run in
                 // order): a reorder only theirs made is theirs' change like any other. In a
