@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::parse::{same_data, Kind, NodeId, Tree};
-use crate::resource::{element_key, schema_keys, ListKind};
+use crate::resource::{element_key, ListKind};
 
 use super::merger::Merger;
 use super::patch::directive;
@@ -486,7 +486,9 @@ impl<'t> Merger<'t> {
                             // kyaml adds back only what theirs changed.
                             let keep = match kind {
                                 Children::Fields | Children::Resources => Vec::new(),
-                                Children::Elements => self.element_keys(path),
+                                // The keys the list was paired by (the table's, else the
+                                // seeds' rule: a Tekton step's volumeMounts by mountPath).
+                                Children::Elements => keys.to_vec(),
                             };
                             let mut omit = Vec::new();
                             self.delta(&sub(c), b.node, c.field.node, &keep, &mut omit);
@@ -676,11 +678,6 @@ impl<'t> Merger<'t> {
             .retain(|op| !matches!(op, Op::Delete { ours } if children.contains(&ours.node)));
         let list = self.ours.node(parent.node).kind == Kind::Seq;
         self.plan.ops.push(Op::Empty { ours: parent, list });
-    }
-
-    /// The key fields of the associative list at `path`, which an element always keeps.
-    fn element_keys(&self, path: &Path) -> Vec<String> {
-        schema_keys(self.group_kind.as_deref(), &path.schema)
     }
 
     /// Theirs' fields to leave out so that only what changed from base remains (kyaml's
