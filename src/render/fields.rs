@@ -233,6 +233,24 @@ impl Renderer<'_> {
                 at = next_line_start(text, at);
             }
         }
+        // A field ending in a literal or folded scalar takes the comment lines below it that
+        // stand deeper than its key as content: it goes below them (and below the blank lines
+        // among them), so that ours' comments stay comments and its value stays theirs'.
+        if self.theirs.ends_in_block_scalar(t.node) && at == line_start(text, at) {
+            let mut scan = at;
+            while scan < text.len() {
+                let line = &text[scan..line_end(text, scan)];
+                let body = line.trim_start();
+                if body.is_empty() {
+                    scan = next_line_start(text, scan);
+                } else if body.starts_with('#') && line.len() - body.len() > col {
+                    scan = next_line_start(text, scan);
+                    at = scan;
+                } else {
+                    break;
+                }
+            }
+        }
         let omit = self.omitted(omit);
         let mut new = String::new();
         if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
