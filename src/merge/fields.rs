@@ -134,9 +134,13 @@ impl<'t> Merger<'t> {
         // an empty `{}`/`[]`, whose "children" are all deletions.
         // kyaml merges a map field by field whatever its style, into ours' node: a flow map of
         // theirs merges into ours' block one there (its entries' text is valid block text).
+        // So does ours mode, which keeps ours' text: theirs' style is no change of data, and
+        // taken whole, ours' map would lose what theirs changed in it.
         let theirs_mergeable = !tn.flow
             || (tn.child_count() == 0)
-            || (self.opts.policy.kyaml() && tn.kind == Kind::Map && on.kind == Kind::Map);
+            || (self.opts.policy.resolve() != Resolution::Mark
+                && tn.kind == Kind::Map
+                && on.kind == Kind::Map);
         if on.kind == tn.kind
             && ours.is_block_collection(o.node)
             && theirs_mergeable

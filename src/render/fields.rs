@@ -251,6 +251,22 @@ impl Renderer<'_> {
                 }
             }
         }
+        // An entry of theirs' flow map shares its line with its siblings and the braces: its
+        // own text (`key: value`, flow text, valid in a block map) goes on a line of its own.
+        if let Some(entry) = self.flow_entry(t) {
+            let mut new = String::new();
+            if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
+                new.push_str(self.ours.eol);
+            }
+            new.push_str(&" ".repeat(col));
+            new.push_str(entry);
+            new.push_str(self.ours.eol);
+            return Ok(Edit {
+                start: at,
+                end: at,
+                text: new,
+            });
+        }
         let omit = self.omitted(omit);
         let mut new = String::new();
         if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
@@ -270,6 +286,21 @@ impl Renderer<'_> {
             end: at,
             text: new,
         })
+    }
+
+    /// The text of theirs' map entry `t` (`key: value`) where it stands in a flow map, on
+    /// one line; `None` for any other field.
+    fn flow_entry(&self, t: Field) -> Option<&str> {
+        let theirs = self.theirs;
+        let Slot::Entry(key) = t.slot else {
+            return None;
+        };
+        let parent = theirs.node(t.node).parent()?;
+        if !theirs.node(parent).flow {
+            return None;
+        }
+        let entry = &theirs.text[theirs.node(key).start..theirs.node(t.node).end];
+        (!entry.contains('\n')).then_some(entry)
     }
 
     /// Edits of theirs' text that leave out the given fields of theirs. A map or list left
