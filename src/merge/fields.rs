@@ -771,10 +771,14 @@ impl<'t> Merger<'t> {
                 }
                 emptied || (item && all && theirs.entries(n).next().is_some())
             }
-            Kind::Seq => theirs
-                .children(n)
-                .iter()
-                .fold(false, |emptied, &e| self.nulls(e, true, out) || emptied),
+            Kind::Seq => {
+                // Every item walked (each adds its nulls), not only up to the first emptied.
+                let mut emptied = false;
+                for &e in theirs.children(n) {
+                    emptied |= self.nulls(e, true, out);
+                }
+                emptied
+            }
             _ => false,
         }
     }
