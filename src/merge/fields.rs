@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::parse::{same_data, Kind, NodeId, Tree};
-use crate::resource::{element_key, schema_keys, ListKind};
+use crate::resource::{element_key, ListKind};
 
 use super::merger::Merger;
 use super::patch::directive;
@@ -134,9 +134,13 @@ impl<'t> Merger<'t> {
         // an empty `{}`/`[]`, whose "children" are all deletions.
         // kyaml merges a map field by field whatever its style, into ours' node: a flow map of
         // theirs merges into ours' block one there (its entries' text is valid block text).
+        // So does ours mode, which keeps ours' text: theirs' style is no change of data, and
+        // taken whole, ours' map would lose what theirs changed in it.
         let theirs_mergeable = !tn.flow
             || (tn.child_count() == 0)
-            || (self.opts.policy.kyaml() && tn.kind == Kind::Map && on.kind == Kind::Map);
+            || (self.opts.policy.resolve() != Resolution::Mark
+                && tn.kind == Kind::Map
+                && on.kind == Kind::Map);
         if on.kind == tn.kind
             && ours.is_block_collection(o.node)
             && theirs_mergeable
@@ -189,7 +193,7 @@ impl<'t> Merger<'t> {
             // keep the null; its fields go into ours' flow map instead.
             let theirs_nulls = || {
                 let mut nulls = Vec::new();
-                self.nulls(t.node, &mut nulls);
+                self.nulls(t.node, false, &mut nulls);
                 !nulls.is_empty()
             };
             if self.opts.policy.kyaml()
@@ -469,7 +473,8 @@ impl<'t> Merger<'t> {
                         if self.theirs.is_null(c.field.node) {
                             continue;
                         }
-                        self.nulls(c.field.node, &mut omit);
+                        let item = c.field.slot == Slot::Item;
+                        self.kyaml_nulls(c.field.node, item, &mut omit);
                     }
                     self.insert(c.field, at, like, omit);
                     inserted = true;
@@ -485,7 +490,9 @@ impl<'t> Merger<'t> {
                             // kyaml adds back only what theirs changed.
                             let keep = match kind {
                                 Children::Fields | Children::Resources => Vec::new(),
-                                Children::Elements => self.element_keys(path),
+                                // The keys the list was paired by (the table's, else the
+                                // seeds' rule: a Tekton step's volumeMounts by mountPath).
+                                Children::Elements => keys.to_vec(),
                             };
                             let mut omit = Vec::new();
                             self.delta(&sub(c), b.node, c.field.node, &keep, &mut omit);
@@ -677,11 +684,6 @@ impl<'t> Merger<'t> {
         self.plan.ops.push(Op::Empty { ours: parent, list });
     }
 
-    /// The key fields of the associative list at `path`, which an element always keeps.
-    fn element_keys(&self, path: &Path) -> Vec<String> {
-        schema_keys(self.group_kind.as_deref(), &path.schema)
-    }
-
     /// Theirs' fields to leave out so that only what changed from base remains (kyaml's
     /// "delta" for a field ours does not have), keeping the fields named in `keep` (an
     /// element's keys).
@@ -741,22 +743,43 @@ impl<'t> Merger<'t> {
         }
     }
 
-    /// The fields holding null anywhere under theirs' node `n`: kyaml's null clears a field,
-    /// so a new block of theirs comes in without them.
-    fn nulls(&self, n: NodeId, out: &mut Vec<Field>) {
+    /// The fields holding null anywhere under theirs' node `n` (a list item, `item`): kyaml's
+    /// null clears a field, so a new block of theirs comes in without them. Where that would
+    /// leave a list item empty, a bare `-` that swallows the next line, none is left out: the
+    /// block comes in as theirs wrote it (the oracle takes either, but not a mix).
+    fn kyaml_nulls(&self, n: NodeId, item: bool, out: &mut Vec<Field>) {
+        let before = out.len();
+        if self.nulls(n, item, out) {
+            out.truncate(before);
+        }
+    }
+
+    /// [`Merger::kyaml_nulls`]' walk; true where a list item would be left empty.
+    fn nulls(&self, n: NodeId, item: bool, out: &mut Vec<Field>) -> bool {
         let theirs = self.theirs;
         match theirs.node(n).kind {
             Kind::Map => {
+                let mut emptied = false;
+                let mut all = true;
                 for (k, v) in theirs.entries(n) {
                     if theirs.is_null(v) {
                         out.push(Field::entry(k, v));
                     } else {
-                        self.nulls(v, out);
+                        all = false;
+                        emptied |= self.nulls(v, false, out);
                     }
                 }
+                emptied || (item && all && theirs.entries(n).next().is_some())
             }
-            Kind::Seq => theirs.children(n).iter().for_each(|&e| self.nulls(e, out)),
-            _ => {}
+            Kind::Seq => {
+                // Every item walked (each adds its nulls), not only up to the first emptied.
+                let mut emptied = false;
+                for &e in theirs.children(n) {
+                    emptied |= self.nulls(e, true, out);
+                }
+                emptied
+            }
+            _ => false,
         }
     }
 

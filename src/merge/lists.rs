@@ -2,7 +2,7 @@
 //! then the seeds' key rule); other lists merge element by element, diff3 style, so edits at
 //! different places both survive.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::parse::{same_data, Kind, NodeId, Tree};
 use crate::resource::{element_key, list_kind, ListKind};
@@ -54,9 +54,7 @@ impl Merger<'_> {
                 }
                 _ => Vec::new(),
             };
-            // Ours' two elements of one key are text the merge would have to choose
-            // between: such a list is not merged by key.
-            let ours = elements(self.ours, o.node, Some(keys), patch, kyaml, false)?;
+            let ours = elements(self.ours, o.node, Some(keys), patch, kyaml, kyaml)?;
             let theirs = elements(self.theirs, t.node, Some(keys), patch, kyaml, kyaml)?;
             // An element without a key pairs only with itself: edited by both sides, it
             // would be two elements, each side's copy. Where both sides changed such
@@ -116,6 +114,16 @@ impl Merger<'_> {
             ListKind::Plain => None,
         };
         match paired {
+            // kyaml would read theirs' repeated key as one element, but where ours left the
+            // list as it was, theirs' text is the change, its repeated element included.
+            Some([_, _, ref theirs])
+                if kyaml
+                    && !patch
+                    && theirs.len() < self.theirs.children(t.node).len()
+                    && b.is_some_and(|b| same_data(self.base, b.node, self.ours, o.node)) =>
+            {
+                self.take_theirs(o, t)
+            }
             Some([base, ours, theirs]) => {
                 // The order of a keyed list can matter (init containers and CI steps run in
                 // order): a reorder only theirs made is theirs' change like any other. In a
@@ -149,6 +157,9 @@ impl Merger<'_> {
                     self.deleted.clone(),
                 );
                 self.merge_children(path, Children::Elements, keys, o, &base, &ours, &theirs);
+                if kyaml {
+                    self.delete_repeats(o, keys, ops);
+                }
                 if self.opts.policy.resolve() == Resolution::Mark
                     && self.side_left_empty(&self.plan.ops[ops..], o, t)
                 {
@@ -168,6 +179,41 @@ impl Merger<'_> {
 }
 
 impl Merger<'_> {
+    /// kyaml's lookups read the first of ours' elements of a key and never the later ones,
+    /// which stay as ours wrote them; but where the merge deletes the first (theirs deleted
+    /// the key), the later ones go too, so that the key does not live on in a copy.
+    fn delete_repeats(&mut self, o: Field, keys: &[String], ops: usize) {
+        if keys.is_empty() {
+            return;
+        }
+        let deleted: HashSet<NodeId> = self.plan.ops[ops..]
+            .iter()
+            .filter_map(|op| match op {
+                Op::Delete { ours } if ours.slot == Slot::Item => Some(ours.node),
+                _ => None,
+            })
+            .collect();
+        let mut first: HashMap<String, NodeId> = HashMap::new();
+        let mut extra = Vec::new();
+        for &e in self.ours.children(o.node) {
+            let Some((key, _)) = crate::resource::kyaml_element_key(self.ours, e, keys) else {
+                continue;
+            };
+            match first.get(&key) {
+                Some(f) if deleted.contains(f) && !deleted.contains(&e) => {
+                    extra.push(Op::Delete {
+                        ours: Field::item(e),
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    first.insert(key, e);
+                }
+            }
+        }
+        self.plan.ops.extend(extra);
+    }
+
     /// Whether the edits `ops` planned for ours' list `o` (theirs' `t`) mark a conflict among
     /// its elements and leave one side of it with no element: ours' elements that stay (not
     /// deleted) and theirs' inserted ones make ours' side; theirs' side swaps each conflict's

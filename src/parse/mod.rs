@@ -492,6 +492,22 @@ impl<'a> Tree<'a> {
         self.kept_blank_lines(id).is_some()
     }
 
+    /// Whether a node's text ends in a literal or folded scalar, which takes as its own any
+    /// line below it indented deeper than its key, comment lines included.
+    pub fn ends_in_block_scalar(&self, id: NodeId) -> bool {
+        let mut n = id;
+        loop {
+            match self.nodes[n].kind {
+                Kind::Map | Kind::Seq if !self.nodes[n].flow => match self.children(n).last() {
+                    Some(&last) => n = last,
+                    None => return false,
+                },
+                Kind::Scalar => return self.block_header(n).is_some(),
+                _ => return false,
+            }
+        }
+    }
+
     /// Where a node ends in a block scalar kept with `+`: how many line breaks end that
     /// scalar's value (its trailing blank lines, past its span, and its last line's break).
     pub fn kept_blank_lines(&self, id: NodeId) -> Option<usize> {

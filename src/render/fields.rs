@@ -239,6 +239,40 @@ impl Renderer<'_> {
                 at = next_line_start(text, at);
             }
         }
+        // A field ending in a literal or folded scalar takes the comment lines below it that
+        // stand deeper than its key as content: it goes below them (and below the blank lines
+        // among them), so that ours' comments stay comments and its value stays theirs'.
+        if self.theirs.ends_in_block_scalar(t.node) && at == line_start(text, at) {
+            let mut scan = at;
+            while scan < text.len() {
+                let line = &text[scan..line_end(text, scan)];
+                let body = line.trim_start();
+                if body.is_empty() {
+                    scan = next_line_start(text, scan);
+                } else if body.starts_with('#') && line.len() - body.len() > col {
+                    scan = next_line_start(text, scan);
+                    at = scan;
+                } else {
+                    break;
+                }
+            }
+        }
+        // An entry of theirs' flow map shares its line with its siblings and the braces: its
+        // own text (`key: value`, flow text, valid in a block map) goes on a line of its own.
+        if let Some(entry) = self.flow_entry(t) {
+            let mut new = String::new();
+            if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
+                new.push_str(self.ours.eol);
+            }
+            new.push_str(&" ".repeat(col));
+            new.push_str(entry);
+            new.push_str(self.ours.eol);
+            return Ok(Edit {
+                start: at,
+                end: at,
+                text: new,
+            });
+        }
         let omit = self.omitted(omit);
         let mut new = String::new();
         if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
@@ -258,6 +292,21 @@ impl Renderer<'_> {
             end: at,
             text: new,
         })
+    }
+
+    /// The text of theirs' map entry `t` (`key: value`) where it stands in a flow map, on
+    /// one line; `None` for any other field.
+    fn flow_entry(&self, t: Field) -> Option<&str> {
+        let theirs = self.theirs;
+        let Slot::Entry(key) = t.slot else {
+            return None;
+        };
+        let parent = theirs.node(t.node).parent()?;
+        if !theirs.node(parent).flow {
+            return None;
+        }
+        let entry = &theirs.text[theirs.node(key).start..theirs.node(t.node).end];
+        (!entry.contains('\n')).then_some(entry)
     }
 
     /// Edits of theirs' text that leave out the given fields of theirs. A map or list left

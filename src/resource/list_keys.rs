@@ -157,15 +157,6 @@ pub(crate) fn list_kind(
         .map_or(ListKind::Plain, |k| ListKind::Keyed(vec![k.to_string()]))
 }
 
-/// The merge keys of the list at `path` as the schema table gives them, `name` otherwise: the
-/// fields an element always keeps (kyaml's delta of a re-added element).
-pub(crate) fn schema_keys(group_kind: Option<&str>, path: &str) -> Vec<String> {
-    match group_kind.and_then(|gk| schema(gk, path)) {
-        Some(ListKind::Keyed(keys)) => keys,
-        _ => vec!["name".into()],
-    }
-}
-
 /// An element's identity under `keys`: the pairing name (values joined by NUL) and how paths
 /// show it (`name=web`, `containerPort=80,protocol=UDP`). `None` when the element is not a map
 /// or lacks its first key: such a list cannot be paired by key.

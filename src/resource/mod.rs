@@ -9,9 +9,7 @@ mod renames;
 pub use identity::Identity;
 pub(crate) use identity::{field, Fields};
 
-pub(crate) use list_keys::{
-    element_key, group_kind_of, kyaml_element_key, list_kind, schema_keys, ListKind,
-};
+pub(crate) use list_keys::{element_key, group_kind_of, kyaml_element_key, list_kind, ListKind};
 pub(crate) use path::Path;
 pub(crate) use renames::{close_identities, pair_renames, Lost, Placed};
 

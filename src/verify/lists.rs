@@ -25,8 +25,9 @@ impl Checker<'_> {
         let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
         let kind = self.kind_of(path, &[(bt, b), (ot, o), (tt, t)]);
         let kyaml = self.rule == Rule::Kyaml;
-        // kyaml's lookups read the first of two elements of one key in base's and theirs'
-        // lists; ours' and the result's must be keyed as they stand.
+        // kyaml's lookups read the first of two elements of one key in every list: the
+        // first stands for the key, and the merge edits ours' list node in place, so a
+        // later element of ours' key is left as it stands (checked below).
         let name = |tree: &Tree, list: At, first_stands: bool| -> Option<Vec<Item>> {
             let Some(list) = list else {
                 return Some(Vec::new());
@@ -50,15 +51,28 @@ impl Checker<'_> {
         }
         if kind.as_ref() != Some(&ListKind::Plain) {
             if let (Some(bn), Some(on), Some(tn)) =
-                (name(bt, b, true), name(ot, o, false), name(tt, t, true))
+                (name(bt, b, true), name(ot, o, true), name(tt, t, true))
             {
-                let Some(rn) = name(rt, r, false) else {
+                let Some(rn) = name(rt, r, true) else {
                     return self.at(
                         path,
                         common,
                         "an element key is missing or repeated in the result",
                     );
                 };
+                // Where theirs deleted the key, its later elements go with the first.
+                let kept: HashSet<&str> = rn.iter().map(|i| i.key.as_str()).collect();
+                let ours_repeats: Vec<(String, String)> = repeats(ot, o, kind.as_ref())
+                    .into_iter()
+                    .filter(|(key, _)| kept.contains(key.as_str()))
+                    .collect();
+                if kyaml && ours_repeats != repeats(rt, r, kind.as_ref()) {
+                    return self.at(
+                        path,
+                        common,
+                        "ours' later elements of a repeated key expected as they stand (kyaml)",
+                    );
+                }
                 let set = kind.as_ref() == Some(&ListKind::Set);
                 return self.keyed(path, common, set, kind.as_ref(), [bn, on, tn, rn]);
             }
@@ -631,6 +645,28 @@ fn named(
         });
     }
     Some(out)
+}
+
+/// The elements of a keyed list `x` after the first of their key, as (key, data), sorted:
+/// kyaml's lookups never reach them, so its merge leaves ours' ones in ours' list as they are.
+fn repeats(tree: &Tree, x: At, kind: Option<&ListKind>) -> Vec<(String, String)> {
+    let Some(ListKind::Keyed(keys)) = kind else {
+        return Vec::new();
+    };
+    let Some(x) = x.filter(|&x| tree.node(x).kind == Kind::Seq) else {
+        return Vec::new();
+    };
+    let mut seen = HashSet::new();
+    let mut out: Vec<(String, String)> = tree
+        .children(x)
+        .iter()
+        .filter_map(|&e| {
+            let key = element_key(tree, e, keys).map_or_else(|| "\u{1}".to_string(), |k| k.0);
+            (!seen.insert(key.clone())).then(|| (key, canonical(tree, e)))
+        })
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// The content of the elements a merge of a plain list may pair, for trying the most alike

@@ -526,8 +526,11 @@ impl<'t> Checker<'t> {
                 "one side changed the text's style (literal or folded), the other its lines: a conflict",
             );
         }
+        // Ours mode lets ours win what both changed: in a text, the lines both changed (git's
+        // line merge with ours' side of each conflicting stretch, `git merge-file --ours`).
         let taken = match self.rule {
             Rule::Resolved(side) => Some(side),
+            Rule::Ours => Some(Taken::Ours),
             _ => None,
         };
         let want = if ho == ht || hb == ht {
