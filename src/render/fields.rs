@@ -49,8 +49,15 @@ impl Renderer<'_> {
             let first_child = first_child_line(self.theirs, t.node);
             let child_col = indent_of_line(self.theirs.text, first_child);
             let new_list = !ours_block && tn.kind == Kind::Seq && matches!(o.slot, Slot::Entry(_));
-            let to = if ours_block {
-                indent_of_line(self.ours.text, first_child_line(self.ours, o.node))
+            let ours_child = ours_block
+                .then(|| indent_of_line(self.ours.text, first_child_line(self.ours, o.node)));
+            // A list written at its key's column (`key:` then `- a` below it) is no column
+            // for a map's fields: there they would read as the parent's, and the key as null.
+            let indentless = tn.kind == Kind::Map
+                && matches!(o.slot, Slot::Entry(_))
+                && ours_child.is_some_and(|c| c <= ours_col);
+            let to = if let Some(c) = ours_child.filter(|_| !indentless) {
+                c
             } else if let Some(offset) = new_list
                 .then(|| self.list_style(ours_col, on.start))
                 .flatten()
