@@ -125,9 +125,10 @@ impl Renderer<'_> {
         // and lengthen it: they go too, theirs' own standing in for them.
         if ours.value_outruns_text(o.node) || self.theirs.value_outruns_text(t.node) {
             let line = line_end(ours.text, end.max(on.end));
-            end = match self.theirs.value_outruns_text(t.node) {
-                true => past_blank_lines(ours.text, line),
-                false => past_kept_blank_lines(ours, o.node, line),
+            end = if self.theirs.value_outruns_text(t.node) {
+                past_blank_lines(ours.text, line)
+            } else {
+                past_kept_blank_lines(ours, o.node, line)
             };
             for _ in 0..kept_blank_line_count(self.theirs, t.node) {
                 text.push_str(eol);

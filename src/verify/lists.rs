@@ -61,17 +61,19 @@ impl Checker<'_> {
                     );
                 };
                 // Where theirs deleted the key, its later elements go with the first.
-                let kept: HashSet<&str> = rn.iter().map(|i| i.key.as_str()).collect();
-                let ours_repeats: Vec<(String, String)> = repeats(ot, o, kind.as_ref())
-                    .into_iter()
-                    .filter(|(key, _)| kept.contains(key.as_str()))
-                    .collect();
-                if kyaml && ours_repeats != repeats(rt, r, kind.as_ref()) {
-                    return self.at(
-                        path,
-                        common,
-                        "ours' later elements of a repeated key expected as they stand (kyaml)",
-                    );
+                if kyaml {
+                    let kept: HashSet<&str> = rn.iter().map(|i| i.key.as_str()).collect();
+                    let ours_repeats: Vec<(String, String)> = repeats(ot, o, kind.as_ref())
+                        .into_iter()
+                        .filter(|(key, _)| kept.contains(key.as_str()))
+                        .collect();
+                    if ours_repeats != repeats(rt, r, kind.as_ref()) {
+                        return self.at(
+                            path,
+                            common,
+                            "ours' later elements of a repeated key expected as they stand (kyaml)",
+                        );
+                    }
                 }
                 let set = kind.as_ref() == Some(&ListKind::Set);
                 return self.keyed(path, common, set, kind.as_ref(), [bn, on, tn, rn]);
