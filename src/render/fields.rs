@@ -284,10 +284,14 @@ impl Renderer<'_> {
         let omit = self.omitted(omit);
         let mut new = String::new();
         if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
-            // Ours ends without a line break: so does the result.
+            // Ours ends without a line break: so does the result, unless the field ends in a
+            // block scalar, whose last line break is part of its value (`|` and `|+` keep it).
             new.push_str(self.ours.eol);
             let lines = self.moved_lines(self.theirs, t, col, None, &omit, at)?;
-            new.push_str(lines.strip_suffix(self.ours.eol).unwrap_or(&lines));
+            match self.theirs.ends_in_block_scalar(t.node) {
+                true => new.push_str(&lines),
+                false => new.push_str(lines.strip_suffix(self.ours.eol).unwrap_or(&lines)),
+            }
         } else if at > line_start(text, at) {
             // Before the first key of a `- ` item: the new field takes the dash line.
             new.push_str(&self.moved_lines(self.theirs, t, col, Some(""), &omit, at)?);
