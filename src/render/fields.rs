@@ -661,11 +661,13 @@ fn kept_blank_line_count(tree: &Tree, node: NodeId) -> usize {
     tree.kept_blank_lines(node).map_or(0, |breaks| breaks - 1)
 }
 
-/// From `end`, the end of a line, past the blank lines that follow it.
+/// From `end`, the end of a line, past the blank lines that follow it (the end of the text,
+/// after its last line break, is no line: its break stays).
 fn past_blank_lines(text: &str, mut end: usize) -> usize {
     loop {
         let next = next_line_start(text, end);
-        if next == end || !text[next..line_end(text, next)].trim().is_empty() {
+        if next == end || next == text.len() || !text[next..line_end(text, next)].trim().is_empty()
+        {
             return end;
         }
         end = line_end(text, next);
@@ -678,7 +680,8 @@ fn past_kept_blank_lines(tree: &Tree, node: NodeId, mut end: usize) -> usize {
     let text = tree.text;
     for _ in 0..kept_blank_line_count(tree, node) {
         let next = next_line_start(text, end);
-        if next == end || !text[next..line_end(text, next)].trim().is_empty() {
+        if next == end || next == text.len() || !text[next..line_end(text, next)].trim().is_empty()
+        {
             break;
         }
         end = line_end(text, next);
