@@ -240,13 +240,6 @@ impl Renderer<'_> {
     pub(super) fn insert(&self, t: Field, at: usize, col: usize, omit: &[Field]) -> Result<Edit> {
         let mut at = self.after_bom(at);
         let text = self.ours.text;
-        // A field ending in a `|+` scalar takes every blank line below it as value: put
-        // before blank lines of ours, it would take them; it goes below them instead.
-        if self.theirs.value_outruns_text(t.node) && at == line_start(text, at) {
-            while at < text.len() && text[at..line_end(text, at)].trim().is_empty() {
-                at = next_line_start(text, at);
-            }
-        }
         // A field ending in a literal or folded scalar takes the comment lines below it that
         // stand deeper than its key as content: it goes below them (and below the blank lines
         // among them), so that ours' comments stay comments and its value stays theirs'.
@@ -263,6 +256,14 @@ impl Renderer<'_> {
                 } else {
                     break;
                 }
+            }
+        }
+        // A field ending in a `|+` scalar takes every blank line below it as value: put
+        // before blank lines of ours, it would take them; it goes below them instead (after
+        // the deeper comments above, which may end just before such blank lines).
+        if self.theirs.value_outruns_text(t.node) && at == line_start(text, at) {
+            while at < text.len() && text[at..line_end(text, at)].trim().is_empty() {
+                at = next_line_start(text, at);
             }
         }
         // An entry of theirs' flow map shares its line with its siblings and the braces: its
