@@ -12,7 +12,8 @@ use crate::text::splice::{splice, Edit};
 
 /// Theirs' text with each anchor that stands where ours has no anchor of its name, though
 /// ours defines that name elsewhere in the same document, renamed (`base` → `base2`) with the
-/// aliases that name it, and one note for each; `None` where no anchor clashes so.
+/// aliases that name it, and each anchor on a node ours anchors under another name given
+/// ours' name; one note for each; `None` where no anchor clashes so.
 pub(super) fn renamed_apart(versions: &Versions) -> Option<(String, Vec<String>)> {
     let (ours, theirs) = (&versions.ours, &versions.theirs);
     let has_anchor = |tree: &Tree| memchr::memchr(b'&', tree.text.as_bytes()).is_some();
@@ -20,8 +21,13 @@ pub(super) fn renamed_apart(versions: &Versions) -> Option<(String, Vec<String>)
         return None;
     }
     let mut in_ours: HashMap<(String, &str), HashSet<Vec<String>>> = HashMap::new();
+    let mut ours_at: HashMap<(String, Vec<String>), &str> = HashMap::new();
     for (_, doc, name, at) in anchors(ours) {
-        in_ours.entry((doc, name)).or_default().insert(at);
+        in_ours
+            .entry((doc.clone(), name))
+            .or_default()
+            .insert(at.clone());
+        ours_at.insert((doc, at), name);
     }
     let mut taken: HashSet<String> = HashSet::new();
     for tree in [&versions.base, ours, theirs] {
@@ -35,6 +41,23 @@ pub(super) fn renamed_apart(versions: &Versions) -> Option<(String, Vec<String>)
     let mut fresh: HashMap<NodeId, String> = HashMap::new();
     let mut notes = Vec::new();
     for (n, doc, name, at) in anchors(theirs) {
+        // Both sides anchored one node under different names (ours `&base`, theirs
+        // `&defaults`): theirs' name, in theirs' aliases too, becomes ours' (the same data),
+        // so the node's one anchor serves both sides' aliases. Theirs' own anchor of ours'
+        // name, elsewhere, is renamed apart below.
+        let ours_name = ours_at.get(&(doc.clone(), at.clone())).copied();
+        if let Some(ours_name) = ours_name.filter(|&o| o != name) {
+            if in_ours
+                .get(&(doc.clone(), ours_name))
+                .is_some_and(|p| p.len() == 1)
+            {
+                notes.push(format!(
+                    "ours and theirs anchor one node as &{ours_name} and &{name}: theirs' is &{ours_name} in the result"
+                ));
+                fresh.insert(n, ours_name.to_string());
+            }
+            continue;
+        }
         match in_ours.get(&(doc, name)) {
             Some(places) if !places.contains(&at) => {}
             _ => continue,

@@ -8,7 +8,7 @@ use crate::engine::{planned_and_rendered, planned_by_identity, planned_with_conf
 use crate::fallback::Reason;
 use crate::git::line_merge::LineMerge;
 use crate::merge::Conflict;
-use crate::options::MergeOptions;
+use crate::options::{MergeOptions, Policy};
 use crate::outcome::{clean, conflict_messages, conflicted, last_resort, Attempt, Outcome};
 use crate::parse::{self, Parsed, Versions};
 use crate::text::markers::{conflict_hunks, marked_lines};
@@ -76,6 +76,13 @@ pub(super) fn attempt(
             }
             Verdict::Broken(violations) => violations,
         };
+        // Under theirs, documents paired by identity alone are kyaml's own reading (its
+        // resource matcher pairs no renames): where the rename pairing gave a result the check
+        // rejects and that reading merges cleanly and passes the same check, it stands.
+        if let Some(merged) = clean_by_identity(&versions, opts) {
+            messages.extend(merged.notes);
+            return Ok(clean(merged.text.into_bytes(), messages, 0));
+        }
         // Documents paired as renamed where the check reads a deletion and an addition: read
         // so by the merge too, a conflict that holds is the answer, not a bug.
         if let Some((merged, widenings)) = by_identity(&versions, opts) {
@@ -168,6 +175,26 @@ fn by_identity(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<
         return None;
     }
     widened(versions, opts, merged, Vec::new()).ok()
+}
+
+/// Under `--on-conflict theirs`, the merge again with documents paired by identity alone (as
+/// kyaml pairs them: a renamed document is one deleted and one added), where it is clean and
+/// the check accepts it; `None` otherwise. Mark and ours modes are file merges, where a
+/// renamed document is still the one document: reading it as deleted and added there would
+/// bring back what a side renamed away.
+fn clean_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merged> {
+    if opts.policy != Policy::Theirs {
+        return None;
+    }
+    let (merged, tree) = planned_by_identity(versions, opts).ok()?;
+    if !merged.conflicts.is_empty() {
+        return None;
+    }
+    let result = reads_back(&merged.text, tree).ok()?;
+    match verify::check(versions, &result, opts.policy) {
+        Verdict::Holds => Some(merged),
+        Verdict::Unsure | Verdict::Broken(_) => None,
+    }
 }
 
 /// How many times a conflicted result's conflicts are widened before git's result is used.

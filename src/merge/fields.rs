@@ -875,10 +875,13 @@ impl Merger<'_> {
                     _ => omit.push(Field::item(e)),
                 }
             }
-        } else if self.opts.policy.kyaml() {
+        } else if self.opts.policy.kyaml()
+            && self.list_kind(path, &[(theirs, t.node)]) != ListKind::Set
+        {
             return false; // kyaml takes theirs' plain list whole
         } else {
-            // Elements by content: those base already held, ours removed.
+            // Elements by content: those base already held, ours removed (a set, such as a
+            // kustomization's `resources`, is merged so by kyaml too: element by element).
             let mut held: HashMap<String, usize> = HashMap::new();
             for &e in b.map_or(&[][..], |b| base.children(b)) {
                 *held.entry(crate::parse::canonical(base, e)).or_default() += 1;

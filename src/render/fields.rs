@@ -240,13 +240,6 @@ impl Renderer<'_> {
     pub(super) fn insert(&self, t: Field, at: usize, col: usize, omit: &[Field]) -> Result<Edit> {
         let mut at = self.after_bom(at);
         let text = self.ours.text;
-        // A field ending in a `|+` scalar takes every blank line below it as value: put
-        // before blank lines of ours, it would take them; it goes below them instead.
-        if self.theirs.value_outruns_text(t.node) && at == line_start(text, at) {
-            while at < text.len() && text[at..line_end(text, at)].trim().is_empty() {
-                at = next_line_start(text, at);
-            }
-        }
         // A field ending in a literal or folded scalar takes the comment lines below it that
         // stand deeper than its key as content: it goes below them (and below the blank lines
         // among them), so that ours' comments stay comments and its value stays theirs'.
@@ -263,6 +256,14 @@ impl Renderer<'_> {
                 } else {
                     break;
                 }
+            }
+        }
+        // A field ending in a `|+` scalar takes every blank line below it as value: put
+        // before blank lines of ours, it would take them; it goes below them instead (after
+        // the deeper comments above, which may end just before such blank lines).
+        if self.theirs.value_outruns_text(t.node) && at == line_start(text, at) {
+            while at < text.len() && text[at..line_end(text, at)].trim().is_empty() {
+                at = next_line_start(text, at);
             }
         }
         // An entry of theirs' flow map shares its line with its siblings and the braces: its
@@ -284,10 +285,14 @@ impl Renderer<'_> {
         let omit = self.omitted(omit);
         let mut new = String::new();
         if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
-            // Ours ends without a line break: so does the result.
+            // Ours ends without a line break: so does the result, unless the field ends in a
+            // block scalar, whose last line break is part of its value (`|` and `|+` keep it).
             new.push_str(self.ours.eol);
             let lines = self.moved_lines(self.theirs, t, col, None, &omit, at)?;
-            new.push_str(lines.strip_suffix(self.ours.eol).unwrap_or(&lines));
+            match self.theirs.ends_in_block_scalar(t.node) {
+                true => new.push_str(&lines),
+                false => new.push_str(lines.strip_suffix(self.ours.eol).unwrap_or(&lines)),
+            }
         } else if at > line_start(text, at) {
             // Before the first key of a `- ` item: the new field takes the dash line.
             new.push_str(&self.moved_lines(self.theirs, t, col, Some(""), &omit, at)?);
@@ -657,11 +662,13 @@ fn kept_blank_line_count(tree: &Tree, node: NodeId) -> usize {
     tree.kept_blank_lines(node).map_or(0, |breaks| breaks - 1)
 }
 
-/// From `end`, the end of a line, past the blank lines that follow it.
+/// From `end`, the end of a line, past the blank lines that follow it (the end of the text,
+/// after its last line break, is no line: its break stays).
 fn past_blank_lines(text: &str, mut end: usize) -> usize {
     loop {
         let next = next_line_start(text, end);
-        if next == end || !text[next..line_end(text, next)].trim().is_empty() {
+        if next == end || next == text.len() || !text[next..line_end(text, next)].trim().is_empty()
+        {
             return end;
         }
         end = line_end(text, next);
@@ -674,7 +681,8 @@ fn past_kept_blank_lines(tree: &Tree, node: NodeId, mut end: usize) -> usize {
     let text = tree.text;
     for _ in 0..kept_blank_line_count(tree, node) {
         let next = next_line_start(text, end);
-        if next == end || !text[next..line_end(text, next)].trim().is_empty() {
+        if next == end || next == text.len() || !text[next..line_end(text, next)].trim().is_empty()
+        {
             break;
         }
         end = line_end(text, next);
