@@ -289,9 +289,10 @@ impl Renderer<'_> {
             // block scalar, whose last line break is part of its value (`|` and `|+` keep it).
             new.push_str(self.ours.eol);
             let lines = self.moved_lines(self.theirs, t, col, None, &omit, at)?;
-            match self.theirs.ends_in_block_scalar(t.node) {
-                true => new.push_str(&lines),
-                false => new.push_str(lines.strip_suffix(self.ours.eol).unwrap_or(&lines)),
+            if self.theirs.ends_in_block_scalar(t.node) {
+                new.push_str(&lines);
+            } else {
+                new.push_str(lines.strip_suffix(self.ours.eol).unwrap_or(&lines));
             }
         } else if at > line_start(text, at) {
             // Before the first key of a `- ` item: the new field takes the dash line.
