@@ -13,7 +13,6 @@
 mod anchors;
 mod documents;
 mod structural;
-mod template_documents;
 mod widen;
 
 pub(crate) use documents::by_documents;
@@ -33,7 +32,7 @@ use crate::outcome::{last_resort, written_markers, Attempt};
 use crate::parse::{self, Versions};
 use crate::sides::Version;
 use crate::template;
-use crate::text::markers::{self, conflict_hunks, has_marker_lines, marked_lines, Markers};
+use crate::text::markers::{self, has_marker_lines, marked_lines, Markers};
 use crate::verify::{self, line_result_is_sound};
 
 /// Merges three versions of a file. Fails only if git's own line merge fails.
@@ -183,7 +182,7 @@ fn fallback(
     ) {
         if !line.conflicted && !line_result_is_sound(b, o, t, merged) {
             if let Reason::Template { .. } = reason {
-                if let Some(outcome) = by_template_documents([b, o, t], opts, &mut messages) {
+                if let Some(outcome) = template::by_documents([b, o, t], opts, &mut messages) {
                     return Ok(Outcome {
                         fallback: Some(reason),
                         ..outcome
@@ -265,44 +264,8 @@ enum Checked {
     FailButNothingWiderHolds(&'static str),
     /// The conflicts widened until each side holds, and why.
     Widened(String, &'static str),
-    /// A template merged document by document ([`by_template_documents`]).
+    /// A template merged document by document ([`template::by_documents`]).
     Documents(Outcome),
-}
-
-/// A template whose line merge fails the check, merged line by line document by document
-/// ([`template_documents`]): a document one side added, moved or deleted stays whole beside
-/// the other side's edits, and a document whose line merge fails is a conflict of its two
-/// sides' whole documents, so no failing stretch swallows a neighbouring document. Clean
-/// where no document both sides changed conflicts and the result holds as a clean merge;
-/// `None` where the file has no two documents, or nothing holds.
-pub(crate) fn by_template_documents(
-    [b, o, t]: [&str; 3],
-    opts: &MergeOptions,
-    messages: &mut Vec<String>,
-) -> Option<Outcome> {
-    let marks = written_markers(opts, o);
-    let size = opts.marker_size;
-    let text = template::with_conflict_check([b, o, t], opts, |holds| {
-        template_documents::by_documents([b, o, t], &marks, |text| {
-            match conflict_hunks(text.as_bytes(), size) {
-                0 => template::clean_holds_by_documents([b, o, t], opts, text),
-                _ => holds(text),
-            }
-        })
-    })??;
-    let conflicted = conflict_hunks(text.as_bytes(), size) > 0;
-    messages.push(match conflicted {
-        true => "git's line merge fails the check: merged document by document, each document both sides changed as its line merge or, where that fails, as a conflict of the whole document".into(),
-        false => "merged line by line document by document, which the check holds (git's line merge of the whole file conflicts or fails it)".into(),
-    });
-    Some(Outcome {
-        bytes: text.into_bytes(),
-        conflicted,
-        fallback: None,
-        messages: std::mem::take(messages),
-        resolved_hunks: 0,
-        git_markers_kept: false,
-    })
 }
 
 /// Git's conflicts checked as a person would take them: each side must load and repeat
@@ -325,7 +288,7 @@ fn checked_conflicts(
         let git_holds = template::with_conflict_check([b, o, t], opts, |holds| holds(merged));
         let documents = git_holds
             .is_some()
-            .then(|| by_template_documents([b, o, t], opts, &mut Vec::new()))
+            .then(|| template::by_documents([b, o, t], opts, &mut Vec::new()))
             .flatten();
         // Conflicted, it replaces git's failing markers where it marks no more lines, or
         // where a side of git's lacks a whole document it keeps.
@@ -335,7 +298,7 @@ fn checked_conflicts(
             _ if git_holds == Some(true) => return Checked::Hold,
             Some(outcome)
                 if marked_lines(&outcome.bytes, size) <= marked_lines(merged.as_bytes(), size)
-                    || template_documents::drops_a_document(
+                    || template::drops_a_document(
                         merged,
                         std::str::from_utf8(&outcome.bytes).unwrap_or_default(),
                         size,

@@ -138,9 +138,7 @@ pub(crate) fn attempt(
                 format!("line merge used: {why}"),
                 format!("git's clean line merge {wrong}"),
             ];
-            if let Some(outcome) =
-                crate::driver::by_template_documents([base, ours, theirs], opts, &mut messages)
-            {
+            if let Some(outcome) = super::by_documents([base, ours, theirs], opts, &mut messages) {
                 return Ok(Outcome {
                     fallback: Some(why),
                     ..outcome

@@ -13,8 +13,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::options::MergeOptions;
+use crate::outcome::{written_markers, Outcome};
 use crate::text::diff3::{stretches, Chunk};
-use crate::text::markers::{sides, Markers};
+use crate::text::markers::{conflict_hunks, sides, Markers};
 
 /// One document of a version: its text (from the control lines that open it and its `---`
 /// line up to the next document) and what it is.
@@ -32,13 +34,49 @@ enum Part {
     Both { line: String, whole: String },
 }
 
+/// A template whose line merge fails the check, merged line by line document by document
+/// ([`merged_by_documents`]): a document one side added, moved or deleted stays whole beside
+/// the other side's edits, and a document whose line merge fails is a conflict of its two
+/// sides' whole documents, so no failing stretch swallows a neighbouring document. Clean
+/// where no document both sides changed conflicts and the result holds as a clean merge;
+/// `None` where the file has no two documents, or nothing holds.
+pub(crate) fn by_documents(
+    [b, o, t]: [&str; 3],
+    opts: &MergeOptions,
+    messages: &mut Vec<String>,
+) -> Option<Outcome> {
+    let marks = written_markers(opts, o);
+    let size = opts.marker_size;
+    let text = super::with_conflict_check([b, o, t], opts, |holds| {
+        merged_by_documents([b, o, t], &marks, |text| {
+            match conflict_hunks(text.as_bytes(), size) {
+                0 => super::clean_holds_by_documents([b, o, t], opts, text),
+                _ => holds(text),
+            }
+        })
+    })??;
+    let conflicted = conflict_hunks(text.as_bytes(), size) > 0;
+    messages.push(match conflicted {
+        true => "git's line merge fails the check: merged document by document, each document both sides changed as its line merge or, where that fails, as a conflict of the whole document".into(),
+        false => "merged line by line document by document, which the check holds (git's line merge of the whole file conflicts or fails it)".into(),
+    });
+    Some(Outcome {
+        bytes: text.into_bytes(),
+        conflicted,
+        fallback: None,
+        messages: std::mem::take(messages),
+        resolved_hunks: 0,
+        git_markers_kept: false,
+    })
+}
+
 /// The three versions merged document by document with the narrowest conflicts `holds`
 /// accepts (it reads the whole text, clean or conflicted): every document both sides
 /// changed as its line merge, then, where that fails, each as a whole-document conflict,
 /// narrowed back to its line merge one document at a time where the check still holds.
 /// `None` where no version has two documents, where no document is merged by both sides and
 /// nothing else is wrong, or where nothing holds.
-pub(crate) fn by_documents(
+fn merged_by_documents(
     [base, ours, theirs]: [&str; 3],
     markers: &Markers,
     mut holds: impl FnMut(&str) -> bool,
@@ -446,7 +484,10 @@ mod tests {
         let keys: Vec<&str> = d.iter().map(|d| d.key.as_str()).collect();
         // The file's head and the `end` closing it are pieces of their own; the guard
         // opening above B's `---`, and the `end` closing it, are B's.
-        assert_eq!(keys, ["#head#1", "A\u{0}\u{0}a#1", "#close#1", "B\u{0}\u{0}#1"]);
+        assert_eq!(
+            keys,
+            ["#head#1", "A\u{0}\u{0}a#1", "#close#1", "B\u{0}\u{0}#1"]
+        );
         assert_eq!(d[0].text, "{{- if .a }}\n");
         assert_eq!(d[3].text, "{{- if .b }}\n---\nkind: B\n{{- end }}\n");
     }
@@ -456,7 +497,7 @@ mod tests {
         let base = "---\nkind: A\nx: 1\n---\nkind: B\ny: 1\n";
         let ours = "---\nkind: A\nx: 2\n---\nkind: C\nz: 1\n---\nkind: B\ny: 1\n";
         let theirs = "---\nkind: A\nx: 1\n---\nkind: B\ny: 2\n";
-        let got = by_documents([base, ours, theirs], &MARKERS, |_| true);
+        let got = merged_by_documents([base, ours, theirs], &MARKERS, |_| true);
         assert_eq!(
             got.as_deref(),
             Some("---\nkind: A\nx: 2\n---\nkind: C\nz: 1\n---\nkind: B\ny: 2\n")
@@ -469,7 +510,7 @@ mod tests {
         let ours = "---\nkind: A\nx: 2\n---\nkind: B\ny: 1\n";
         let theirs = "---\nkind: A\nx: 3\n---\nkind: B\ny: 2\n";
         // The check wants no conflict inside a document: the first becomes whole.
-        let got = by_documents([base, ours, theirs], &MARKERS, |text| {
+        let got = merged_by_documents([base, ours, theirs], &MARKERS, |text| {
             !text.contains("<<<<<<< ours\nx:")
         });
         assert_eq!(
