@@ -32,7 +32,7 @@ use crate::outcome::{last_resort, written_markers, Attempt};
 use crate::parse::{self, Versions};
 use crate::sides::Version;
 use crate::template;
-use crate::text::markers::{self, has_marker_lines, Markers};
+use crate::text::markers::{self, has_marker_lines, marked_lines, Markers};
 use crate::verify::{self, line_result_is_sound};
 
 /// Merges three versions of a file. Fails only if git's own line merge fails.
@@ -181,6 +181,14 @@ fn fallback(
         std::str::from_utf8(&line.bytes),
     ) {
         if !line.conflicted && !line_result_is_sound(b, o, t, merged) {
+            if let Reason::Template { .. } = reason {
+                if let Some(outcome) = template::by_documents([b, o, t], opts, &mut messages) {
+                    return Ok(Outcome {
+                        fallback: Some(reason),
+                        ..outcome
+                    });
+                }
+            }
             messages.push(
                 "git's clean line merge breaks the YAML or repeats a key: marked as a conflict"
                     .into(),
@@ -217,6 +225,13 @@ fn fallback(
             match checked_conflicts(&reason, [b, o, t], merged, opts) {
                 Checked::Hold => {}
                 Checked::FailButNothingWiderHolds(why) => messages.push(why.into()),
+                Checked::Documents(outcome) => {
+                    return Ok(Outcome {
+                        fallback: Some(reason),
+                        messages: [messages, outcome.messages].concat(),
+                        ..outcome
+                    })
+                }
                 Checked::Widened(text, why) => {
                     messages.push(why.into());
                     return Ok(Outcome {
@@ -249,6 +264,8 @@ enum Checked {
     FailButNothingWiderHolds(&'static str),
     /// The conflicts widened until each side holds, and why.
     Widened(String, &'static str),
+    /// A template merged document by document ([`template::by_documents`]).
+    Documents(Outcome),
 }
 
 /// Git's conflicts checked as a person would take them: each side must load and repeat
@@ -264,10 +281,34 @@ fn checked_conflicts(
 ) -> Checked {
     let marks = written_markers(opts, o);
     if let Reason::Template { .. } = reason {
-        let checked = template::with_conflict_check([b, o, t], opts, |holds| {
-            if holds(merged) {
-                return Checked::Hold;
+        // The documents merged one by one: clean where git's conflicts only joined two
+        // documents the sides added at one place; and where a side of git's conflicts fails,
+        // their conflicts are whole documents at worst, so that no failing stretch widens
+        // over a neighbouring document.
+        let git_holds = template::with_conflict_check([b, o, t], opts, |holds| holds(merged));
+        let documents = git_holds
+            .is_some()
+            .then(|| template::by_documents([b, o, t], opts, &mut Vec::new()))
+            .flatten();
+        // Conflicted, it replaces git's failing markers where it marks no more lines, or
+        // where a side of git's lacks a whole document it keeps.
+        let size = opts.marker_size;
+        match documents {
+            Some(outcome) if !outcome.conflicted => return Checked::Documents(outcome),
+            _ if git_holds == Some(true) => return Checked::Hold,
+            Some(outcome)
+                if marked_lines(&outcome.bytes, size) <= marked_lines(merged.as_bytes(), size)
+                    || template::drops_a_document(
+                        merged,
+                        std::str::from_utf8(&outcome.bytes).unwrap_or_default(),
+                        size,
+                    ) =>
+            {
+                return Checked::Documents(outcome)
             }
+            _ => {}
+        }
+        let checked = template::with_conflict_check([b, o, t], opts, |holds| {
             // The whole file as one conflict holds a template's data trivially and merges
             // nothing: git's conflicts show where the sides differ, so they stand instead.
             match widen::widened([b, o, t], &marks, holds) {

@@ -134,10 +134,17 @@ pub(crate) fn attempt(
     };
     match (settled, git_wrong) {
         (Err(Attempt::Refused(why)), Some(wrong)) => {
-            let messages = vec![
+            let mut messages = vec![
                 format!("line merge used: {why}"),
-                format!("git's clean line merge {wrong}: marked as a conflict"),
+                format!("git's clean line merge {wrong}"),
             ];
+            if let Some(outcome) = super::by_documents([base, ours, theirs], opts, &mut messages) {
+                return Ok(Outcome {
+                    fallback: Some(why),
+                    ..outcome
+                });
+            }
+            messages[1].push_str(": marked as a conflict");
             let mut outcome = last_resort(base, ours, theirs, opts, None, messages);
             outcome.fallback = Some(why);
             Ok(outcome)
@@ -230,6 +237,29 @@ pub(crate) fn clean_holds(
     opts: &MergeOptions,
     text: &str,
 ) -> bool {
+    clean_holds_with([base, ours, theirs], opts, text, true)
+}
+
+/// [`clean_holds`] for a merge made document by document (the driver's
+/// `by_template_documents`): each document's control lines are one side's or their own line
+/// merge, so the file's control lines are not held to the 3-way merge of the whole file's
+/// (two documents both sides added with the same control lines hold them twice); they must
+/// still keep every block whole and stand under keys where ours or theirs has them.
+pub(crate) fn clean_holds_by_documents(
+    [base, ours, theirs]: [&str; 3],
+    opts: &MergeOptions,
+    text: &str,
+) -> bool {
+    clean_holds_with([base, ours, theirs], opts, text, false)
+}
+
+/// [`clean_holds`], the control lines held to the whole file's 3-way merge where `merged`.
+fn clean_holds_with(
+    [base, ours, theirs]: [&str; 3],
+    opts: &MergeOptions,
+    text: &str,
+    merged: bool,
+) -> bool {
     let Some(mut skeletons) = Skeletons::read(base, ours, theirs) else {
         return false;
     };
@@ -247,7 +277,17 @@ pub(crate) fn clean_holds(
     let Some(masked) = skeletons.tokens.mask(text) else {
         return false;
     };
-    expected.is_some_and(|e| e == controls(&masked))
+    let controls_hold = match merged {
+        true => expected.is_some_and(|e| e == controls(&masked)),
+        false => {
+            let t = &skeletons.tokens;
+            let whole = [&skeletons.base, &skeletons.ours, &skeletons.theirs]
+                .iter()
+                .all(|s| t.whole_blocks(&controls(s)));
+            !whole || t.whole_blocks(&controls(&masked))
+        }
+    };
+    controls_hold
         && controls_stay_in_place(&masked, &versions)
         && matches!(
             verify::check_text(&versions, &masked, Policy::Mark),

@@ -7,11 +7,15 @@
 //! lines of one place, no merge is guessed.
 
 mod attempt;
+mod documents;
 mod mask;
 
 use crate::text::{diff3, Chunk};
 
-pub(crate) use attempt::{attempt, clean_holds, with_conflict_check, with_sound_sides};
+pub(crate) use attempt::{
+    attempt, clean_holds, clean_holds_by_documents, with_conflict_check, with_sound_sides,
+};
+pub(crate) use documents::{by_documents, drops_a_document};
 pub(crate) use mask::Tokens;
 
 /// The three versions of a template as skeletons, with the texts behind their tokens.
