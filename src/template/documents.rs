@@ -56,9 +56,10 @@ pub(crate) fn by_documents(
         })
     })??;
     let conflicted = conflict_hunks(text.as_bytes(), size) > 0;
-    messages.push(match conflicted {
-        true => "git's line merge fails the check: merged document by document, each document both sides changed as its line merge or, where that fails, as a conflict of the whole document".into(),
-        false => "merged line by line document by document, which the check holds (git's line merge of the whole file conflicts or fails it)".into(),
+    messages.push(if conflicted {
+        "git's line merge fails the check: merged document by document, each document both sides changed as its line merge or, where that fails, as a conflict of the whole document".into()
+    } else {
+        "merged line by line document by document, which the check holds (git's line merge of the whole file conflicts or fails it)".into()
     });
     Some(Outcome {
         bytes: text.into_bytes(),
