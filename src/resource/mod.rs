@@ -303,7 +303,7 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
 /// The elements `side` renamed in a keyed list, as (index in `base`, index in `side`) pairs,
 /// given each version's element keys: like a renamed resource, an element of `side` in
 /// neither base nor `other` that is like exactly one base element missing from `side`
-/// (standing at the same place: after the same element base and `side` share; content
+/// (standing at the same place: between the same elements base and `side` share; content
 /// `similar` calls mostly the same), that base element like no other such new element. Each
 /// rename is read alone, so a side that renamed several elements of one list has each paired
 /// (their other side's deletions or edits then meet them, not a clean addition). New elements
@@ -331,12 +331,23 @@ pub(crate) fn renamed_elements(
             .find(|k| shared.contains(**k))
             .map(|k| k.to_string())
     };
+    let after = |v: &[&str], i: usize, shared: &HashSet<String>| {
+        v[i + 1..]
+            .iter()
+            .find(|k| shared.contains(**k))
+            .map(|k| k.to_string())
+    };
     // The base elements `side` lost that a new element of `side` at their place is like.
+    // The place is both neighbours: where the side moved the elements around it (a reorder),
+    // which new element stands for which lost one is unsure, and the element is read as
+    // deleted and added (a conflict against the other side's edit) rather than paired.
     let lost_like = |si: usize| -> Vec<usize> {
-        let place = before(side, si, &in_base);
+        let place = (before(side, si, &in_base), after(side, si, &in_base));
         (0..base.len())
             .filter(|&i| {
-                !in_side.contains(base[i]) && before(base, i, &in_side) == place && similar(i, si)
+                !in_side.contains(base[i])
+                    && (before(base, i, &in_side), after(base, i, &in_side)) == place
+                    && similar(i, si)
             })
             .collect()
     };
