@@ -229,6 +229,24 @@ fn pair_by_position(
             if other.is_some() && g.side(side.other()).is_some() {
                 continue;
             }
+            // The other side renamed the document already (paired above) and this side changed
+            // another part of its identity: merged field by field, the identity would mix into
+            // one neither side wrote (theirs' name in ours' namespace), clean. Left unpaired,
+            // this side's document is an addition beside a delete/modify conflict on the
+            // other side's renamed one. (Both changing the name is a conflict on the name.)
+            let mixed = g.side(side.other()).is_some_and(|o| {
+                match (
+                    identity(BASE, b),
+                    identity(side.other().index(), o),
+                    identity(side_index, doc),
+                ) {
+                    (Some(b), Some(x), Some(y)) => mixes(&b, &x, &y),
+                    _ => false,
+                }
+            });
+            if mixed {
+                continue;
+            }
             let close = close_identities(
                 identity(BASE, b).as_ref(),
                 identity(side_index, doc).as_ref(),
@@ -252,6 +270,31 @@ fn pair_by_position(
             groups.remove(j);
         }
     }
+}
+
+/// Whether merging the identities `x` and `y` (each a change of `base`) part by part gives
+/// one neither holds: each changed a part the other left as base had it, and no part both
+/// changed differently (that part would be a conflict).
+fn mixes(base: &Identity, x: &Identity, y: &Identity) -> bool {
+    let parts = |i: &Identity| {
+        [
+            i.group.clone(),
+            i.kind.clone(),
+            i.namespace.clone(),
+            i.name.clone(),
+        ]
+    };
+    let (b, x, y) = (parts(base), parts(x), parts(y));
+    let mut merged = b.clone();
+    for k in 0..4 {
+        merged[k] = match (x[k] != b[k], y[k] != b[k]) {
+            (true, true) if x[k] != y[k] => return false,
+            (true, _) => x[k].clone(),
+            (false, true) => y[k].clone(),
+            (false, false) => b[k].clone(),
+        };
+    }
+    merged != x && merged != y
 }
 
 impl Group {
