@@ -763,11 +763,17 @@ class Rules:
         for side, sm in (("o", om), ("t", tm)):
             new = [n for n in sm if n not in bm]
             pairs = []
+            # How alike each new element is to a base element the side kept: one as alike to a
+            # kept element as to the lost one (`{mode: pull}` beside many such) is as likely an
+            # addition like the kept one as the lost one renamed, so no clear rename.
+            kept_best = collections.defaultdict(float)
             for g in bm:
                 for n in new:
                     if not kind.compatible(g, n):
                         continue
                     sc = similarity(kind.strip(bm[g]), kind.strip(sm[n]))
+                    if g in sm:
+                        kept_best[n] = max(kept_best[n], sc)
                     if sc < 0.5:
                         continue
                     if g in sm and sc <= similarity(kind.strip(bm[g]), kind.strip(sm[g])):
@@ -782,7 +788,7 @@ class Rules:
                 lst = sorted(lst, key=lambda x: -x[0])
                 return lst[0] is p and (len(lst) == 1 or lst[0][0] - lst[1][0] >= 0.25)
             clear[side] = {(p[1], p[2]) for p in pairs if p[1] not in sm and clearly(best_g[p[1]], p)
-                           and clearly(best_n[p[2]], p)}
+                           and clearly(best_n[p[2]], p) and p[0] - kept_best[p[2]] >= 0.25}
             maybe[side] = [(g, n) for (sc, g, n) in sorted(pairs, key=lambda x: -x[0])]
         # Both sides lost a base key and hold one new key the other side clearly renamed it
         # to: this side may have renamed it the same way however much else it changed (the
