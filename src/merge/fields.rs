@@ -555,19 +555,11 @@ impl<'t> Merger<'t> {
         fn names<'a>(v: &'a [Child]) -> Vec<&'a str> {
             v.iter().map(|c| c.name.as_ref()).collect()
         }
-        let pairs = crate::resource::renamed_elements(
-            &names(base),
-            &names(side),
-            &names(other),
-            |b, s| {
+        let pairs =
+            crate::resource::renamed_elements(&names(base), &names(side), &names(other), |b, s| {
                 let (bn, sn) = (base[b].field.node, side[s].field.node);
                 crate::resource::similar_element(self.base, bn, tree, sn, keys)
-            },
-            |b, s| {
-                let (bn, sn) = (base[b].field.node, side[s].field.node);
-                crate::resource::same_element(self.base, bn, tree, sn, keys)
-            },
-        );
+            });
         if pairs.is_empty() {
             return None;
         }
@@ -594,29 +586,9 @@ impl<'t> Merger<'t> {
         fn names(v: &[(String, NodeId)]) -> Vec<&str> {
             v.iter().map(|x| x.0.as_str()).collect()
         }
-        crate::resource::renamed_elements(
-            &names(&base),
-            &names(&theirs),
-            &[],
-            |bi, ti| {
-                crate::resource::similar_element(
-                    self.base,
-                    base[bi].1,
-                    self.theirs,
-                    theirs[ti].1,
-                    keys,
-                )
-            },
-            |bi, ti| {
-                crate::resource::same_element(
-                    self.base,
-                    base[bi].1,
-                    self.theirs,
-                    theirs[ti].1,
-                    keys,
-                )
-            },
-        )
+        crate::resource::renamed_elements(&names(&base), &names(&theirs), &[], |bi, ti| {
+            crate::resource::similar_element(self.base, base[bi].1, self.theirs, theirs[ti].1, keys)
+        })
         .into_iter()
         .map(|(_, ti)| theirs[ti].1)
         .collect()

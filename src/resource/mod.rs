@@ -347,8 +347,7 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
 /// given each version's element keys: like a renamed resource, an element of `side` in
 /// neither base nor `other` that is like exactly one base element missing from `side`
 /// (standing at the same place: between the same elements base and `side` share; content
-/// `similar` calls mostly the same; or, anywhere, holding the content of that base element
-/// alone unchanged, by `same`), that base element like no other such new element. Each
+/// `similar` calls mostly the same), that base element like no other such new element. Each
 /// rename is read alone, so a side that renamed several elements of one list has each paired
 /// (their other side's deletions or edits then meet them, not a clean addition). New elements
 /// like none of them (an element added beside the rename) do not hide it; a new element like
@@ -364,7 +363,6 @@ pub(crate) fn renamed_elements(
     side: &[&str],
     other: &[&str],
     similar: impl Fn(usize, usize) -> bool,
-    same: impl Fn(usize, usize) -> bool,
 ) -> Vec<(usize, usize)> {
     use std::collections::HashSet;
     let set = |v: &[&str]| -> HashSet<String> { v.iter().map(|s| s.to_string()).collect() };
@@ -407,24 +405,10 @@ pub(crate) fn renamed_elements(
     let mut pairs = Vec::new();
     for si in (0..side.len()).filter(|&i| !in_base.contains(side[i]) && !in_other.contains(side[i]))
     {
-        let mut lost: Vec<usize> = lost_like(si)
+        let lost: Vec<usize> = lost_like(si)
             .into_iter()
             .filter(|bi| !renamed_alike.contains(bi))
             .collect();
-        // A new element holding one lost element's content unchanged (its key aside) is
-        // that element renamed wherever it stands, as a document is: read as an addition
-        // beside a deletion, the other side's deletion or edit of it would pass silently.
-        // (Not an element whose key has no value: that is no name to rename to.)
-        // The content must be the lost element's alone: where a kept one holds it too (two
-        // sidecars that differ only by name), the new one may as well be an addition.
-        if lost.is_empty() && !side[si].starts_with('\u{1}') {
-            let holders: Vec<usize> = (0..base.len()).filter(|&i| same(i, si)).collect();
-            if let [i] = holders[..] {
-                if !in_side.contains(base[i]) && !renamed_alike.contains(&i) {
-                    lost.push(i);
-                }
-            }
-        }
         match lost[..] {
             [] => {}
             [bi] => pairs.push((bi, si)),
@@ -474,14 +458,6 @@ pub(crate) fn similar_element(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, keys: 
 fn alike(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, identity: &[&str]) -> bool {
     let (common, larger) = shared_leaves(a, an, b, bn, identity);
     2 * common >= larger
-}
-
-/// Whether two elements of a keyed list hold the same content, their key fields left out (and
-/// something besides them): one element under another key.
-pub(crate) fn same_element(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, keys: &[String]) -> bool {
-    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let (common, larger) = shared_leaves(a, an, b, bn, &keys);
-    larger > 0 && common == larger
 }
 
 /// How many leaves (`identity` fields left out) the two values share, and how many the larger
