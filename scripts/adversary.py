@@ -763,11 +763,17 @@ class Rules:
         for side, sm in (("o", om), ("t", tm)):
             new = [n for n in sm if n not in bm]
             pairs = []
+            # How alike each new element is to a base element the side kept: one as alike to a
+            # kept element as to the lost one (`{mode: pull}` beside many such) is as likely an
+            # addition like the kept one as the lost one renamed, so no clear rename.
+            kept_best = collections.defaultdict(float)
             for g in bm:
                 for n in new:
                     if not kind.compatible(g, n):
                         continue
                     sc = similarity(kind.strip(bm[g]), kind.strip(sm[n]))
+                    if g in sm:
+                        kept_best[n] = max(kept_best[n], sc)
                     if sc < 0.5:
                         continue
                     if g in sm and sc <= similarity(kind.strip(bm[g]), kind.strip(sm[g])):
@@ -782,7 +788,7 @@ class Rules:
                 lst = sorted(lst, key=lambda x: -x[0])
                 return lst[0] is p and (len(lst) == 1 or lst[0][0] - lst[1][0] >= 0.25)
             clear[side] = {(p[1], p[2]) for p in pairs if p[1] not in sm and clearly(best_g[p[1]], p)
-                           and clearly(best_n[p[2]], p)}
+                           and clearly(best_n[p[2]], p) and p[0] - kept_best[p[2]] >= 0.25}
             maybe[side] = [(g, n) for (sc, g, n) in sorted(pairs, key=lambda x: -x[0])]
         # Both sides lost a base key and hold one new key the other side clearly renamed it
         # to: this side may have renamed it the same way however much else it changed (the
@@ -971,34 +977,55 @@ class Rules:
 
         def elsewhere(bp, x, side):
             return any(likeness(g, x) > likeness(bp, x) for g in removed[side] if g != bp)
-        best = None
-        tries = 0
-        progress = True
-        while progress and b_pool and o_pool and t_pool and tries < 400:
-            progress = False
-            triples = sorted(((bp, ob, tb) for bp in b_pool for ob in o_pool for tb in t_pool
-                              if not (exp[ob] <= cr[ob] and exp[tb] <= cr[tb])),
-                             key=lambda x: (-(likeness(x[0], x[1]) + likeness(x[0], x[2])),
-                                            elsewhere(x[0], x[1], "o") + elsewhere(x[0], x[2], "t")))
-            for bp, ob, tb in triples:
-                for m in [m for m in cr if cr[m] > exp[m] or m in (ob, tb)]:
-                    tries += 1
-                    if tries > 400:
+        # Where each element first stands in each version: a pairing of elements at the same
+        # place, tried as a second reading where the most alike pairing leaves the counts off
+        # (ours' version of the first rule is as alike to base's second, which theirs edited).
+        first_at = [{}, {}, {}]
+        for place, fl in zip(first_at, (fb, fo, ft)):
+            for i, f in enumerate(fl):
+                place.setdefault(f, i)
+
+        def attempt(positional, start):
+            exp_, b_left = dict(start), list(b_pool)
+            best_, tries, progress = None, 0, True
+            while progress and b_left and o_pool and t_pool and tries < 400:
+                progress = False
+
+                def key(x):
+                    alike = (-(likeness(x[0], x[1]) + likeness(x[0], x[2])),
+                             elsewhere(x[0], x[1], "o") + elsewhere(x[0], x[2], "t"))
+                    if not positional:
+                        return alike
+                    pb = first_at[0][x[0]]
+                    return (abs(first_at[1][x[1]] - pb) + abs(first_at[2][x[2]] - pb),) + alike
+                triples = sorted(((bp, ob, tb) for bp in b_left for ob in o_pool for tb in t_pool
+                                  if not (exp_[ob] <= cr[ob] and exp_[tb] <= cr[tb])), key=key)
+                for bp, ob, tb in triples:
+                    for m in [m for m in cr if cr[m] > exp_[m] or m in (ob, tb)]:
+                        tries += 1
+                        if tries > 400:
+                            break
+                        sub = []
+                        self.value(elem_ctx, path + ["[merged]"], value_of[bp], value_of[ob], value_of[tb], value_of[m], sub)
+                        if not sub:
+                            exp_[ob] -= 1
+                            exp_[tb] -= 1
+                            exp_[m] += 1
+                            b_left.remove(bp)
+                            progress = True
+                            break
+                        if best_ is None or len(sub) < len(best_[0]):
+                            best_ = (sub, {bp, ob, tb, m})
+                    if progress or tries > 400:
                         break
-                    sub = []
-                    self.value(elem_ctx, path + ["[merged]"], value_of[bp], value_of[ob], value_of[tb], value_of[m], sub)
-                    if not sub:
-                        exp[ob] -= 1
-                        exp[tb] -= 1
-                        exp[m] += 1
-                        b_pool.remove(bp)
-                        progress = True
-                        break
-                    if best is None or len(sub) < len(best[0]):
-                        best = (sub, {bp, ob, tb, m})
-                if progress or tries > 400:
-                    break
-        bad = [f for f in value_of if not (exp[f] - fewer.get(f, 0) <= cr[f] <= exp[f] + more.get(f, 0))]
+            bad_ = [f for f in value_of if not (exp_[f] - fewer.get(f, 0) <= cr[f] <= exp_[f] + more.get(f, 0))]
+            return exp_, best_, bad_
+        start = exp
+        exp, best, bad = attempt(False, start)
+        if bad:
+            again = attempt(True, start)
+            if not again[2]:
+                exp, best, bad = again
         if bad and best is not None and best[1] & set(bad):
             # Most likely the one element both sides modified, merged wrongly: say where.
             out.extend(best[0])

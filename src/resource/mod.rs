@@ -229,6 +229,24 @@ fn pair_by_position(
             if other.is_some() && g.side(side.other()).is_some() {
                 continue;
             }
+            // The other side renamed the document already (paired above) and this side changed
+            // another part of its identity: merged field by field, the identity would mix into
+            // one neither side wrote (theirs' name in ours' namespace), clean. Left unpaired,
+            // this side's document is an addition beside a delete/modify conflict on the
+            // other side's renamed one. (Both changing the name is a conflict on the name.)
+            let mixed = g.side(side.other()).is_some_and(|o| {
+                match (
+                    identity(BASE, b),
+                    identity(side.other().index(), o),
+                    identity(side_index, doc),
+                ) {
+                    (Some(b), Some(x), Some(y)) => mixes(&b, &x, &y),
+                    _ => false,
+                }
+            });
+            if mixed {
+                continue;
+            }
             let close = close_identities(
                 identity(BASE, b).as_ref(),
                 identity(side_index, doc).as_ref(),
@@ -252,6 +270,31 @@ fn pair_by_position(
             groups.remove(j);
         }
     }
+}
+
+/// Whether merging the identities `x` and `y` (each a change of `base`) part by part gives
+/// one neither holds: each changed a part the other left as base had it, and no part both
+/// changed differently (that part would be a conflict).
+fn mixes(base: &Identity, x: &Identity, y: &Identity) -> bool {
+    let parts = |i: &Identity| {
+        [
+            i.group.clone(),
+            i.kind.clone(),
+            i.namespace.clone(),
+            i.name.clone(),
+        ]
+    };
+    let (b, x, y) = (parts(base), parts(x), parts(y));
+    let mut merged = b.clone();
+    for k in 0..4 {
+        merged[k] = match (x[k] != b[k], y[k] != b[k]) {
+            (true, true) if x[k] != y[k] => return false,
+            (true, _) => x[k].clone(),
+            (false, true) => y[k].clone(),
+            (false, false) => b[k].clone(),
+        };
+    }
+    merged != x && merged != y
 }
 
 impl Group {
@@ -303,7 +346,7 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
 /// The elements `side` renamed in a keyed list, as (index in `base`, index in `side`) pairs,
 /// given each version's element keys: like a renamed resource, an element of `side` in
 /// neither base nor `other` that is like exactly one base element missing from `side`
-/// (standing at the same place: after the same element base and `side` share; content
+/// (standing at the same place: between the same elements base and `side` share; content
 /// `similar` calls mostly the same), that base element like no other such new element. Each
 /// rename is read alone, so a side that renamed several elements of one list has each paired
 /// (their other side's deletions or edits then meet them, not a clean addition). New elements
@@ -331,12 +374,23 @@ pub(crate) fn renamed_elements(
             .find(|k| shared.contains(**k))
             .map(|k| k.to_string())
     };
+    let after = |v: &[&str], i: usize, shared: &HashSet<String>| {
+        v[i + 1..]
+            .iter()
+            .find(|k| shared.contains(**k))
+            .map(|k| k.to_string())
+    };
     // The base elements `side` lost that a new element of `side` at their place is like.
+    // The place is both neighbours: where the side moved the elements around it (a reorder),
+    // which new element stands for which lost one is unsure, and the element is read as
+    // deleted and added (a conflict against the other side's edit) rather than paired.
     let lost_like = |si: usize| -> Vec<usize> {
-        let place = before(side, si, &in_base);
+        let place = (before(side, si, &in_base), after(side, si, &in_base));
         (0..base.len())
             .filter(|&i| {
-                !in_side.contains(base[i]) && before(base, i, &in_side) == place && similar(i, si)
+                !in_side.contains(base[i])
+                    && (before(base, i, &in_side), after(base, i, &in_side)) == place
+                    && similar(i, si)
             })
             .collect()
     };

@@ -371,17 +371,18 @@ impl Checker<'_> {
         let (ao, at) = (anchors(&od), anchors(&td));
         // Whether a side's element `c` stands where base's `x` stood: after the side's place
         // of the nearest anchored base element before `x` and before the next one after it.
+        let placed_at = |anchors: &[Option<usize>], sd: &[u128], i: usize, c: u128| -> bool {
+            let after = anchors[..i].iter().rev().find_map(|a| *a);
+            let before = anchors[i + 1..].iter().find_map(|a| *a);
+            sd.iter().enumerate().any(|(p, y)| {
+                *y == c && after.is_none_or(|a| p > a) && before.is_none_or(|b| p < b)
+            })
+        };
         let placed = |anchors: &[Option<usize>], sd: &[u128], x: u128, c: u128| -> bool {
             bd.iter()
                 .enumerate()
                 .filter(|(_, y)| **y == x)
-                .any(|(i, _)| {
-                    let after = anchors[..i].iter().rev().find_map(|a| *a);
-                    let before = anchors[i + 1..].iter().find_map(|a| *a);
-                    sd.iter().enumerate().any(|(p, y)| {
-                        *y == c && after.is_none_or(|a| p > a) && before.is_none_or(|b| p < b)
-                    })
-                })
+                .any(|(i, _)| placed_at(anchors, sd, i, c))
         };
         // Which of ours' and theirs' new elements, and of the result's, stand for which base
         // element: the most alike tried first. An element both sides edited alike in every
@@ -473,6 +474,26 @@ impl Checker<'_> {
                 (false, true) => (Taken::Theirs, by_ours),
                 _ => continue,
             };
+            // An element base holds twice or more (`-t` in `args`): each side may have
+            // dropped another copy. It is one copy deleted against its replacement only where
+            // a longest common run of each side with base drops the same copy and the
+            // replacement stands at it.
+            if !once_in_base.contains_key(&x) {
+                let (anchors, sd) = match deleter {
+                    Taken::Ours => (&at, &td),
+                    Taken::Theirs => (&ao, &od),
+                };
+                let (dropped_o, dropped_t) = (dropped(&bd, &od), dropped(&bd, &td));
+                let same_copy = bd.iter().enumerate().any(|(i, &y)| {
+                    y == x
+                        && dropped_o.contains(&i)
+                        && dropped_t.contains(&i)
+                        && replacement.iter().any(|&c| placed_at(anchors, sd, i, c))
+                });
+                if !same_copy {
+                    continue;
+                }
+            }
             match self.rule {
                 Rule::Mark => {
                     let shown = base_shown(x);
@@ -756,6 +777,40 @@ fn places(base: &[u128], side: &[u128], c: u128) -> Vec<Option<u128>> {
 }
 
 /// Where each element a sequence holds once stands in it (elements it repeats are left out).
+/// The positions of base's elements `bd` that a longest common subsequence with a side's
+/// `sd` leaves out: the copies the side dropped, read the way a line diff reads them. Lists
+/// too long for the table are read as dropping every copy (the caller's cautious reading).
+fn dropped(bd: &[u128], sd: &[u128]) -> HashSet<usize> {
+    let (n, m) = (bd.len(), sd.len());
+    if n.saturating_mul(m) > 4_000_000 {
+        return (0..n).collect();
+    }
+    // lcs[i][j]: the longest common run of bd[i..] and sd[j..].
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if bd[i] == sd[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, HashSet::new());
+    while i < n {
+        if j < m && bd[i] == sd[j] {
+            i += 1;
+            j += 1;
+        } else if j < m && lcs[i][j + 1] > lcs[i + 1][j] {
+            j += 1;
+        } else {
+            out.insert(i);
+            i += 1;
+        }
+    }
+    out
+}
+
 fn singles<T: std::hash::Hash + Eq + Clone>(v: &[T]) -> HashMap<T, usize> {
     let mut count: HashMap<&T, usize> = HashMap::new();
     for x in v {
