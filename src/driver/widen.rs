@@ -198,12 +198,7 @@ impl Texts<'_> {
 mod tests {
     use super::*;
 
-    const MARKERS: Markers = Markers {
-        size: 7,
-        labels: ["base", "ours", "theirs"],
-        diff3: false,
-        eol: "\n",
-    };
+    const MARKERS: Markers = Markers::PLAIN;
 
     #[test]
     fn a_conflict_the_check_accepts_stays_as_diff3_marks_it() {

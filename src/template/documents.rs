@@ -471,12 +471,7 @@ fn key_of(doc: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    const MARKERS: Markers = Markers {
-        size: 7,
-        labels: ["base", "ours", "theirs"],
-        diff3: false,
-        eol: "\n",
-    };
+    const MARKERS: Markers = Markers::PLAIN;
 
     #[test]
     fn documents_are_cut_before_the_controls_that_open_them() {

@@ -89,6 +89,16 @@ pub(crate) struct Markers<'a> {
 }
 
 impl Markers<'_> {
+    /// git's default markers (size 7, labelled base, ours and theirs, no base section), for
+    /// the unit tests of the modules that write conflicts.
+    #[cfg(test)]
+    pub(crate) const PLAIN: Markers<'static> = Markers {
+        size: 7,
+        labels: ["base", "ours", "theirs"],
+        diff3: false,
+        eol: "\n",
+    };
+
     /// A conflict between ours' and theirs' text (and base's, in diff3 style). Each part is
     /// whole lines; a last line without its line break gets one.
     pub fn wrap(&self, ours: &str, base: &str, theirs: &str) -> String {
