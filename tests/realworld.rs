@@ -517,12 +517,16 @@ const REALWORLD_ALL: Floor = Floor {
     a_marked_lines: 654,
 };
 
-/// The 47 Helm chart merges of `../shared/templates/`, compared as text.
+/// The 47 Helm chart merges of `../shared/templates/`, compared as text. The marked lines
+/// rose from 814 to 1101 in one case (argo-cd applicationset deployment): git's 26 marked
+/// lines there have an ours side that repeats `nodeSelector` (the adversary's oracle finds it
+/// unloadable too), and theirs' `args` lost on ours' side; the conflict now takes in the
+/// container both sides changed and the stretch that theirs' moved `nodeSelector` crosses.
 const TEMPLATES: Floor = Floor {
     cases: 47,
     a_exact: 7,
     b_exact: 14,
-    a_marked_lines: 814,
+    a_marked_lines: 1101,
 };
 
 #[test]

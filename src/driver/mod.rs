@@ -318,6 +318,17 @@ fn checked_conflicts(
         });
         if let Some(found @ (Checked::Widened(..) | Checked::FailButNothingWiderHolds(_))) = checked
         {
+            // Git's conflicts stand there only where each side at least loads as a
+            // skeleton: a side that repeats a key or a resource is no file a person can
+            // take, so those widen until each side loads.
+            if let Checked::FailButNothingWiderHolds(_) = found {
+                let unsound = template::with_sound_sides([b, o, t], opts.marker_size, |sound| {
+                    (!sound(merged)).then(|| widened_until_loading([b, o, t], &marks, sound))
+                });
+                if let Some(Some(widened)) = unsound {
+                    return widened;
+                }
+            }
             return found;
         }
     }

@@ -60,8 +60,174 @@ pub(crate) fn widened(
             }
         }
     }
+    // Stretches are no YAML: where no width of them holds, each conflict takes in the
+    // block of base that encloses it (a list item, then its key, and so on out to the
+    // document), so a half is a side's whole value of a place both sides changed. The
+    // first level that holds is then narrowed back conflict by conflict: one conflict may
+    // need its whole block while another needs a few stretches.
+    let block = |c: usize, level: usize, trim: bool| {
+        let lines = enclosing(&b, all[c].base.clone(), level);
+        block_range(&all, c, &b, lines, trim)
+    };
+    let everything = |ranges: &[Range<usize>]| {
+        let groups = joined_ranges(ranges);
+        groups.len() == 1 && groups[0] == (0..all.len())
+    };
+    let mut found = None;
+    'levels: for level in 1.. {
+        let at_documents = conflicts
+            .iter()
+            .all(|&c| enclosing(&b, all[c].base.clone(), level) == document(&b, all[c].base.start));
+        for trim in [true, false] {
+            let ranges: Vec<Range<usize>> =
+                conflicts.iter().map(|&c| block(c, level, trim)).collect();
+            if everything(&ranges) {
+                break 'levels;
+            }
+            if holds(&texts.render(&joined_ranges(&ranges), markers)) {
+                found = Some((level, ranges));
+                break 'levels;
+            }
+        }
+        if at_documents {
+            break;
+        }
+    }
+    if let Some((level, mut ranges)) = found {
+        // The widest first: a conflict inside another's range holds whatever it is, and
+        // narrowed first it would stay narrow where the other's narrowing needs it wide.
+        let mut order: Vec<usize> = (0..conflicts.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(ranges[i].len()));
+        for i in order {
+            let c = conflicts[i];
+            let mut narrower: Vec<Range<usize>> = (0..=WIDEST)
+                .flat_map(|width| (0..=width).map(move |before| (before, width - before)))
+                .map(|(before, after)| c.saturating_sub(before)..(c + 1 + after).min(all.len()))
+                .chain((1..=level).flat_map(|l| [true, false].map(|trim| block(c, l, trim))))
+                .filter(|r| r.len() < ranges[i].len())
+                .collect();
+            // Narrowest first; among equals, the order above (fewer stretches before).
+            narrower.sort_by_key(|r| r.len());
+            let current = ranges[i].clone();
+            for range in narrower {
+                ranges[i] = range;
+                if holds(&texts.render(&joined_ranges(&ranges), markers)) {
+                    break;
+                }
+                ranges[i] = current.clone();
+            }
+        }
+        return Some(texts.render(&joined_ranges(&ranges), markers));
+    }
     let whole = markers.wrap(ours, base, theirs);
     holds(&whole).then_some(whole)
+}
+
+/// Whether a line is YAML structure, not a comment, a blank or a template's control line (a
+/// line holding one `{{ … }}` action and nothing else): only such lines open or close a
+/// block.
+fn structural(line: &str) -> bool {
+    let t = line.trim();
+    if t.is_empty() || t.starts_with('#') {
+        return false;
+    }
+    match t.strip_prefix("{{") {
+        Some(rest) => rest.find("}}").is_some_and(|end| end + 2 != rest.len()),
+        None => true,
+    }
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// Whether a line is a document's `---` (or `...`) line.
+fn separator(line: &str) -> bool {
+    let t = line.trim_end();
+    t == "---" || t.starts_with("--- ") || t == "..."
+}
+
+/// The lines of the document of base that holds line `at` (its `---` line left out).
+fn document(b: &[&str], at: usize) -> Range<usize> {
+    let at = at.min(b.len());
+    let start = (0..at)
+        .rev()
+        .find(|&i| separator(b[i]))
+        .map_or(0, |i| i + 1);
+    let end = (at..b.len()).find(|&i| separator(b[i])).unwrap_or(b.len());
+    start..end
+}
+
+/// The `level`-th block of base around `lines` (1: the nearest): from the nearest
+/// structural line before them that is indented less than they are, up to the next
+/// structural line indented no deeper than it; the document at last.
+fn enclosing(b: &[&str], lines: Range<usize>, level: usize) -> Range<usize> {
+    let doc = document(b, lines.start);
+    let mut inner = lines;
+    for _ in 0..level {
+        let within = |i: &usize| structural(b[*i]);
+        let depth = inner
+            .clone()
+            .filter(within)
+            .map(|i| indent(b[i]))
+            .min()
+            .or_else(|| (inner.end..doc.end).find(within).map(|i| indent(b[i])))
+            .unwrap_or(0);
+        let Some(head) = (doc.start..inner.start)
+            .rev()
+            .find(|&i| structural(b[i]) && indent(b[i]) < depth)
+        else {
+            return doc;
+        };
+        let end = (inner.end.max(head + 1)..doc.end)
+            .find(|&i| structural(b[i]) && indent(b[i]) <= indent(b[head]))
+            .unwrap_or(doc.end);
+        inner = head..end;
+    }
+    inner
+}
+
+/// The stretches of conflict `c` widened to its block of base (`lines`), the block's
+/// trailing control lines and comments left out where `trim`. An insertion belongs to the
+/// block where it stands after the block's first line and no later than its end.
+fn block_range(
+    all: &[Stretch],
+    c: usize,
+    b: &[&str],
+    mut lines: Range<usize>,
+    trim: bool,
+) -> Range<usize> {
+    if trim {
+        let head = b.get(lines.start).map_or(0, |l| indent(l));
+        while lines.end > lines.start + 1
+            && !structural(b[lines.end - 1])
+            && indent(b[lines.end - 1]) <= head
+        {
+            lines.end -= 1;
+        }
+    }
+    let inside = |s: &Stretch| match s.base.is_empty() {
+        true => s.base.start > lines.start && s.base.start <= lines.end,
+        false => s.base.start < lines.end && s.base.end > lines.start,
+    };
+    let first = (0..c).rev().take_while(|&i| inside(&all[i])).last();
+    let last = (c + 1..all.len()).take_while(|&i| inside(&all[i])).last();
+    first.unwrap_or(c)..last.unwrap_or(c) + 1
+}
+
+/// Ranges of stretches in order of start, overlapping or touching ones joined: a conflict's
+/// block may enclose an earlier conflict's.
+fn joined_ranges(ranges: &[Range<usize>]) -> Vec<Range<usize>> {
+    let mut sorted = ranges.to_vec();
+    sorted.sort_by_key(|g| g.start);
+    let mut joined: Vec<Range<usize>> = Vec::with_capacity(sorted.len());
+    for next in sorted {
+        match joined.last_mut() {
+            Some(prev) if prev.end >= next.start => prev.end = next.end.max(prev.end),
+            _ => joined.push(next),
+        }
+    }
+    joined
 }
 
 /// The three texts merged line by line with each conflict where both sides only inserted
@@ -292,6 +458,58 @@ mod tests {
         // A conflict that changed a line of base has no join; nor has a text without one.
         assert_eq!(joined(["a\nb\n", "a\nB\n", "a\nX\n"], true), None);
         assert_eq!(joined(["a\n", "b\n", "a\n"], true), None);
+    }
+
+    #[test]
+    fn blocks_of_base_enclose_a_place_from_the_nearest_out_to_the_document() {
+        let b: Vec<&str> = text_lines(concat!(
+            "kind: A\n",        // 0
+            "spec:\n",          // 1
+            "  list:\n",        // 2
+            "  {{- if .x }}\n", // 3
+            "    - a: 1\n",     // 4
+            "      b: 2\n",     // 5
+            "    - a: 3\n",     // 6
+            "  {{- end }}\n",   // 7
+            "  other: 1\n",     // 8
+            "---\n",            // 9
+            "kind: B\n",        // 10
+        ));
+        assert_eq!(enclosing(&b, 5..6, 1), 4..6);
+        assert_eq!(enclosing(&b, 5..6, 2), 2..8);
+        assert_eq!(enclosing(&b, 5..6, 3), 1..9);
+        assert_eq!(enclosing(&b, 5..6, 4), 0..9);
+        // An item inserted between two belongs to their list.
+        assert_eq!(enclosing(&b, 6..6, 1), 2..8);
+    }
+
+    #[test]
+    fn where_no_width_of_stretches_holds_a_conflict_takes_in_its_block() {
+        // Thirty list items: the check wants the whole list in the conflict, which is more
+        // stretches than the widening by stretches takes in.
+        let items = |changed: Option<(usize, &str)>| -> String {
+            (0..30)
+                .map(|i| match changed {
+                    Some((at, v)) if at == i => format!("  - {v}\n"),
+                    _ => format!("  - i{i}\n"),
+                })
+                .collect()
+        };
+        let text = |list: String| format!("a: 1\nlist:\n{list}z: 1\n");
+        let base = text(items(None));
+        let ours = text(items(Some((15, "O"))));
+        let theirs = text(items(Some((15, "T"))));
+        let got = widened([&base, &ours, &theirs], &MARKERS, |text| {
+            text.contains("<<<<<<< ours\nlist:\n") && text.contains("  - i29\n=======\n")
+        });
+        assert_eq!(
+            got,
+            Some(format!(
+                "a: 1\n<<<<<<< ours\nlist:\n{}=======\nlist:\n{}>>>>>>> theirs\nz: 1\n",
+                items(Some((15, "O"))),
+                items(Some((15, "T")))
+            ))
+        );
     }
 
     #[test]
