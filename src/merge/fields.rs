@@ -544,7 +544,7 @@ impl<'t> Merger<'t> {
 
     /// `side`'s elements with each one it renamed (`resource::renamed_elements`) named like
     /// its base element, or `None` when it renamed none.
-    fn pair_rename<'c>(
+    pub(super) fn pair_rename<'c>(
         &self,
         base: &[Child<'c>],
         side: &[Child<'c>],
@@ -555,11 +555,19 @@ impl<'t> Merger<'t> {
         fn names<'a>(v: &'a [Child]) -> Vec<&'a str> {
             v.iter().map(|c| c.name.as_ref()).collect()
         }
-        let pairs =
-            crate::resource::renamed_elements(&names(base), &names(side), &names(other), |b, s| {
+        let pairs = crate::resource::renamed_elements(
+            &names(base),
+            &names(side),
+            &names(other),
+            |b, s| {
                 let (bn, sn) = (base[b].field.node, side[s].field.node);
                 crate::resource::similar_element(self.base, bn, tree, sn, keys)
-            });
+            },
+            |b, s| {
+                let (bn, sn) = (base[b].field.node, side[s].field.node);
+                crate::resource::same_element(self.base, bn, tree, sn, keys)
+            },
+        );
         if pairs.is_empty() {
             return None;
         }
@@ -586,9 +594,29 @@ impl<'t> Merger<'t> {
         fn names(v: &[(String, NodeId)]) -> Vec<&str> {
             v.iter().map(|x| x.0.as_str()).collect()
         }
-        crate::resource::renamed_elements(&names(&base), &names(&theirs), &[], |bi, ti| {
-            crate::resource::similar_element(self.base, base[bi].1, self.theirs, theirs[ti].1, keys)
-        })
+        crate::resource::renamed_elements(
+            &names(&base),
+            &names(&theirs),
+            &[],
+            |bi, ti| {
+                crate::resource::similar_element(
+                    self.base,
+                    base[bi].1,
+                    self.theirs,
+                    theirs[ti].1,
+                    keys,
+                )
+            },
+            |bi, ti| {
+                crate::resource::same_element(
+                    self.base,
+                    base[bi].1,
+                    self.theirs,
+                    theirs[ti].1,
+                    keys,
+                )
+            },
+        )
         .into_iter()
         .map(|(_, ti)| theirs[ti].1)
         .collect()

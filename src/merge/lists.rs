@@ -130,9 +130,30 @@ impl Merger<'_> {
                 // set order means nothing to the data, but it is still the text theirs wrote
                 // where ours left the list as it was.
                 if !self.opts.policy.kyaml() {
-                    let all = [&base[..], &ours[..], &theirs[..]];
-                    let theirs_moved = reordered(&base, &theirs, &all);
-                    let ours_moved = reordered(&base, &ours, &all);
+                    // Read through the renames the merge pairs: an element a side renamed
+                    // and moved is a move of that element (ours' edit of it and theirs'
+                    // reorder, merged by name, left it where ours had it).
+                    let keys = match &kind {
+                        ListKind::Keyed(keys) => &keys[..],
+                        _ => &[],
+                    };
+                    let renamed_ours = match kind {
+                        ListKind::Keyed(_) => {
+                            self.pair_rename(&base, &ours, &theirs, self.ours, keys)
+                        }
+                        _ => None,
+                    };
+                    let renamed_theirs = match kind {
+                        ListKind::Keyed(_) => {
+                            self.pair_rename(&base, &theirs, &ours, self.theirs, keys)
+                        }
+                        _ => None,
+                    };
+                    let ours = renamed_ours.as_deref().unwrap_or(&ours);
+                    let theirs = renamed_theirs.as_deref().unwrap_or(&theirs);
+                    let all = [&base[..], ours, theirs];
+                    let theirs_moved = reordered(&base, theirs, &all);
+                    let ours_moved = reordered(&base, ours, &all);
                     let ours_unchanged =
                         b.is_some_and(|b| same_data(self.base, b.node, self.ours, o.node));
                     if theirs_moved && ours_unchanged {
@@ -142,7 +163,7 @@ impl Merger<'_> {
                     if kind != ListKind::Set
                         && mark
                         && theirs_moved
-                        && (!ours_moved || reordered(&ours, &theirs, &all))
+                        && (!ours_moved || reordered(ours, theirs, &all))
                     {
                         return self.both_changed(path, b, o, t);
                     }

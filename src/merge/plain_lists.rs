@@ -147,6 +147,37 @@ impl Merger<'_> {
         if moved_by_both {
             return self.both_changed(path, Some(b), o, t);
         }
+        // A stretch both sides inserted alike is taken once: right where each side added
+        // those elements, wrong where one side only moved one there (`[name, value]` to
+        // `[value, name]`) and the other added a copy (`[value, name, value]`): taken once,
+        // the copy is lost. Where a side's own count of an element grows less than the
+        // stretch's, the two insertions are not one: a conflict of the whole list. (A
+        // deletion both made alike beside a move is the move's business, below.)
+        let net = |c: &HashMap<u128, usize>, d: &u128| {
+            c.get(d).copied().unwrap_or(0) as isize - cb.get(d).copied().unwrap_or(0) as isize
+        };
+        let alike_but_not_one = chunks.iter().any(|c| {
+            let Chunk::Both {
+                base: br, ours: or, ..
+            } = c
+            else {
+                return false;
+            };
+            let mut k: HashMap<u128, isize> = HashMap::new();
+            for d in &ours.data[or.clone()] {
+                *k.entry(*d).or_insert(0) += 1;
+            }
+            for d in &base.data[br.clone()] {
+                *k.entry(*d).or_insert(0) -= 1;
+            }
+            k.iter().any(|(d, &k)| {
+                let (no, nt) = (net(&co, d), net(&ct, d));
+                k > 0 && (no < k || nt < k)
+            })
+        });
+        if alike_but_not_one {
+            return self.both_changed(path, Some(b), o, t);
+        }
         let mark = self.opts.policy.resolve() == Resolution::Mark;
         if mark && !added_by_both.is_empty() {
             // Named by their data, as they read in theirs.

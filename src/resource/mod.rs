@@ -356,13 +356,18 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
 /// edit is not taken for a deletion plus an addition. The base element may be gone from
 /// `other` too: a rename against a deletion, or against another rename, is then a conflict on
 /// the element or its key, as in git's line merge, instead of a clean result holding a name
-/// neither side agreed on. The check reads renames its own way (`verify::pairing`), so that a
-/// mistake of this rule cannot pass it.
+/// neither side agreed on. An element the side moved as well as renamed has no place to
+/// show it: it pairs only where its content (key left out) is the same as one lost base
+/// element's, no other base element's, and no other new element's (`same`): read as deleted and added, its copy
+/// under the new key stood beside the other side's deletion or edit of the old one, clean.
+/// The check reads renames its own way (`verify::pairing`), so that a mistake of this rule
+/// cannot pass it.
 pub(crate) fn renamed_elements(
     base: &[&str],
     side: &[&str],
     other: &[&str],
     similar: impl Fn(usize, usize) -> bool,
+    same: impl Fn(usize, usize) -> bool,
 ) -> Vec<(usize, usize)> {
     use std::collections::HashSet;
     let set = |v: &[&str]| -> HashSet<String> { v.iter().map(|s| s.to_string()).collect() };
@@ -386,13 +391,28 @@ pub(crate) fn renamed_elements(
     // deleted and added (a conflict against the other side's edit) rather than paired.
     let lost_like = |si: usize| -> Vec<usize> {
         let place = (before(side, si, &in_base), after(side, si, &in_base));
-        (0..base.len())
+        let at_place: Vec<usize> = (0..base.len())
             .filter(|&i| {
                 !in_side.contains(base[i])
                     && (before(base, i, &in_side), after(base, i, &in_side)) == place
                     && similar(i, si)
             })
-            .collect()
+            .collect();
+        if !at_place.is_empty() {
+            return at_place;
+        }
+        let new_of_same = |bi: usize| {
+            (0..side.len())
+                .filter(|&s| !in_base.contains(side[s]) && same(bi, s))
+                .count()
+        };
+        // Like a base element the side kept as much as the lost one, it is as likely a copy
+        // of the kept one: no rename.
+        let same_content: Vec<usize> = (0..base.len()).filter(|&i| same(i, si)).collect();
+        match same_content[..] {
+            [bi] if !in_side.contains(base[bi]) && new_of_same(bi) == 1 => vec![bi],
+            _ => Vec::new(),
+        }
     };
     // A base element both sides lost that a new element both sides have is like, at its
     // place, is that element's (both renamed it alike): no other new element of `side`
@@ -415,9 +435,15 @@ pub(crate) fn renamed_elements(
             _ => return Vec::new(),
         }
     }
-    // A base element two new elements are like is renamed to neither.
+    // A base element two new elements are like is renamed to neither, unless one of them
+    // alone holds its very content (a copy that then changed is the other).
     let claims = |bi: usize| pairs.iter().filter(|p| p.0 == bi).count();
-    pairs.iter().copied().filter(|p| claims(p.0) == 1).collect()
+    let same_claims = |bi: usize| pairs.iter().filter(|p| p.0 == bi && same(p.0, p.1)).count();
+    pairs
+        .iter()
+        .copied()
+        .filter(|p| claims(p.0) == 1 || same_claims(p.0) == 1 && same(p.0, p.1))
+        .collect()
 }
 
 /// Whether two documents are close enough in content to be one resource renamed: at least
@@ -443,6 +469,21 @@ pub(crate) fn likeness(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> f64 {
     } else {
         common as f64 / larger as f64
     }
+}
+
+/// Whether two elements of a keyed list hold the same content besides their key fields (and
+/// some: two elements of nothing but keys say nothing of being one), `b`'s key a name: a
+/// key set to null is a key deleted, which the check reads as an element without one.
+pub(crate) fn same_element(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, keys: &[String]) -> bool {
+    if keys
+        .iter()
+        .any(|k| b.get(bn, k).is_some_and(|v| b.is_null(v)))
+    {
+        return false;
+    }
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let (common, larger) = shared_leaves(a, an, b, bn, &keys);
+    larger > 0 && common == larger
 }
 
 /// Whether two elements of a keyed list are close enough in content to be one element

@@ -764,8 +764,12 @@ pub(super) fn within(rt: &Tree, r: At, xt: &Tree, x: At) -> bool {
 fn carried_over(bt: &Tree, b: At, xt: &Tree, x: NodeId, deleter: &Tree) -> bool {
     let mut changed = Vec::new();
     leaves(bt, b, xt, x, "", &mut changed);
+    // A change that only deleted parts (a resource's `spec` emptied) sets nothing to carry
+    // over: it is still a change the deletion meets, a conflict as the merge reads a map one
+    // side deleted and the other trimmed (else a document one side renamed after both emptied
+    // it passed clean as ours deleting it).
     if changed.is_empty() {
-        return true;
+        return false;
     }
     let mut present = std::collections::HashSet::new();
     for (id, n) in deleter.nodes.iter().enumerate() {
