@@ -139,20 +139,17 @@ impl Merger<'_> {
                 *have.entry(d).or_insert(0) += 1;
             }
         }
-        for i in 0..ours.data.len() {
-            if !stays[i] {
-                self.delete(Field::item(ours.nodes[i]));
-            }
+        for (&node, _) in ours.nodes.iter().zip(&stays).filter(|(_, &s)| !s) {
+            self.delete(Field::item(node));
         }
         let first = ours.nodes[0];
         let mut inserted = false;
         let mut after: Option<NodeId> = None;
-        for j in 0..theirs.data.len() {
-            if let Some(i) = pair_of_theirs[j].filter(|&i| stays[i]) {
+        for (j, (&d, pair)) in theirs.data.iter().zip(&pair_of_theirs).enumerate() {
+            if let Some(i) = pair.filter(|&i| stays[i]) {
                 after = Some(ours.nodes[i]);
                 continue;
             }
-            let d = theirs.data[j];
             let n = have.entry(d).or_insert(0);
             if *n >= want(&d) {
                 continue;
