@@ -194,7 +194,11 @@ impl Merger<'_> {
                 .iter()
                 .any(|c| matches!(c, Chunk::Conflict { .. }))
         };
-        if ours_mode && reordered([&base, &ours, &theirs]) && conflicts() {
+        // Under ours, where a side reordered the list and the diff3 conflicts or the list is
+        // one decision (below), each element is counted instead (ours' whole list would
+        // lose theirs' move and edits).
+        let counted = ours_mode && reordered([&base, &ours, &theirs]);
+        if counted && conflicts() {
             // A side reordered the list: the element diff3 reads a move as a deletion and an
             // insertion, so the other side's edit beside it conflicts, and ours' stretch kept
             // (or ours' whole list) would lose theirs' move or theirs' other edits.
@@ -237,6 +241,9 @@ impl Merger<'_> {
                 && !in_conflicts(d)
         });
         if !added_by_both.is_empty() && !separable {
+            if counted {
+                return self.ours_by_count([&base, &ours, &theirs], o);
+            }
             return self.both_changed(path, Some(b), o, t);
         }
         // A base element each side moved, to different places (ours' stretch inserting it,
@@ -263,6 +270,9 @@ impl Merger<'_> {
                 })
             });
         if moved_by_both {
+            if counted {
+                return self.ours_by_count([&base, &ours, &theirs], o);
+            }
             return self.both_changed(path, Some(b), o, t);
         }
         let mark = self.opts.policy.resolve() == Resolution::Mark;
