@@ -158,3 +158,114 @@ fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
     path.reverse();
     path
 }
+
+/// The text with every alias written out as the value its anchor stands on (the anchors
+/// left as they are, named by nothing then); `None` where an alias is a key, a document's
+/// root, or still stands after a few passes (an alias inside an anchored value is written
+/// out on the next pass). kyaml reads an alias as its anchor's value: under `theirs` and
+/// `ours`, a merge that would leave an alias without its anchor (one side deleted or moved
+/// the anchored value, the other aliased it) merges the written-out texts instead, the same
+/// data, rather than fall back to the line merge's conflict.
+pub(super) fn written_out(text: &str) -> Option<String> {
+    let mut text = text.to_string();
+    for _ in 0..4 {
+        let tree = crate::parse::parse(&text).ok()?;
+        let mut edits = Vec::new();
+        for (n, node) in tree.nodes.iter().enumerate() {
+            if node.kind != Kind::Alias {
+                continue;
+            }
+            let target = node.target()?;
+            let parent = node.parent()?;
+            let siblings = tree.children(parent);
+            let i = siblings.iter().position(|&c| c == n)?;
+            let in_map = tree.node(parent).kind == Kind::Map;
+            if in_map && i % 2 == 0 {
+                return None;
+            }
+            let place = if in_map { siblings[i - 1] } else { n };
+            let value = value_text(&tree, target, column(&text, tree.node(place).start), in_map)?;
+            // A block value goes below its key: the spaces after the colon go too.
+            let mut start = node.start;
+            if value.starts_with(['\n', '\r']) {
+                start = text[..start].trim_end_matches(' ').len();
+            }
+            edits.push(Edit {
+                start,
+                end: node.end,
+                text: value,
+            });
+        }
+        if edits.is_empty() {
+            return Some(text);
+        }
+        text = splice(&text, &mut edits).ok()?;
+    }
+    None
+}
+
+/// The column of byte `at`: its distance from the line's start.
+fn column(text: &str, at: usize) -> usize {
+    at - text[..at].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// The indentation of the line holding byte `at`.
+fn line_indent(text: &str, at: usize) -> usize {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[start..].bytes().take_while(|&b| b == b' ').count()
+}
+
+/// An anchored value's text without its anchor, to stand where an alias stood: `col` is the
+/// column of the alias's key (`in_map`) or of the alias itself (a list element).
+fn value_text(tree: &Tree, target: NodeId, col: usize, in_map: bool) -> Option<String> {
+    let text = tree.text;
+    let node = tree.node(target);
+    let mut start = node.start;
+    if let Some(name) = node.anchor() {
+        let at = anchor_name(text, node.start, name)?;
+        // The `&` and the name go, with the spaces after them.
+        let before = &text[node.start..at.start - 1];
+        let after = text[at.end..node.end].trim_start_matches(' ');
+        if before.trim().is_empty() {
+            start = node.end - after.len();
+        } else {
+            // A tag before the anchor (`!!map &base`): kept, the anchor dropped.
+            return Some(
+                format!("{} {}", before.trim(), after)
+                    .trim_end()
+                    .to_string(),
+            )
+            .filter(|s| !s.contains('\n'));
+        }
+    }
+    let body = &text[start..node.end];
+    if body.trim().is_empty() {
+        return Some("null".into());
+    }
+    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let block = matches!(node.kind, Kind::Map | Kind::Seq) && !node.flow;
+    if !block {
+        // A scalar or a flow collection: its first line where the alias stood, the others
+        // shifted as far as the alias's line is from the anchor's (a block scalar's content
+        // stays deeper than its key).
+        if !body.contains('\n') {
+            return Some(body.to_string());
+        }
+        let from = line_indent(text, node.start);
+        let to = if in_map { col } else { col.saturating_sub(2) };
+        return Some(crate::text::reindent(body, from, to, eol));
+    }
+    // A block collection: its first line where the alias stood (a list element) or on the
+    // line below the key, indented under it; the other lines shifted alike.
+    let lead = body.len() - body.trim_start().len();
+    let first = start + lead;
+    let content = &text[first..node.end];
+    let from = column(text, first);
+    if in_map {
+        let to = col + 2;
+        let shifted = crate::text::reindent(content, from, to, eol);
+        Some(format!("{eol}{}{shifted}", " ".repeat(to)))
+    } else {
+        Some(crate::text::reindent(content, from, col, eol))
+    }
+}

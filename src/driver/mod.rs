@@ -154,7 +154,29 @@ fn by_structure(
         let line = line.map(|merged| merged.map(|(line, _)| line));
         return template::attempt([base, ours, theirs], opts, reason, line);
     }
-    structural::attempt([base, ours, theirs], opts, versions, line)
+    let outcome = structural::attempt([base, ours, theirs], opts, versions, line);
+    // Under `theirs` and `ours` a merge that would leave an alias without its anchor merges
+    // the texts with their aliases written out instead (kyaml reads an alias as its anchor's
+    // value): the line merge's conflict is not a policy's answer.
+    if opts.policy != Policy::Mark {
+        if let Err(Attempt::Refused(Reason::Unsupported(why))) = &outcome {
+            if why == verify::ALIAS_WITHOUT_ANCHOR {
+                let written = [base, ours, theirs].map(anchors::written_out);
+                if let [Some(b), Some(o), Some(t)] = &written {
+                    if let Ok(mut again) = by_structure(b, o, t, opts) {
+                        if again.fallback.is_none() {
+                            again.messages.insert(
+                                0,
+                                format!("{why}: merged with every alias written out as its anchor's value"),
+                            );
+                            return Ok(again);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    outcome
 }
 
 /// Git's line merge, with the reason the structural merge was not used.

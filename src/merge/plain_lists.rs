@@ -63,6 +63,114 @@ enum Step {
 }
 
 impl Merger<'_> {
+    /// Under `--on-conflict ours`, a list a side reordered: every element counted, as mark
+    /// mode's check counts them (base's number of each, plus each side's change of it), in
+    /// the order of the side that alone reordered the elements all three hold (ours' where
+    /// both did). Ours' elements stay in place where that order allows; the others are
+    /// theirs' copies, inserted after the element before them in theirs. A change both
+    /// sides made to one element stands as both elements, which ours' rule cannot tell
+    /// apart from two additions once the element moved.
+    fn ours_by_count(&mut self, [base, ours, theirs]: [&Items; 3], o: Field) {
+        let (cb, co, ct) = (base.count(), ours.count(), theirs.count());
+        let want = |d: &u128| -> usize {
+            let get = |c: &HashMap<u128, usize>| c.get(d).copied().unwrap_or(0) as i64;
+            let (nb, no, nt) = (get(&cb), get(&co), get(&ct));
+            let (d_o, d_t) = (no - nb, nt - nb);
+            let n = if d_o == d_t { nb + d_o } else { nb + d_o + d_t };
+            usize::try_from(n.max(0)).unwrap_or(0)
+        };
+        let follow_theirs = {
+            let [sb, so, st] = once_orders([base, ours, theirs]);
+            st != sb && so == sb
+        };
+        // Ours' elements the result holds: as many of each as it wants, the first copies.
+        let mut taken: HashMap<u128, usize> = HashMap::new();
+        let kept: Vec<usize> = (0..ours.data.len())
+            .filter(|&i| {
+                let d = ours.data[i];
+                let n = taken.entry(d).or_insert(0);
+                *n += 1;
+                *n <= want(&d)
+            })
+            .collect();
+        // Ours' kept elements paired with theirs' by content, in order. In theirs' order an
+        // element theirs moved (outside a longest run theirs shares with base) pairs with
+        // none of ours: ours' copy goes where theirs put it, and the elements theirs left
+        // in place keep ours' text and what ours put beside them.
+        let kept_data: Vec<u128> = kept.iter().map(|&i| ours.data[i]).collect();
+        let mut theirs_data = theirs.data.clone();
+        if follow_theirs {
+            let mut in_place = vec![false; theirs.data.len()];
+            for op in capture_diff_slices(Algorithm::Myers, &base.data, &theirs.data) {
+                if let DiffOp::Equal { new_index, len, .. } = op {
+                    in_place[new_index..new_index + len].fill(true);
+                }
+            }
+            for (j, d) in theirs_data.iter_mut().enumerate() {
+                if !in_place[j] {
+                    *d = u128::MAX - j as u128;
+                }
+            }
+        }
+        let mut pair_of_theirs: Vec<Option<usize>> = vec![None; theirs.data.len()];
+        let mut paired_ours = vec![false; kept.len()];
+        for op in capture_diff_slices(Algorithm::Myers, &kept_data, &theirs_data) {
+            if let DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } = op
+            {
+                for n in 0..len {
+                    pair_of_theirs[new_index + n] = Some(kept[old_index + n]);
+                    paired_ours[old_index + n] = true;
+                }
+            }
+        }
+        // In theirs' order, an unpaired ours element theirs also holds goes, and theirs'
+        // copy comes in at theirs' place.
+        let mut have: HashMap<u128, usize> = HashMap::new();
+        let mut stays = vec![false; ours.data.len()];
+        for (k, &i) in kept.iter().enumerate() {
+            let d = ours.data[i];
+            let moved = follow_theirs && !paired_ours[k] && ct.contains_key(&d);
+            if !moved {
+                stays[i] = true;
+                *have.entry(d).or_insert(0) += 1;
+            }
+        }
+        for (&node, _) in ours.nodes.iter().zip(&stays).filter(|(_, &s)| !s) {
+            self.delete(Field::item(node));
+        }
+        let first = ours.nodes[0];
+        let mut inserted = false;
+        let mut after: Option<NodeId> = None;
+        for (j, (&d, pair)) in theirs.data.iter().zip(&pair_of_theirs).enumerate() {
+            if let Some(i) = pair.filter(|&i| stays[i]) {
+                after = Some(ours.nodes[i]);
+                continue;
+            }
+            let n = have.entry(d).or_insert(0);
+            if *n >= want(&d) {
+                continue;
+            }
+            *n += 1;
+            let at = after.map_or(Anchor::Before(Field::item(first)), |a| {
+                Anchor::After(Field::item(a))
+            });
+            self.insert(
+                Field::item(theirs.nodes[j]),
+                at,
+                Some(Field::item(first)),
+                Vec::new(),
+            );
+            inserted = true;
+        }
+        if !inserted {
+            self.empty_if_all_deleted(o, &ours.nodes);
+        }
+    }
+
     /// Merges a list without merge keys both sides changed.
     pub(super) fn merge_plain_list(&mut self, path: &Path, b: Option<Field>, o: Field, t: Field) {
         let Some(b) = b.filter(|b| self.base.node(b.node).kind == Kind::Seq) else {
@@ -80,9 +188,23 @@ impl Merger<'_> {
         // moved an element of such a stretch to or from another stretch, ours' stretch kept
         // beside theirs' other edits would drop that element or hold it twice: ours' list
         // stays whole, as mark mode's check widens such a conflict to the whole list.
-        if self.opts.policy.resolve() == Resolution::Ours
-            && moved_across([&base, &ours, &theirs], None)
-        {
+        let ours_mode = self.opts.policy.resolve() == Resolution::Ours;
+        let conflicts = || {
+            diff3(&base.data, &ours.data, &theirs.data)
+                .iter()
+                .any(|c| matches!(c, Chunk::Conflict { .. }))
+        };
+        // Under ours, where a side reordered the list and the diff3 conflicts or the list is
+        // one decision (below), each element is counted instead (ours' whole list would
+        // lose theirs' move and edits).
+        let counted = ours_mode && reordered([&base, &ours, &theirs]);
+        if counted && conflicts() {
+            // A side reordered the list: the element diff3 reads a move as a deletion and an
+            // insertion, so the other side's edit beside it conflicts, and ours' stretch kept
+            // (or ours' whole list) would lose theirs' move or theirs' other edits.
+            return self.ours_by_count([&base, &ours, &theirs], o);
+        }
+        if ours_mode && moved_across([&base, &ours, &theirs], None) {
             return;
         }
         let (cb, co, ct) = (base.count(), ours.count(), theirs.count());
@@ -119,6 +241,9 @@ impl Merger<'_> {
                 && !in_conflicts(d)
         });
         if !added_by_both.is_empty() && !separable {
+            if counted {
+                return self.ours_by_count([&base, &ours, &theirs], o);
+            }
             return self.both_changed(path, Some(b), o, t);
         }
         // A base element each side moved, to different places (ours' stretch inserting it,
@@ -145,6 +270,9 @@ impl Merger<'_> {
                 })
             });
         if moved_by_both {
+            if counted {
+                return self.ours_by_count([&base, &ours, &theirs], o);
+            }
             return self.both_changed(path, Some(b), o, t);
         }
         // A stretch both sides inserted alike is taken once: right where each side added
@@ -403,6 +531,19 @@ impl Merger<'_> {
             self.empty_if_all_deleted(o, &ours.nodes);
         }
     }
+}
+
+/// The relative order, in base, ours and theirs, of the elements each holds exactly once.
+fn once_orders([base, ours, theirs]: [&Items; 3]) -> [Vec<u128>; 3] {
+    let counts = [base.count(), ours.count(), theirs.count()];
+    let once = |d: &u128| counts.iter().all(|c| c.get(d) == Some(&1));
+    [base, ours, theirs].map(|v| v.data.iter().copied().filter(once).collect())
+}
+
+/// Whether a side changed the relative order of the elements all three versions hold once.
+fn reordered(versions: [&Items; 3]) -> bool {
+    let [sb, so, st] = once_orders(versions);
+    so != sb || st != sb
 }
 
 /// Whether an element of a stretch both sides changed differently (the one at base's `at`,

@@ -465,9 +465,26 @@ pub(crate) fn merge_path(
         ..FileOutcome::default()
     };
     let (Some(ours), Some(theirs)) = (o, t) else {
-        return Ok(match o {
-            Some(_) => conflict(o, "theirs deleted the file, ours changed it: ours kept"),
-            None => conflict(t, "ours deleted the file, theirs changed it: theirs kept"),
+        // A deletion against a change is no conflict under `theirs`: theirs' state of the
+        // file stands (kyaml deletes what upstream deleted and brings back what upstream
+        // changed). Under `ours` the resources the other side added or changed would go with
+        // (or come back against) ours' choice: a conflict, as in mark mode.
+        let took = |entry: Option<&Entry>, why: &str| FileOutcome {
+            entry: entry.cloned(),
+            messages: vec![why.to_string()],
+            ..FileOutcome::default()
+        };
+        return Ok(match (o, opts.policy) {
+            (Some(_), Policy::Theirs) => took(
+                t,
+                "theirs deleted the file, ours changed it: deleted (--on-conflict theirs)",
+            ),
+            (None, Policy::Theirs) => took(
+                t,
+                "ours deleted the file, theirs changed it: theirs' taken (--on-conflict theirs)",
+            ),
+            (Some(_), _) => conflict(o, "theirs deleted the file, ours changed it: ours kept"),
+            (None, _) => conflict(t, "ours deleted the file, theirs changed it: theirs kept"),
         });
     };
     let base = cb.unwrap_or_default();
