@@ -36,6 +36,10 @@ pub enum Reason {
     /// YAML the structural merge cannot pair or place safely: a repeated key, two documents
     /// with one identity, bare CR line breaks, files of nothing but comments.
     Unsupported(String),
+    /// The merged text names an anchor it no longer holds: one side deleted or moved the
+    /// anchored value, the other aliased it. Its own variant, since `theirs` and `ours` then
+    /// merge again with the aliases written out.
+    AliasWithoutAnchor,
     /// A bug: the structural merge broke its own rules (or panicked).
     Internal(String),
 }
@@ -73,6 +77,9 @@ impl fmt::Display for Reason {
                 write!(f, "{side} is not YAML kmerge can merge: {error}")
             }
             Reason::Unsupported(what) => f.write_str(what),
+            Reason::AliasWithoutAnchor => {
+                f.write_str("the merge would leave an alias without its anchor")
+            }
             Reason::Internal(what) => write!(
                 f,
                 "internal error, a bug in kmerge (please report it): {what}"

@@ -159,18 +159,18 @@ fn by_structure(
     // the texts with their aliases written out instead (kyaml reads an alias as its anchor's
     // value): the line merge's conflict is not a policy's answer.
     if opts.policy != Policy::Mark {
-        if let Err(Attempt::Refused(Reason::Unsupported(why))) = &outcome {
-            if why == verify::ALIAS_WITHOUT_ANCHOR {
-                let written = [base, ours, theirs].map(anchors::written_out);
-                if let [Some(b), Some(o), Some(t)] = &written {
-                    if let Ok(mut again) = by_structure(b, o, t, opts) {
-                        if again.fallback.is_none() {
-                            again.messages.insert(
-                                0,
-                                format!("{why}: merged with every alias written out as its anchor's value"),
-                            );
-                            return Ok(again);
-                        }
+        if let Err(Attempt::Refused(why @ Reason::AliasWithoutAnchor)) = &outcome {
+            let written = [base, ours, theirs].map(anchors::written_out);
+            if let [Some(b), Some(o), Some(t)] = &written {
+                if let Ok(mut again) = by_structure(b, o, t, opts) {
+                    if again.fallback.is_none() {
+                        again.messages.insert(
+                            0,
+                            format!(
+                                "{why}: merged with every alias written out as its anchor's value"
+                            ),
+                        );
+                        return Ok(again);
                     }
                 }
             }
@@ -374,7 +374,7 @@ fn checked_conflicts(
     // identity, read in order): each side must also hold its data, as a structural
     // conflict's must. Git's conflicts cross a key one side moved as readily here.
     let versions = match reason {
-        Reason::Unsupported(_) => Versions::parse(b, o, t)
+        Reason::Unsupported(_) | Reason::AliasWithoutAnchor => Versions::parse(b, o, t)
             .ok()
             .filter(|v| {
                 [&v.base, &v.ours, &v.theirs]

@@ -297,16 +297,13 @@ pub(crate) fn reads_back(text: &str, parsed: Option<Parsed>) -> Result<Tree<'_>,
     Ok(merged)
 }
 
-/// Why a merged text that names an anchor it lacks is given up.
-pub(crate) const ALIAS_WITHOUT_ANCHOR: &str = "the merge would leave an alias without its anchor";
-
 /// The parse of a merged text, its errors as the reasons the driver reports.
 fn parse_back(text: &str) -> Result<Tree<'_>, Reason> {
     parse::parse(text).map_err(|e| match e {
         // Anchors and aliases are text the rules do not follow across fields: one side's
         // alias can outlive the other side's deletion of its anchor.
         parse::Error::Syntax { ref message, .. } if message.contains("unknown anchor") => {
-            Reason::Unsupported(ALIAS_WITHOUT_ANCHOR.into())
+            Reason::AliasWithoutAnchor
         }
         e => Reason::Internal(format!("the merged text does not parse: {e}")),
     })
