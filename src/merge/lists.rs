@@ -133,21 +133,12 @@ impl Merger<'_> {
                     // Read through the renames the merge pairs: an element a side renamed
                     // and moved is a move of that element (ours' edit of it and theirs'
                     // reorder, merged by name, left it where ours had it).
-                    let keys = match &kind {
-                        ListKind::Keyed(keys) => &keys[..],
-                        _ => &[],
-                    };
-                    let renamed_ours = match kind {
-                        ListKind::Keyed(_) => {
-                            self.pair_rename(&base, &ours, &theirs, self.ours, keys)
-                        }
-                        _ => None,
-                    };
-                    let renamed_theirs = match kind {
-                        ListKind::Keyed(_) => {
-                            self.pair_rename(&base, &theirs, &ours, self.theirs, keys)
-                        }
-                        _ => None,
+                    let (renamed_ours, renamed_theirs) = match &kind {
+                        ListKind::Keyed(keys) => (
+                            self.pair_rename(&base, &ours, &theirs, self.ours, keys),
+                            self.pair_rename(&base, &theirs, &ours, self.theirs, keys),
+                        ),
+                        _ => (None, None),
                     };
                     let ours = renamed_ours.as_deref().unwrap_or(&ours);
                     let theirs = renamed_theirs.as_deref().unwrap_or(&theirs);

@@ -101,10 +101,8 @@ impl Merger<'_> {
         let mut theirs_data = theirs.data.clone();
         if follow_theirs {
             let mut in_place = vec![false; theirs.data.len()];
-            for op in capture_diff_slices(Algorithm::Myers, &base.data, &theirs.data) {
-                if let DiffOp::Equal { new_index, len, .. } = op {
-                    in_place[new_index..new_index + len].fill(true);
-                }
+            for (_, j) in equal_pairs(&base.data, &theirs.data) {
+                in_place[j] = true;
             }
             for (j, d) in theirs_data.iter_mut().enumerate() {
                 if !in_place[j] {
@@ -114,18 +112,9 @@ impl Merger<'_> {
         }
         let mut pair_of_theirs: Vec<Option<usize>> = vec![None; theirs.data.len()];
         let mut paired_ours = vec![false; kept.len()];
-        for op in capture_diff_slices(Algorithm::Myers, &kept_data, &theirs_data) {
-            if let DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } = op
-            {
-                for n in 0..len {
-                    pair_of_theirs[new_index + n] = Some(kept[old_index + n]);
-                    paired_ours[old_index + n] = true;
-                }
-            }
+        for (k, j) in equal_pairs(&kept_data, &theirs_data) {
+            pair_of_theirs[j] = Some(kept[k]);
+            paired_ours[k] = true;
         }
         // In theirs' order, an unpaired ours element theirs also holds goes, and theirs'
         // copy comes in at theirs' place.
@@ -533,6 +522,22 @@ impl Merger<'_> {
     }
 }
 
+/// The elements of `old` and `new` Myers' diff reads as unchanged, as (old, new) indexes in
+/// order.
+fn equal_pairs(old: &[u128], new: &[u128]) -> Vec<(usize, usize)> {
+    capture_diff_slices(Algorithm::Myers, old, new)
+        .into_iter()
+        .flat_map(|op| match op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => (0..len).map(|n| (old_index + n, new_index + n)).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
 /// The relative order, in base, ours and theirs, of the elements each holds exactly once.
 fn once_orders([base, ours, theirs]: [&Items; 3]) -> [Vec<u128>; 3] {
     let counts = [base.count(), ours.count(), theirs.count()];
@@ -636,22 +641,9 @@ fn one_side_moves(
     // Which base element each of the mover's elements is (by content, in order).
     let mut kept: Vec<Option<usize>> = vec![None; mr.len()];
     let mut seen = vec![false; br.len()];
-    for op in capture_diff_slices(
-        Algorithm::Myers,
-        &base.data[br.clone()],
-        &mover.data[mr.clone()],
-    ) {
-        if let DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = op
-        {
-            for n in 0..len {
-                kept[new_index + n] = Some(old_index + n);
-                seen[old_index + n] = true;
-            }
-        }
+    for (b, m) in equal_pairs(&base.data[br.clone()], &mover.data[mr.clone()]) {
+        kept[m] = Some(b);
+        seen[b] = true;
     }
     // A base element the mover deleted must be one the editor left alone.
     if (0..br.len()).any(|k| !seen[k] && edited(k)) {

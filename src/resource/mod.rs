@@ -358,8 +358,9 @@ pub fn duplicate_identities(tree: &Tree) -> Vec<String> {
 /// the element or its key, as in git's line merge, instead of a clean result holding a name
 /// neither side agreed on. An element the side moved as well as renamed has no place to
 /// show it: it pairs only where its content (key left out) is the same as one lost base
-/// element's, no other base element's, and no other new element's (`same`): read as deleted and added, its copy
-/// under the new key stood beside the other side's deletion or edit of the old one, clean.
+/// element's, no other base element's, and no other new element's (`same`): read as deleted
+/// and added, its copy under the new key stood beside the other side's deletion or edit of
+/// the old one, clean.
 /// The check reads renames its own way (`verify::pairing`), so that a mistake of this rule
 /// cannot pass it.
 pub(crate) fn renamed_elements(
