@@ -143,8 +143,7 @@ fn indent(line: &str) -> usize {
 
 /// Whether a line is a document's `---` (or `...`) line.
 fn separator(line: &str) -> bool {
-    let t = line.trim_end();
-    t == "---" || t.starts_with("--- ") || t == "..."
+    crate::text::is_separator(line) || line.trim_end() == "..."
 }
 
 /// The lines of the document of base that holds line `at` (its `---` line left out).
@@ -206,9 +205,12 @@ fn block_range(
             lines.end -= 1;
         }
     }
-    let inside = |s: &Stretch| match s.base.is_empty() {
-        true => s.base.start > lines.start && s.base.start <= lines.end,
-        false => s.base.start < lines.end && s.base.end > lines.start,
+    let inside = |s: &Stretch| {
+        if s.base.is_empty() {
+            s.base.start > lines.start && s.base.start <= lines.end
+        } else {
+            s.base.start < lines.end && s.base.end > lines.start
+        }
     };
     let first = (0..c).rev().take_while(|&i| inside(&all[i])).last();
     let last = (c + 1..all.len()).take_while(|&i| inside(&all[i])).last();

@@ -319,7 +319,7 @@ fn docs(text: &str) -> Vec<Doc<'_>> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut cuts = vec![0];
     for (i, line) in lines.iter().enumerate() {
-        if i == 0 || !is_separator(line) {
+        if i == 0 || !crate::text::is_separator(line) {
             continue;
         }
         // The file's head (before its first `---`) stays a piece of its own: a guard
@@ -413,12 +413,6 @@ fn action(line: &str) -> Option<&str> {
         return None;
     }
     Some(inner.trim_start_matches('-').trim_end_matches('-').trim())
-}
-
-/// Whether a line is a document separator at the top level.
-fn is_separator(line: &str) -> bool {
-    line.strip_prefix("---")
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
 }
 
 /// Whether a line is only a template action that opens a block (`if`, `with`, `range`).

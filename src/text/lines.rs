@@ -54,3 +54,10 @@ pub(crate) fn dash_of(text: &str, item: usize) -> usize {
         item
     }
 }
+
+/// Whether a line is a document's `---` line (with or without content after it): YAML's
+/// marker is three dashes and then a space, a tab or the line's end.
+pub(crate) fn is_separator(line: &str) -> bool {
+    line.strip_prefix("---")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+}

@@ -12,6 +12,6 @@ pub(crate) mod splice;
 
 pub(crate) use diff3::{diff3, Chunk};
 pub(crate) use lines::{
-    at_line_starts, dash_of, indent_of_line, line_end, line_start, next_line_start,
+    at_line_starts, dash_of, indent_of_line, is_separator, line_end, line_start, next_line_start,
 };
 pub(crate) use reindent::reindent;
