@@ -371,21 +371,22 @@ pub(crate) fn renamed_elements(
     same: impl Fn(usize, usize) -> bool,
 ) -> Vec<(usize, usize)> {
     use std::collections::HashSet;
-    let set = |v: &[&str]| -> HashSet<String> { v.iter().map(|s| s.to_string()).collect() };
-    let (in_base, in_side, in_other) = (set(base), set(side), set(other));
-    let before = |v: &[&str], i: usize, shared: &HashSet<String>| {
-        v[..i]
-            .iter()
-            .rev()
-            .find(|k| shared.contains(**k))
-            .map(|k| k.to_string())
-    };
-    let after = |v: &[&str], i: usize, shared: &HashSet<String>| {
-        v[i + 1..]
-            .iter()
-            .find(|k| shared.contains(**k))
-            .map(|k| k.to_string())
-    };
+    fn set<'a>(v: &[&'a str]) -> HashSet<&'a str> {
+        v.iter().copied().collect()
+    }
+    let (in_base, in_side) = (set(base), set(side));
+    // A rename needs a name the side lost and one it gained: most lists have neither, and
+    // every keyed list both sides changed is asked.
+    if base.iter().all(|k| in_side.contains(k)) || side.iter().all(|k| in_base.contains(k)) {
+        return Vec::new();
+    }
+    let in_other = set(other);
+    fn before<'a>(v: &[&'a str], i: usize, shared: &HashSet<&str>) -> Option<&'a str> {
+        v[..i].iter().rev().find(|k| shared.contains(**k)).copied()
+    }
+    fn after<'a>(v: &[&'a str], i: usize, shared: &HashSet<&str>) -> Option<&'a str> {
+        v[i + 1..].iter().find(|k| shared.contains(**k)).copied()
+    }
     // The base elements `side` lost that a new element of `side` at their place is like.
     // The place is both neighbours: where the side moved the elements around it (a reorder),
     // which new element stands for which lost one is unsure, and the element is read as
