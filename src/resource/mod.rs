@@ -507,21 +507,7 @@ fn alike(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, identity: &[&str]) -> bool 
 /// of them has.
 fn shared_leaves(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, identity: &[&str]) -> (usize, usize) {
     let (la, lb) = (leaves(a, an, identity), leaves(b, bn, identity));
-    let mut pool: HashMap<&(String, String), usize> = HashMap::new();
-    for l in &lb {
-        *pool.entry(l).or_default() += 1;
-    }
-    let common = la
-        .iter()
-        .filter(|l| match pool.get_mut(l) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                true
-            }
-            _ => false,
-        })
-        .count();
-    (common, la.len().max(lb.len()))
+    (crate::text::shared_count(&la, &lb), la.len().max(lb.len()))
 }
 
 /// A value's scalar leaves as (field path with list positions left out, value), without

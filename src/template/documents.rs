@@ -189,21 +189,8 @@ fn renamed(base: &[Doc], side: &mut [Doc]) {
 
 /// Whether two documents share most of their lines (at least half of the longer's).
 fn similar(a: &str, b: &str) -> bool {
-    let mut counts: HashMap<&str, i64> = HashMap::new();
-    for l in lines(a) {
-        *counts.entry(l).or_default() += 1;
-    }
-    let shared = lines(b)
-        .into_iter()
-        .filter(|l| match counts.get_mut(l) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                true
-            }
-            _ => false,
-        })
-        .count();
-    2 * shared >= lines(a).len().max(lines(b).len())
+    let (la, lb) = (lines(a), lines(b));
+    2 * crate::text::shared_count(&lb, &la) >= la.len().max(lb.len())
 }
 
 /// The result's documents in order: the order of the 3-way merge of the three versions'
