@@ -238,7 +238,7 @@ def load_docs(text):
         return [canon(d) for d in yaml.load_all(text, Loader=StrictPyLoader) if d is not None]
 
 
-def load_refs(text):
+def load_refs(text, tie=False):
     """All documents with aliases NOT expanded: an alias is ("alias", where its anchor is) and
     `<<` an ordinary key. The second reading of a file with anchors: an alias added or kept by
     one side refers to the anchored node, so what the other side changed there shows through it
@@ -251,10 +251,39 @@ def load_refs(text):
             if node is not None:
                 v = ref_value(loader, node, [str(len(docs))], {})
                 if v is not None:
-                    docs.append(v)
+                    docs.append(tied(v, [str(len(docs))], alias_targets(v)) if tie else v)
     finally:
         loader.dispose()
     return docs
+
+
+def alias_targets(v, out=None):
+    """The places (as ref_value writes them) that an alias of a document names."""
+    out = set() if out is None else out
+    if isinstance(v, tuple) and len(v) == 2 and v[0] == "alias":
+        out.add(v[1])
+    elif isinstance(v, dict):
+        for x in v.values():
+            alias_targets(x, out)
+    elif isinstance(v, list):
+        for x in v:
+            alias_targets(x, out)
+    return out
+
+
+def tied(v, path, targets):
+    """A document with each place an alias names wrapped as ("anchored", value): the third
+    reading, for a conflict's sides. A side that anchors a place and names it from another
+    ties the two: the other side's change of the anchored place (a null, an emptying) and
+    the alias cannot both stand, so the place is that side's change too, and a conflict
+    side holding its own anchored value there loses nothing (issue 27, values-mark-9009-3713:
+    ours anchors crds and merges it into server with `<<`, theirs nulls crds)."""
+    here = "/".join(path)
+    if isinstance(v, dict):
+        v = {k: tied(x, path + [str(plain(k))], targets) for k, x in v.items()}
+    elif isinstance(v, list):
+        v = [tied(x, path + [str(i)], targets) for i, x in enumerate(v)]
+    return ("anchored", repr(v)) if here in targets else v
 
 
 def ref_value(loader, node, path, seen):
@@ -2849,17 +2878,20 @@ def process_findings(policy, status, res, err):
     return out
 
 
-def two_readings(check, texts, docs, r_text, r_docs):
+def two_readings(check, texts, docs, r_text, r_docs, tie=False):
     """Violations of `check` on expanded documents, unless the reference reading of aliases
-    (load_refs) finds none: a file with anchors is right if either reading says so."""
+    (load_refs) finds none: a file with anchors is right if either reading says so. With
+    `tie` (a conflict's side), also the reference reading with anchored places tied to their
+    aliases (`tied`)."""
     viol = check(*docs, r_docs)
     if viol and has_anchors(r_text, *texts):
-        try:
-            refs = [load_refs(x) for x in list(texts) + [r_text]]
-        except (yaml.YAMLError, RecursionError, ValueError, TypeError):
-            return viol
-        if not check(*refs):
-            return []
+        for t in (False, True) if tie else (False,):
+            try:
+                refs = [load_refs(x, t) for x in list(texts) + [r_text]]
+            except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+                return viol
+            if not check(*refs):
+                return []
     return viol
 
 
@@ -2916,7 +2948,7 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             out.append(bad)
             continue
         check = lambda *a, side=side: oracle.check_side(side, *a)
-        for v in two_readings(check, texts, inputs, text, docs):
+        for v in two_readings(check, texts, inputs, text, docs, tie=True):
             v.cat, v.side, v.fallback = "side-loses-data", side, fallback
             out.append(v)
     return out

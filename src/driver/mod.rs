@@ -373,13 +373,17 @@ fn checked_conflicts(
     // YAML the structural merge does not take but the check reads (two documents of one
     // identity, read in order): each side must also hold its data, as a structural
     // conflict's must. Git's conflicts cross a key one side moved as readily here.
+    // A merge that would leave an alias without its anchor is no structural merge either:
+    // git's conflicts cross a key one side moved as readily there (theirs moves a key up and
+    // anchors it; a side that only loads still drops ours' copy of the key).
     let versions = match reason {
         Reason::Unsupported(_) | Reason::AliasWithoutAnchor => Versions::parse(b, o, t)
             .ok()
             .filter(|v| {
-                [&v.base, &v.ours, &v.theirs]
-                    .iter()
-                    .any(|tree| !crate::resource::duplicate_identities(tree).is_empty())
+                matches!(reason, Reason::AliasWithoutAnchor)
+                    || [&v.base, &v.ours, &v.theirs]
+                        .iter()
+                        .any(|tree| !crate::resource::duplicate_identities(tree).is_empty())
             })
             .map(|v| v.named(opts.file_name.as_deref())),
         _ => None,
@@ -395,7 +399,9 @@ fn checked_conflicts(
         match widen::widened([b, o, t], &marks, holds) {
             Some(text) if text != marks.wrap(o, b, t) => return Checked::Widened(text, "a side of git's conflicts would lose data: its conflicts widened until each side holds"),
             _ if sides_load(merged) => return Checked::FailButNothingWiderHolds("a side of git's conflicts would lose data, and no conflict short of the whole file holds: git's conflicts kept"),
-            _ => {}
+            // A side of git's that does not load widens until each side loads and holds
+            // its data: at worst the whole file, which holds both sides whole.
+            _ => return Checked::Widened(marks.wrap(o, b, t), "a side of git's conflicts breaks the YAML or would lose data: the whole file is the conflict"),
         }
     }
     if sides_load(merged) {

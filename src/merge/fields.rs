@@ -392,6 +392,10 @@ impl<'t> Merger<'t> {
         let Some(first) = ours.first() else { return };
         let like = Some(first.field);
         let mut inserted = false;
+        // Theirs' changes of fields ours deleted, marked as conflicts (see the end).
+        let mut marked: Vec<NodeId> = Vec::new();
+        let mut marked_paths: Vec<String> = Vec::new();
+        let mut added = false;
         for c in ours {
             let b = bi.get(c.name.as_ref()).map(|&i| base[i].field);
             match ti.get(c.name.as_ref()) {
@@ -478,6 +482,7 @@ impl<'t> Merger<'t> {
                     }
                     self.insert(c.field, at, like, omit);
                     inserted = true;
+                    added = true;
                 }
                 Some(&i) => {
                     let b = base[i].field;
@@ -509,6 +514,8 @@ impl<'t> Merger<'t> {
                         Resolution::Ours => {}
                         Resolution::Mark => {
                             inserted = true;
+                            marked.push(c.field.node);
+                            marked_paths.push(sub(c).shown);
                             let what = "ours deleted it, theirs changed it".to_string();
                             self.conflict(
                                 &sub(c).shown,
@@ -525,6 +532,38 @@ impl<'t> Merger<'t> {
         if !inserted {
             let children: Vec<NodeId> = ours.iter().map(|c| c.field.node).collect();
             self.empty_if_all_deleted(parent, &children);
+        } else if kind == Children::Fields
+            && !added
+            && !marked.is_empty()
+            && ours
+                .iter()
+                .all(|c| !ti.contains_key(c.name.as_ref()) && self.deleted.contains(&c.field.node))
+        {
+            // Every field of ours' map is gone and what is left is theirs' changes of fields
+            // ours deleted, in conflict: ours' half of those conflicts is empty, so taking
+            // it leaves the map a null, not the `{}` ours' deletions make. The conflict
+            // widens to the map's fields, each half a side's whole value.
+            let gone: std::collections::HashSet<NodeId> =
+                ours.iter().map(|c| c.field.node).collect();
+            self.plan.ops.retain(|op| match op {
+                Op::Delete { ours } => !gone.contains(&ours.node),
+                Op::Conflict { ours, theirs, .. } => {
+                    !(ours.is_empty() && theirs.len() == 1 && marked.contains(&theirs[0].node))
+                }
+                _ => true,
+            });
+            let resource = self.resource.clone();
+            self.plan
+                .conflicts
+                .retain(|c| c.resource != resource || !marked_paths.contains(&c.path));
+            let fields = |c: &[Child]| c.iter().map(|c| c.field).collect::<Vec<_>>();
+            self.conflict_many(
+                &path.shown,
+                "its fields all go but for theirs' change of one ours deleted".into(),
+                [fields(base), fields(ours), fields(theirs)],
+                Anchor::Before(first.field),
+                like,
+            );
         }
     }
 

@@ -81,6 +81,74 @@ impl<'t> Checker<'t> {
         });
     }
 
+    /// Whether a conflict's side may hold its own value `x` where only the other side
+    /// changed it to `y`: taking a side of a conflict, and `y` holds an alias whose anchor
+    /// stands outside `y`, at a place `x`'s side changed. The alias ties `y` to its anchor's
+    /// place, whose value on `x`'s side is that side's change: `y` on `x`'s side would name
+    /// an anchor that side's conflict does not hold (or one of other data), so the two
+    /// places are one change of each side, a conflict either side of which stands.
+    /// `b` is base's value at the same path, through which base's document is found.
+    fn tied_side(&self, b: At, xt: &Tree, x: At, yt: &Tree, y: At) -> bool {
+        let (Rule::Resolved(_), Some(b), Some(x), Some(y)) = (self.rule, b, x, y) else {
+            return false;
+        };
+        let root = |tree: &Tree, mut at: NodeId| {
+            while let Some(parent) = tree.node(at).parent() {
+                at = parent;
+            }
+            at
+        };
+        let follow = |tree: &Tree, from: NodeId, place: &[String]| {
+            place
+                .iter()
+                .try_fold(from, |at, key| match tree.node(at).kind {
+                    Kind::Map => tree.get(at, key),
+                    _ => None,
+                })
+        };
+        let inside = |mut at: NodeId| loop {
+            if at == y {
+                return true;
+            }
+            match yt.node(at).parent() {
+                Some(parent) => at = parent,
+                None => return false,
+            }
+        };
+        let (x_root, b_root) = (root(xt, x), root(self.b, b));
+        let mut stack = vec![y];
+        while let Some(n) = stack.pop() {
+            stack.extend(yt.children(n));
+            if yt.node(n).kind != Kind::Alias {
+                continue;
+            }
+            if yt.node(n).target().is_none_or(inside) {
+                continue;
+            }
+            let Some(place) = anchor_place(yt, n).filter(|p| !p.iter().any(|k| k == "[]")) else {
+                continue;
+            };
+            let there = follow(xt, x_root, &place);
+            let before = follow(self.b, b_root, &place);
+            if !same(self.b, before, xt, there) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether, taking a side of a conflict, `x` is a value whose side anchored it where
+    /// base had no such anchor: the data is base's, but the anchor ties the place to that
+    /// side's aliases, so the other side's change of it is a conflict either side of which
+    /// stands (taken, `x` keeps the anchor its aliases name).
+    fn anchored(&self, b: At, xt: &Tree, x: At) -> bool {
+        let (Rule::Resolved(_), Some(x)) = (self.rule, x) else {
+            return false;
+        };
+        let anchor = xt.node(x).anchor();
+        anchor.is_some() && b.and_then(|b| self.b.node(b).anchor()) != anchor
+    }
+
     /// A violation at `path` of the resource being checked.
     pub fn at(&mut self, path: &Path, common: Option<&str>, what: impl Into<String>) {
         let resource = self.resource.clone();
@@ -128,6 +196,8 @@ impl<'t> Checker<'t> {
                 }
             } else {
                 self.equal(path, tt, t, r)
+                    || (self.tied_side(b, ot, o, tt, t) || self.anchored(b, ot, o))
+                        && self.equal(path, ot, o, r)
             };
             if !ok {
                 self.at(
@@ -140,7 +210,11 @@ impl<'t> Checker<'t> {
         }
         if same(bt, b, tt, t) {
             // Only ours changed it (kyaml clears the nulls of ours it walks).
-            if !(self.equal(path, ot, o, r) || kyaml && cleared_same(rt, r, ot, o)) {
+            if !(self.equal(path, ot, o, r)
+                || kyaml && cleared_same(rt, r, ot, o)
+                || (self.tied_side(b, tt, t, ot, o) || self.anchored(b, tt, t))
+                    && self.equal(path, tt, t, r))
+            {
                 self.at(path, common, expected("only ours changed it", ot, o, rt, r));
             }
             return;
