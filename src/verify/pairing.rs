@@ -496,12 +496,20 @@ mod tests {
     }
 
     #[test]
-    fn items_with_nothing_but_their_key_pair_only_by_key() {
+    fn items_with_nothing_but_their_key_pair_by_key_or_as_the_one_left_open() {
+        // b is the one base item gone and c the one new: no other item can be b renamed.
         let base = "- {name: a}\n- {name: b}\n";
         let side = "- {name: c}\n- {name: a}\n";
         assert_eq!(
             pairs(base, side, side),
-            [vec![Some(1), None], vec![Some(1), None]]
+            [vec![Some(1), Some(0)], vec![Some(1), Some(0)]]
+        );
+        // Two gone and two new: nothing says which is which.
+        let base = "- {name: a}\n- {name: b}\n- {name: d}\n";
+        let side = "- {name: c}\n- {name: a}\n- {name: e}\n";
+        assert_eq!(
+            pairs(base, side, side),
+            [vec![Some(1), None, None], vec![Some(1), None, None]]
         );
     }
 }
