@@ -191,6 +191,11 @@ fn joined_with_a_winning_rename(rows: &mut Vec<Row>, items: [&[Item]; 4], winner
     }
 }
 
+/// How many characters two names share at their start.
+fn shared_start(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+}
+
 /// The least likeness at which two items are read as one item renamed: half of the larger
 /// one's leaves (field path, list positions left out, and value) alike.
 const ALIKE: f64 = 0.5;
@@ -227,8 +232,10 @@ pub(super) fn pair_sides(
         .iter()
         .map(|&(st, side)| Reading::by_identity(&base_keys, st, side, skip))
         .collect();
-    for r in &mut read {
-        r.renames(&bl);
+    let base_names: Vec<&str> = base.iter().map(|i| i.key.as_str()).collect();
+    for (r, &(_, side)) in read.iter_mut().zip(&sides) {
+        let names: Vec<&str> = side.iter().map(|i| i.key.as_str()).collect();
+        r.renames(&bl, [&base_names, &names]);
     }
     // Both sides renamed an item alike, one of them keeping a new item under the old name.
     for s in 0..2 {
@@ -302,8 +309,9 @@ impl Reading {
     }
 
     /// Base items the side has no item of: each with a new item of the same content, else
-    /// with the most alike where that is unambiguous.
-    fn renames(&mut self, bl: &[Leaves]) {
+    /// with the most alike where that is unambiguous. `names` are base's and the side's
+    /// item identities.
+    fn renames(&mut self, bl: &[Leaves], names: [&[&str]; 2]) {
         let open_base: Vec<usize> = (0..bl.len())
             .filter(|&b| self.pairs[b].is_none() && !bl[b].is_empty())
             .collect();
@@ -312,16 +320,22 @@ impl Reading {
                 .filter(|&s| !taken[s] && self.new[s] && !self.leaves[s].is_empty())
                 .collect()
         };
-        // The same content first.
+        // The same content first. Where several items share it (zones alike but for their
+        // names), the names that share the longest start pair first (`zone-c` renamed
+        // `zone-c-main`, not `zone-b` deleted beside it), then base's order.
         let mut by_content: HashMap<u64, Vec<usize>> = HashMap::new();
         for s in open(&self.taken) {
             by_content.entry(self.leaves[s].whole).or_default().push(s);
         }
+        let mut same: Vec<(usize, usize, usize)> = Vec::new();
         for &b in &open_base {
-            let found = by_content
-                .get(&bl[b].whole)
-                .and_then(|c| c.iter().copied().find(|&s| !self.taken[s]));
-            if let Some(s) = found {
+            for &s in by_content.get(&bl[b].whole).into_iter().flatten() {
+                same.push((shared_start(names[0][b], names[1][s]), b, s));
+            }
+        }
+        same.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+        for (_, b, s) in same {
+            if self.pairs[b].is_none() && !self.taken[s] {
                 self.pairs[b] = Some(s);
                 self.taken[s] = true;
             }
