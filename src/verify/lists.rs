@@ -439,7 +439,7 @@ impl Checker<'_> {
                                     node(&rd, &ri, m),
                                 );
                                 if let (Some(bn), Some(on), Some(tn), Some(rn)) = ids {
-                                    if self.merges(bn, on, tn, rn) {
+                                    if self.merges(path, bn, on, tn, rn) {
                                         want = trial;
                                         merged.insert(x);
                                         continue 'merged;
@@ -564,8 +564,8 @@ impl Checker<'_> {
     }
 
     /// Whether `r` is a clean merge of base element `b` with ours' `o` and theirs' `t` (or,
-    /// in a conflicted result taken from one side, that side's version).
-    fn merges(&self, b: NodeId, o: NodeId, t: NodeId, r: NodeId) -> bool {
+    /// in a conflicted result taken from one side, that side's version), `path` the list's.
+    fn merges(&self, path: &Path, b: NodeId, o: NodeId, t: NodeId, r: NodeId) -> bool {
         let taken = match self.rule {
             Rule::Resolved(Taken::Ours) => Some((self.o, o)),
             Rule::Resolved(Taken::Theirs) => Some((self.t, t)),
@@ -575,7 +575,14 @@ impl Checker<'_> {
             return true;
         }
         let mut probe = self.probe();
-        probe.value(&Path::default(), None, [Some(b), Some(o), Some(t), Some(r)]);
+        // At the element's own path: a list inside it is keyed as the list-key table keys it
+        // there (a CRD version's `additionalPrinterColumns` has no keys; read at no path, its
+        // elements' `type` looked like one).
+        probe.value(
+            &path.element("merged"),
+            None,
+            [Some(b), Some(o), Some(t), Some(r)],
+        );
         matches!(probe.verdict(), super::Verdict::Holds)
     }
 }
