@@ -49,6 +49,24 @@ impl Checker<'_> {
                 );
             }
         }
+        // A set whose order (or style) alone ours changed, under ours: ours' text is a change
+        // both sides made to the list, and ours' list whole is an answer the policy allows.
+        if self.rule == Rule::Ours && kind.as_ref() == Some(&ListKind::Set) {
+            let entries = |tree: &Tree, x: At| -> Option<Vec<String>> {
+                let x = x.filter(|&x| tree.node(x).kind == Kind::Seq)?;
+                let mut all: Vec<String> = tree
+                    .children(x)
+                    .iter()
+                    .map(|&e| canonical(tree, e))
+                    .collect();
+                all.sort_unstable();
+                Some(all)
+            };
+            let reordered = entries(bt, b).is_some_and(|e| Some(e) == entries(ot, o));
+            if reordered && matches!((o, r), (Some(o), Some(r)) if same_data(ot, o, rt, r)) {
+                return;
+            }
+        }
         if kind.as_ref() != Some(&ListKind::Plain) {
             if let (Some(bn), Some(on), Some(tn)) =
                 (name(bt, b, true), name(ot, o, true), name(tt, t, true))
