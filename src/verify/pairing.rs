@@ -161,7 +161,7 @@ fn wanted<'a>(row: &Row, items: [&'a [Item]; 4], winner: Option<Taken>) -> Optio
 /// the base item is one the winning side took away (the other side's change of it, its own
 /// rename included, loses). Read the rename's way, two rows would claim the result's one
 /// item of that identity and no reading would be left.
-fn joined_with_a_winning_rename(rows: &mut Vec<Row>, items: [&[Item]; 4], winner: Taken) {
+fn joined_with_a_winning_rename(rows: &mut [Row], items: [&[Item]; 4], winner: Taken) {
     let (w, l) = match winner {
         Taken::Ours => (1, 2),
         Taken::Theirs => (2, 1),
