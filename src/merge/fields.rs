@@ -135,12 +135,18 @@ impl<'t> Merger<'t> {
         // kyaml merges a map field by field whatever its style, into ours' node: a flow map of
         // theirs merges into ours' block one there (its entries' text is valid block text).
         // So does ours mode, which keeps ours' text: theirs' style is no change of data, and
-        // taken whole, ours' map would lose what theirs changed in it.
+        // taken whole, ours' map would lose what theirs changed in it. Under ours a list too:
+        // theirs' `[a, b]` for base's block list is no change of its own, and ours' list taken
+        // whole would drop an element theirs added (kyaml takes a list without keys whole
+        // from theirs, so theirs mode keeps its own rule).
         let theirs_mergeable = !tn.flow
             || (tn.child_count() == 0)
             || (self.opts.policy.resolve() != Resolution::Mark
                 && tn.kind == Kind::Map
-                && on.kind == Kind::Map);
+                && on.kind == Kind::Map)
+            || (self.opts.policy.resolve() == Resolution::Ours
+                && tn.kind == Kind::Seq
+                && on.kind == Kind::Seq);
         if on.kind == tn.kind
             && ours.is_block_collection(o.node)
             && theirs_mergeable

@@ -274,7 +274,7 @@ impl Renderer<'_> {
                 new.push_str(self.ours.eol);
             }
             new.push_str(&" ".repeat(col));
-            new.push_str(entry);
+            new.push_str(&entry);
             new.push_str(self.ours.eol);
             return Ok(Edit {
                 start: at,
@@ -308,18 +308,23 @@ impl Renderer<'_> {
         })
     }
 
-    /// The text of theirs' map entry `t` (`key: value`) where it stands in a flow map, on
-    /// one line; `None` for any other field.
-    fn flow_entry(&self, t: Field) -> Option<&str> {
+    /// The text of theirs' map entry `t` (`key: value`) where it stands in a flow map, or of
+    /// its list element as a block item (`- value`) where it stands in a flow list, on one
+    /// line; `None` for any other field.
+    fn flow_entry(&self, t: Field) -> Option<String> {
         let theirs = self.theirs;
-        let Slot::Entry(key) = t.slot else {
-            return None;
-        };
         let parent = theirs.node(t.node).parent()?;
         if !theirs.node(parent).flow {
             return None;
         }
-        let entry = &theirs.text[theirs.node(key).start..theirs.node(t.node).end];
+        let end = theirs.node(t.node).end;
+        let entry = match t.slot {
+            Slot::Entry(key) => theirs.text[theirs.node(key).start..end].to_string(),
+            // An element of theirs' flow list put into ours' block list (ours mode reads
+            // theirs' style as no change): its flow text as a `- ` item.
+            Slot::Item => format!("- {}", &theirs.text[theirs.node(t.node).start..end]),
+            Slot::Root => return None,
+        };
         (!entry.contains('\n')).then_some(entry)
     }
 

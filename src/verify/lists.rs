@@ -49,6 +49,24 @@ impl Checker<'_> {
                 );
             }
         }
+        // A set whose order (or style) alone ours changed, under ours: ours' text is a change
+        // both sides made to the list, and ours' list whole is an answer the policy allows.
+        if self.rule == Rule::Ours && kind.as_ref() == Some(&ListKind::Set) {
+            let entries = |tree: &Tree, x: At| -> Option<Vec<String>> {
+                let x = x.filter(|&x| tree.node(x).kind == Kind::Seq)?;
+                let mut all: Vec<String> = tree
+                    .children(x)
+                    .iter()
+                    .map(|&e| canonical(tree, e))
+                    .collect();
+                all.sort_unstable();
+                Some(all)
+            };
+            let reordered = entries(bt, b).is_some_and(|e| Some(e) == entries(ot, o));
+            if reordered && matches!((o, r), (Some(o), Some(r)) if same_data(ot, o, rt, r)) {
+                return;
+            }
+        }
         if kind.as_ref() != Some(&ListKind::Plain) {
             if let (Some(bn), Some(on), Some(tn)) =
                 (name(bt, b, true), name(ot, o, true), name(tt, t, true))
@@ -439,7 +457,7 @@ impl Checker<'_> {
                                     node(&rd, &ri, m),
                                 );
                                 if let (Some(bn), Some(on), Some(tn), Some(rn)) = ids {
-                                    if self.merges(bn, on, tn, rn) {
+                                    if self.merges(path, bn, on, tn, rn) {
                                         want = trial;
                                         merged.insert(x);
                                         continue 'merged;
@@ -564,8 +582,8 @@ impl Checker<'_> {
     }
 
     /// Whether `r` is a clean merge of base element `b` with ours' `o` and theirs' `t` (or,
-    /// in a conflicted result taken from one side, that side's version).
-    fn merges(&self, b: NodeId, o: NodeId, t: NodeId, r: NodeId) -> bool {
+    /// in a conflicted result taken from one side, that side's version), `path` the list's.
+    fn merges(&self, path: &Path, b: NodeId, o: NodeId, t: NodeId, r: NodeId) -> bool {
         let taken = match self.rule {
             Rule::Resolved(Taken::Ours) => Some((self.o, o)),
             Rule::Resolved(Taken::Theirs) => Some((self.t, t)),
@@ -575,7 +593,14 @@ impl Checker<'_> {
             return true;
         }
         let mut probe = self.probe();
-        probe.value(&Path::default(), None, [Some(b), Some(o), Some(t), Some(r)]);
+        // At the element's own path: a list inside it is keyed as the list-key table keys it
+        // there (a CRD version's `additionalPrinterColumns` has no keys; read at no path, its
+        // elements' `type` looked like one).
+        probe.value(
+            &path.element("merged"),
+            None,
+            [Some(b), Some(o), Some(t), Some(r)],
+        );
         matches!(probe.verdict(), super::Verdict::Holds)
     }
 }

@@ -109,6 +109,9 @@ pub(super) fn by_likeness(
             _ => rows.push(Row([None, None, Some(t), None])),
         }
     }
+    if let Some(winner) = winner {
+        joined_with_a_winning_rename(&mut rows, items, winner);
+    }
     // The result's items by the identity each row gives them.
     let result: HashMap<&str, usize> = items[3]
         .iter()
@@ -117,23 +120,7 @@ pub(super) fn by_likeness(
         .collect();
     let mut claimed = vec![false; items[3].len()];
     for row in &mut rows {
-        let key = |version: usize| row.0[version].map(|i| items[version][i].key.as_str());
-        let want = match (key(0), key(1), key(2)) {
-            (_, Some(o), Some(t)) if o == t => Some(o),
-            (b, Some(o), Some(t)) if b == Some(o) => Some(t),
-            (b, Some(o), Some(t)) if b == Some(t) => Some(o),
-            // Renamed two ways: the winner's name, else none is right (and the check finds it
-            // lost).
-            (_, Some(o), Some(t)) => match winner {
-                Some(Taken::Ours) => Some(o),
-                Some(Taken::Theirs) => Some(t),
-                None => None,
-            },
-            (_, Some(o), None) => Some(o),
-            (_, None, Some(t)) => Some(t),
-            (_, None, None) => None,
-        };
-        if let Some(&r) = want.and_then(|k| result.get(k)) {
+        if let Some(&r) = wanted(row, items, winner).and_then(|k| result.get(k)) {
             if std::mem::replace(&mut claimed[r], true) {
                 return None;
             }
@@ -146,6 +133,67 @@ pub(super) fn by_likeness(
             .map(|r| Row([None, None, None, Some(r)])),
     );
     Some(rows)
+}
+
+/// The identity the result's item of `row` has: a side's new identity where the other kept
+/// base's; where both renamed it differently, the identity of the side a policy lets win,
+/// `winner`, else none (and the check finds it lost).
+fn wanted<'a>(row: &Row, items: [&'a [Item]; 4], winner: Option<Taken>) -> Option<&'a str> {
+    let key = |version: usize| row.0[version].map(|i| items[version][i].key.as_str());
+    match (key(0), key(1), key(2)) {
+        (_, Some(o), Some(t)) if o == t => Some(o),
+        (b, Some(o), Some(t)) if b == Some(o) => Some(t),
+        (b, Some(o), Some(t)) if b == Some(t) => Some(o),
+        (_, Some(o), Some(t)) => match winner {
+            Some(Taken::Ours) => Some(o),
+            Some(Taken::Theirs) => Some(t),
+            None => None,
+        },
+        (_, Some(o), None) => Some(o),
+        (_, None, Some(t)) => Some(t),
+        (_, None, None) => None,
+    }
+}
+
+/// Under a policy, where the winning side renamed a base item to an identity the other side
+/// added an item of (ours renamed `gateway` to `debug`, theirs renamed it to `debug-v2` and
+/// added a new `debug`): the two items of that identity are one item both sides put in, and
+/// the base item is one the winning side took away (the other side's change of it, its own
+/// rename included, loses). Read the rename's way, two rows would claim the result's one
+/// item of that identity and no reading would be left.
+fn joined_with_a_winning_rename(rows: &mut [Row], items: [&[Item]; 4], winner: Taken) {
+    let (w, l) = match winner {
+        Taken::Ours => (1, 2),
+        Taken::Theirs => (2, 1),
+    };
+    let mut joined = Vec::new();
+    for i in 0..rows.len() {
+        let (Some(b), Some(wi)) = (rows[i].0[0], rows[i].0[w]) else {
+            continue;
+        };
+        let key = items[w][wi].key.as_str();
+        if key == items[0][b].key || wanted(&rows[i], items, Some(winner)) != Some(key) {
+            continue;
+        }
+        // The loser's new item of the winner's new identity, alone in its row.
+        let other = rows.iter().position(|row| {
+            row.0[0].is_none()
+                && row.0[w].is_none()
+                && row.0[l].is_some_and(|x| items[l][x].key == key)
+        });
+        if let Some(j) = other {
+            joined.push((i, j, wi));
+        }
+    }
+    for (i, j, wi) in joined {
+        rows[i].0[w] = None;
+        rows[j].0[w] = Some(wi);
+    }
+}
+
+/// How many characters two names share at their start.
+fn shared_start(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
 }
 
 /// The least likeness at which two items are read as one item renamed: half of the larger
@@ -184,8 +232,10 @@ pub(super) fn pair_sides(
         .iter()
         .map(|&(st, side)| Reading::by_identity(&base_keys, st, side, skip))
         .collect();
-    for r in &mut read {
-        r.renames(&bl);
+    let base_names: Vec<&str> = base.iter().map(|i| i.key.as_str()).collect();
+    for (r, &(_, side)) in read.iter_mut().zip(&sides) {
+        let names: Vec<&str> = side.iter().map(|i| i.key.as_str()).collect();
+        r.renames(&bl, [&base_names, &names]);
     }
     // Both sides renamed an item alike, one of them keeping a new item under the old name.
     for s in 0..2 {
@@ -259,8 +309,9 @@ impl Reading {
     }
 
     /// Base items the side has no item of: each with a new item of the same content, else
-    /// with the most alike where that is unambiguous.
-    fn renames(&mut self, bl: &[Leaves]) {
+    /// with the most alike where that is unambiguous. `names` are base's and the side's
+    /// item identities.
+    fn renames(&mut self, bl: &[Leaves], names: [&[&str]; 2]) {
         let open_base: Vec<usize> = (0..bl.len())
             .filter(|&b| self.pairs[b].is_none() && !bl[b].is_empty())
             .collect();
@@ -269,16 +320,22 @@ impl Reading {
                 .filter(|&s| !taken[s] && self.new[s] && !self.leaves[s].is_empty())
                 .collect()
         };
-        // The same content first.
+        // The same content first. Where several items share it (zones alike but for their
+        // names), the names that share the longest start pair first (`zone-c` renamed
+        // `zone-c-main`, not `zone-b` deleted beside it), then base's order.
         let mut by_content: HashMap<u64, Vec<usize>> = HashMap::new();
         for s in open(&self.taken) {
             by_content.entry(self.leaves[s].whole).or_default().push(s);
         }
+        let mut same: Vec<(usize, usize, usize)> = Vec::new();
         for &b in &open_base {
-            let found = by_content
-                .get(&bl[b].whole)
-                .and_then(|c| c.iter().copied().find(|&s| !self.taken[s]));
-            if let Some(s) = found {
+            for &s in by_content.get(&bl[b].whole).into_iter().flatten() {
+                same.push((shared_start(names[0][b], names[1][s]), b, s));
+            }
+        }
+        same.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+        for (_, b, s) in same {
+            if self.pairs[b].is_none() && !self.taken[s] {
                 self.pairs[b] = Some(s);
                 self.taken[s] = true;
             }
@@ -323,6 +380,25 @@ impl Reading {
             }
             self.pairs[b] = Some(s);
             self.taken[s] = true;
+        }
+        self.sole_key_renamed(bl);
+    }
+
+    /// The one base item still open and the one new item still open, both holding nothing
+    /// but their key (a port list's `containerPort`): read as the item renamed. No content
+    /// can show it, but neither can any other item be it, so the reading is unambiguous;
+    /// read as a deletion and an addition instead, both sides renaming one port apart would
+    /// keep both ports where a person (and mark mode) sees one port changed two ways.
+    fn sole_key_renamed(&mut self, bl: &[Leaves]) {
+        let open_base: Vec<usize> = (0..bl.len()).filter(|&b| self.pairs[b].is_none()).collect();
+        let open_side: Vec<usize> = (0..self.taken.len())
+            .filter(|&s| !self.taken[s] && self.new[s])
+            .collect();
+        if let ([b], [s]) = (open_base.as_slice(), open_side.as_slice()) {
+            if bl[*b].is_empty() && self.leaves[*s].is_empty() {
+                self.pairs[*b] = Some(*s);
+                self.taken[*s] = true;
+            }
         }
     }
 }
@@ -496,12 +572,20 @@ mod tests {
     }
 
     #[test]
-    fn items_with_nothing_but_their_key_pair_only_by_key() {
+    fn items_with_nothing_but_their_key_pair_by_key_or_as_the_one_left_open() {
+        // b is the one base item gone and c the one new: no other item can be b renamed.
         let base = "- {name: a}\n- {name: b}\n";
         let side = "- {name: c}\n- {name: a}\n";
         assert_eq!(
             pairs(base, side, side),
-            [vec![Some(1), None], vec![Some(1), None]]
+            [vec![Some(1), Some(0)], vec![Some(1), Some(0)]]
+        );
+        // Two gone and two new: nothing says which is which.
+        let base = "- {name: a}\n- {name: b}\n- {name: d}\n";
+        let side = "- {name: c}\n- {name: a}\n- {name: e}\n";
+        assert_eq!(
+            pairs(base, side, side),
+            [vec![Some(1), None, None], vec![Some(1), None, None]]
         );
     }
 }
