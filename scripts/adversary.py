@@ -2745,7 +2745,9 @@ class Skeleton:
     PLAIN_KEY = re.compile(r"^(\s*)([A-Za-z_][A-Za-z0-9_.\-/]*)(:(?:\s|$))")
     IDENTITY_KEYS = {"apiVersion", "kind", "metadata", "name", "namespace"}
 
-    def block_keys(self, masked):
+    CONTENT_ACTION = re.compile(r"^\{\{-?[^{}]*\|\s*n?indent\s+(\d+)\s*-?\}\}$")
+
+    def block_keys(self, masked, content=False):
         """The skeleton with each plain mapping key (not a list item's first key, nor one of a
         resource's identity fields) that stands inside a template block opened in its document
         (`if`, `with`, `range`, each `else` branch its own) renamed after those blocks. A key a
@@ -2754,7 +2756,12 @@ class Skeleton:
         conflict side holding that side's move is a side of a real conflict, and a result that
         drops the move loses a change. The blocks are counted from the first data line of the
         document, so a block around the whole document names no key. None where the blocks do
-        not pair (an `end` with no block open, a block left open): no template reads so."""
+        not pair (an `end` with no block open, a block left open): no template reads so.
+
+        With `content`, a line of one action that writes text at an indentation of its own
+        (`{{ include "x.labels" . | indent 4 }}`, not a block's line) is read as a key of that
+        indentation, named after the action: its output lands in whatever map stands above it
+        there, so a key moved above or below it takes that output along or leaves it."""
         out, stack, base = [], [], None
         for line in masked.splitlines(keepends=True):
             stripped = line.strip()
@@ -2763,6 +2770,13 @@ class Skeleton:
                 out.append(line)
                 continue
             heads = re.findall(r"#Zc[0-9a-z]{3}", line)
+            if content and len(heads) == 1 and stripped.startswith("#Zc"):
+                text = self.text_of.get(heads[0], (None, ""))[1]
+                wrote = self.CONTENT_ACTION.match(text)
+                if wrote and not self.BLOCK_ACTION.search(text):
+                    eol = line[len(line.rstrip("\r\n")):]
+                    out.append(" " * int(wrote.group(1)) + "\u2039" + heads[0][3:] + "\u203a: null" + eol)
+                    continue
             if heads and stripped.startswith("#Zc"):
                 for head in heads:
                     text = self.text_of.get(head, (None, ""))[1]
@@ -2928,14 +2942,20 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
     fallback = "line merge used:" in err
     # Keys read with the template blocks they stand in (Skeleton.block_keys), where every
     # version's blocks pair; a result's side whose blocks do not pair then is no template.
-    blocks = False
+    # The lines of an action that writes text are read as keys (`content`) where every
+    # version so read loads.
+    blocks, content = False, False
     if skeleton is not None:
-        tagged = [skeleton.block_keys(t) for t in texts]
-        if None not in tagged:
+        for content in (True, False):
+            tagged = [skeleton.block_keys(t, content) for t in texts]
+            if None in tagged:
+                continue
             try:
                 texts, inputs, blocks = tagged, [load_docs(t) for t in tagged], True
+                break
             except (yaml.YAMLError, RecursionError, ValueError, TypeError):
                 pass
+        content = content and blocks
 
     def masked(text, where):
         if skeleton is None or text is None:
@@ -2948,7 +2968,7 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             return None, Violation("new-action", where, "an action no input has: %s" % show(skeleton.new[0]))
         if not blocks:
             return m, None
-        tagged = skeleton.block_keys(m)
+        tagged = skeleton.block_keys(m, content)
         if tagged is None:
             return None, Violation("blocks-broken", where, "its template blocks do not pair (an end lost or added)")
         return tagged, None
