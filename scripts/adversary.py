@@ -2755,7 +2755,8 @@ class Skeleton:
         skeleton, with control lines as comments, it reads as no change of data; so read, a
         conflict side holding that side's move is a side of a real conflict, and a result that
         drops the move loses a change. The blocks are counted from the first data line of the
-        document, so a block around the whole document names no key. None where the blocks do
+        document, so a block around the whole document names no key, and a key after an `end`
+        that closed such a block is named outside it. None where the blocks do
         not pair (an `end` with no block open, a block left open): no template reads so.
 
         With `content`, a line of one action that writes text at an indentation of its own
@@ -2790,8 +2791,6 @@ class Skeleton:
                             stack[-1] = head
                         else:
                             stack.append(head)
-                    if base is not None:
-                        base = min(base, len(stack))
                 out.append(line)
                 continue
             if not stripped or stripped.startswith("#"):
@@ -2800,7 +2799,9 @@ class Skeleton:
             if base is None:
                 base = len(stack)
             m = self.PLAIN_KEY.match(line)
-            inner = stack[base:]
+            # A key after an `end` that closed a block open at the document's first line
+            # stands outside it (`^` for each level closed).
+            inner = ["#Zc^"] * (base - len(stack)) + stack[base:]
             if m and inner and m.group(2) not in self.IDENTITY_KEYS:
                 tag = "\u2039" + ".".join(h[3:] for h in inner) + "\u203a"
                 line = line[:m.end(2)] + tag + line[m.end(2):]
