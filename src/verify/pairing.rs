@@ -192,12 +192,12 @@ pub(super) fn pair_sides(
     // both sides is the rename, which the likeness of one side alone cannot show.
     for s in 0..2 {
         let other = 1 - s;
-        for b in 0..base.len() {
+        for (b, item) in base.iter().enumerate() {
             let (Some(mine), None) = (read[s].pairs[b], read[other].pairs[b]) else {
                 continue;
             };
             let renamed = sides[s].1[mine].key.as_str();
-            if renamed == base[b].key {
+            if renamed == item.key {
                 continue;
             }
             if let Some(&alt) = read[other].keys.get(renamed) {
