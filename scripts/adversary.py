@@ -36,7 +36,8 @@ harness's own skeleton (class Skeleton: control lines and block-valued actions a
 actions as plain scalars, each the width of its action), edited as YAML, put back into template
 text, merged, and the result (each side of a conflict) read as a skeleton again and judged as
 below; an action in the result that no input has is a violation. Control lines are comments to
-the oracle: where they land is not judged.
+the oracle, but a key is read with the template blocks (`if`, `with`, `range`) it stands in within
+its document, so a key moved into or out of a block is a change (Skeleton.block_keys).
 
 `packages`: 2-5 real files laid out as a folder (base/), each side made by 1-4 package edits: a
 file edited (1-3 of the edits above), added (another real file), deleted, or moved (renamed or
@@ -2769,6 +2770,73 @@ class Skeleton:
         masked = "".join(out)
         return masked if self.unmask(masked) == text else None
 
+    BLOCK_ACTION = re.compile(r"\{\{-?\s*(if|with|range|define|block|else|end)\b")
+    PLAIN_KEY = re.compile(r"^(\s*)([A-Za-z_][A-Za-z0-9_.\-/]*)(:(?:\s|$))")
+    IDENTITY_KEYS = {"apiVersion", "kind", "metadata", "name", "namespace"}
+
+    CONTENT_ACTION = re.compile(r"^\{\{-?[^{}]*\|\s*n?indent\s+(\d+)\s*-?\}\}$")
+
+    def block_keys(self, masked, content=False):
+        """The skeleton with each plain mapping key (not a list item's first key, nor one of a
+        resource's identity fields) that stands inside a template block opened in its document
+        (`if`, `with`, `range`, each `else` branch its own) renamed after those blocks. A key a
+        side moved into or out of such a block changes what the template renders, though as a
+        skeleton, with control lines as comments, it reads as no change of data; so read, a
+        conflict side holding that side's move is a side of a real conflict, and a result that
+        drops the move loses a change. The blocks are counted from the first data line of the
+        document, so a block around the whole document names no key, and a key after an `end`
+        that closed such a block is named outside it. None where the blocks do
+        not pair (an `end` with no block open, a block left open): no template reads so.
+
+        With `content`, a line of one action that writes text at an indentation of its own
+        (`{{ include "x.labels" . | indent 4 }}`, not a block's line) is read as a key of that
+        indentation, named after the action: its output lands in whatever map stands above it
+        there, so a key moved above or below it takes that output along or leaves it."""
+        out, stack, base = [], [], None
+        for line in masked.splitlines(keepends=True):
+            stripped = line.strip()
+            if stripped.startswith("---") or stripped == "...":
+                base = None
+                out.append(line)
+                continue
+            heads = re.findall(r"#Zc[0-9a-z]{3}", line)
+            if content and len(heads) == 1 and stripped.startswith("#Zc"):
+                text = self.text_of.get(heads[0], (None, ""))[1]
+                wrote = self.CONTENT_ACTION.match(text)
+                if wrote and not self.BLOCK_ACTION.search(text):
+                    eol = line[len(line.rstrip("\r\n")):]
+                    out.append(" " * int(wrote.group(1)) + "\u2039" + heads[0][3:] + "\u203a: null" + eol)
+                    continue
+            if heads and stripped.startswith("#Zc"):
+                for head in heads:
+                    text = self.text_of.get(head, (None, ""))[1]
+                    for m in self.BLOCK_ACTION.finditer(text):
+                        word = m.group(1)
+                        if word in ("end", "else") and not stack:
+                            return None
+                        if word == "end":
+                            stack.pop()
+                        elif word == "else":
+                            stack[-1] = head
+                        else:
+                            stack.append(head)
+                out.append(line)
+                continue
+            if not stripped or stripped.startswith("#"):
+                out.append(line)
+                continue
+            if base is None:
+                base = len(stack)
+            m = self.PLAIN_KEY.match(line)
+            # A key after an `end` that closed a block open at the document's first line
+            # stands outside it (`^` for each level closed).
+            inner = ["#Zc^"] * (base - len(stack)) + stack[base:]
+            if m and inner and m.group(2) not in self.IDENTITY_KEYS:
+                tag = "\u2039" + ".".join(h[3:] for h in inner) + "\u203a"
+                line = line[:m.end(2)] + tag + line[m.end(2):]
+            out.append(line)
+        return None if stack else "".join(out)
+
     def unmask(self, masked):
         """The template text of a skeleton, or None where an edit cut or grew a placeholder."""
         out, at = [], 0
@@ -2905,6 +2973,22 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
     if status == "error" or res is None:
         return out
     fallback = "line merge used:" in err
+    # Keys read with the template blocks they stand in (Skeleton.block_keys), where every
+    # version's blocks pair; a result's side whose blocks do not pair then is no template.
+    # The lines of an action that writes text are read as keys (`content`) where every
+    # version so read loads.
+    blocks, content = False, False
+    if skeleton is not None:
+        for content in (True, False):
+            tagged = [skeleton.block_keys(t, content) for t in texts]
+            if None in tagged:
+                continue
+            try:
+                texts, inputs, blocks = tagged, [load_docs(t) for t in tagged], True
+                break
+            except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+                pass
+        content = content and blocks
 
     def masked(text, where):
         if skeleton is None or text is None:
@@ -2915,7 +2999,12 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             return None, Violation("not-a-skeleton", where, "the template does not read as a skeleton")
         if skeleton.new:
             return None, Violation("new-action", where, "an action no input has: %s" % show(skeleton.new[0]))
-        return m, None
+        if not blocks:
+            return m, None
+        tagged = skeleton.block_keys(m, content)
+        if tagged is None:
+            return None, Violation("blocks-broken", where, "its template blocks do not pair (an end lost or added)")
+        return tagged, None
     if status == "clean":
         text, bad = masked(res, "<file>")
         if bad:

@@ -339,6 +339,11 @@ pub(crate) fn controls(skeleton: &str) -> Vec<String> {
 /// the end of a place: a control line among or right after a list's items reads the same in
 /// the compact style (`- ` under its key's column) and the indented one, which a merge that
 /// re-indents theirs' list to ours' style turns one into the other.
+///
+/// A control line with no data after it in its document (the `end` of a block around the
+/// whole document) is placed at the document's end besides ([`DOCUMENT_END`]): under the
+/// same keys, a merge that left it above a key (ours' order, where theirs moved that key to
+/// the end) would render that key whatever the block's `if` says.
 pub(crate) fn placed_controls(skeleton: &str) -> Vec<(String, Vec<String>)> {
     let lines: Vec<&str> = skeleton.lines().collect();
     let content = |line: &str| {
@@ -356,6 +361,17 @@ pub(crate) fn placed_controls(skeleton: &str) -> Vec<(String, Vec<String>)> {
         } else if content(line) {
             holds_sequence[i] = next_item.is_some_and(|at| at >= key_column(line));
             next_item = is_item(line.trim_start()).then(|| indent_of(line));
+        }
+    }
+    // Whether a content line follows each line in its document.
+    let mut data_after = vec![false; lines.len()];
+    let mut seen = false;
+    for (i, line) in lines.iter().enumerate().rev() {
+        data_after[i] = seen;
+        if line.starts_with("---") {
+            seen = false;
+        } else if content(line) && !is_control(line) {
+            seen = true;
         }
     }
     let mut out = Vec::new();
@@ -382,13 +398,18 @@ pub(crate) fn placed_controls(skeleton: &str) -> Vec<(String, Vec<String>)> {
             let under = keys[..keys.len() - held]
                 .iter()
                 .map(|&(_, k, _)| k.to_string());
-            out.push((line.trim_start().to_string(), under.collect()));
+            let end = (!data_after[i]).then(|| DOCUMENT_END.to_string());
+            out.push((line.trim_start().to_string(), under.chain(end).collect()));
         } else if let Some(end) = plain_key_end(line) {
             keys.push((column, &line[column..end], holds_sequence[i]));
         }
     }
     out
 }
+
+/// The place [`placed_controls`] gives a control line after its document's data: no key
+/// holds a line break.
+const DOCUMENT_END: &str = "\n(the end of its document)";
 
 /// Whether a skeleton line is a control line.
 fn is_control(line: &str) -> bool {
@@ -467,7 +488,12 @@ mod tests {
         let moved =
             "spec:\n  selector:\n    matchLabels:\n  template:\n      {{- include \"l\" . }}\n";
         assert_eq!(place(base), ["spec.selector.matchLabels"]);
-        assert_eq!(place(moved), ["spec.template"]);
+        assert_eq!(place(moved), [format!("spec.template.{DOCUMENT_END}")]);
+        // The end of a block around the document: after its data, or above a key.
+        let closing = "{{- if .x }}\nkind: A\nspec: {}\n{{- end }}\n";
+        let early = "{{- if .x }}\nkind: A\n{{- end }}\nspec: {}\n";
+        assert_eq!(place(closing), ["", DOCUMENT_END]);
+        assert_eq!(place(early), ["", ""]);
         let indented = "c:\n  mounts:\n    {{- if .x }}\n    - a\n    {{- end }}\n  args: []\n";
         let compact = "c:\n  mounts:\n  {{- if .x }}\n  - a\n  {{- end }}\n  args: []\n";
         assert_eq!(place(indented), ["c", "c"]);

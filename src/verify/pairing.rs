@@ -237,6 +237,27 @@ pub(super) fn pair_sides(
         let names: Vec<&str> = side.iter().map(|i| i.key.as_str()).collect();
         r.renames(&bl, [&base_names, &names]);
     }
+    // Both sides gave an item one new identity (both dropped a document's namespace, say),
+    // and one side changed its content too much to read as alike: the same new identity on
+    // both sides is the rename, which the likeness of one side alone cannot show.
+    for s in 0..2 {
+        let other = 1 - s;
+        for (b, item) in base.iter().enumerate() {
+            let (Some(mine), None) = (read[s].pairs[b], read[other].pairs[b]) else {
+                continue;
+            };
+            let renamed = sides[s].1[mine].key.as_str();
+            if renamed == item.key {
+                continue;
+            }
+            if let Some(&alt) = read[other].keys.get(renamed) {
+                if !read[other].taken[alt] && read[other].new[alt] {
+                    read[other].taken[alt] = true;
+                    read[other].pairs[b] = Some(alt);
+                }
+            }
+        }
+    }
     // Both sides renamed an item alike, one of them keeping a new item under the old name.
     for s in 0..2 {
         let other = 1 - s;

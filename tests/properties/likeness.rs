@@ -136,6 +136,20 @@ pub(crate) fn rows_by_likeness<'a>(
         pairs
     };
     let mut sides = [pair(o), pair(t)];
+    // Both sides gave an item one new identity (both dropped its namespace), one side
+    // changing it too much to read as alike: the same new identity is the rename.
+    for s in 0..2 {
+        let (versions, other) = ([o, t][s], sides[1 - s].clone());
+        for (k, renamed) in &other {
+            if renamed == k || b.contains_key(renamed) || sides[s].contains_key(k) {
+                continue;
+            }
+            let taken = sides[s].values().any(|v| v == renamed);
+            if !taken && versions.contains_key(renamed) {
+                sides[s].insert(k.clone(), renamed.clone());
+            }
+        }
+    }
     // Both sides renamed an item alike, one keeping a new item under the old identity.
     for s in 0..2 {
         let (versions, other) = ([o, t][s], sides[1 - s].clone());
