@@ -344,13 +344,6 @@ impl<'t> Checker<'t> {
         // the other's. (A clean result must write `[]` or `{}`: to Helm a null unsets.)
         let emptied = matches!(self.rule, Rule::Resolved(_)) && r.is_some_and(|r| rt.is_null(r));
         if ok == Kind::Map && tk == Kind::Map && base_map {
-            // A map both sides added, under ours: ours' whole is one answer the policy allows
-            // (the field both changed, `resources: {}` against theirs' requests), and the two
-            // merged key by key, ours winning a key both set, is the other (mark mode's
-            // reading with ours deciding its conflicts).
-            if self.rule == Rule::Ours && b.is_none() && self.equal(path, ot, Some(o), r) {
-                return;
-            }
             if result_kind != Some(Kind::Map) && !emptied {
                 return self.at(
                     path,
