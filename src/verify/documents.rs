@@ -7,7 +7,7 @@ use crate::parse::{same_data, NodeId, Tree, Versions};
 use crate::resource::Path;
 
 use super::identity::{documents, repeated, Document, Identity, IDENTITY_FIELDS};
-use super::pairing::{by_key, by_likeness, Item, Row};
+use super::pairing::{by_key, by_likeness, identity_of_row, Item, Row};
 use super::values::Checker;
 use super::{Rule, Taken, Verdict};
 
@@ -211,19 +211,7 @@ impl Checker<'_> {
     /// renamed it differently in mark mode.
     fn identity_expected(&self, docs: &[Vec<Document>; 4], row: &Row) -> Option<Option<Identity>> {
         let id = |v: usize| row.0[v].map(|d| docs[v][d].identity.clone());
-        match (id(0), id(1), id(2)) {
-            (_, Some(o), Some(t)) if o == t => Some(o),
-            (Some(b), Some(o), Some(t)) if b == o => Some(t),
-            (Some(b), Some(o), Some(t)) if b == t => Some(o),
-            (_, Some(o), Some(t)) => match self.rule.winner() {
-                Some(Taken::Ours) => Some(o),
-                Some(Taken::Theirs) => Some(t),
-                None => None,
-            },
-            (_, Some(o), None) => Some(o),
-            (_, None, Some(t)) => Some(t),
-            (_, None, None) => None,
-        }
+        identity_of_row([id(0), id(1), id(2)], self.rule.winner())
     }
 }
 

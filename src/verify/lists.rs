@@ -52,15 +52,9 @@ impl Checker<'_> {
         // A set whose order (or style) alone ours changed, under ours: ours' text is a change
         // both sides made to the list, and ours' list whole is an answer the policy allows.
         if self.rule == Rule::Ours && kind.as_ref() == Some(&ListKind::Set) {
-            let entries = |tree: &Tree, x: At| -> Option<Vec<String>> {
-                let x = x.filter(|&x| tree.node(x).kind == Kind::Seq)?;
-                let mut all: Vec<String> = tree
-                    .children(x)
-                    .iter()
-                    .map(|&e| canonical(tree, e))
-                    .collect();
-                all.sort_unstable();
-                Some(all)
+            let entries = |tree: &Tree, x: At| {
+                x.filter(|&x| tree.node(x).kind == Kind::Seq)
+                    .map(|x| sorted_entries(tree, x))
             };
             let reordered = entries(bt, b).is_some_and(|e| Some(e) == entries(ot, o));
             if reordered && matches!((o, r), (Some(o), Some(r)) if same_data(ot, o, rt, r)) {
@@ -145,16 +139,7 @@ impl Checker<'_> {
         {
             return false;
         }
-        let entries = |tree: &Tree, n: NodeId| -> Vec<String> {
-            let mut all: Vec<String> = tree
-                .children(n)
-                .iter()
-                .map(|&e| canonical(tree, e))
-                .collect();
-            all.sort_unstable();
-            all
-        };
-        entries(xt, x) == entries(rt, r)
+        sorted_entries(xt, x) == sorted_entries(rt, r)
     }
 
     /// How the elements of the list at `path` are identified, given its versions there: by
@@ -971,4 +956,16 @@ fn misordered<T: std::hash::Hash + Eq + Clone>(
         }
     }
     None
+}
+
+/// A set's elements as data, in one order: two sets hold the same elements where these are
+/// equal, whatever order each was written in.
+fn sorted_entries(tree: &Tree, seq: NodeId) -> Vec<String> {
+    let mut all: Vec<String> = tree
+        .children(seq)
+        .iter()
+        .map(|&e| canonical(tree, e))
+        .collect();
+    all.sort_unstable();
+    all
 }

@@ -135,23 +135,32 @@ pub(super) fn by_likeness(
     Some(rows)
 }
 
-/// The identity the result's item of `row` has: a side's new identity where the other kept
-/// base's; where both renamed it differently, the identity of the side a policy lets win,
-/// `winner`, else none (and the check finds it lost).
+/// The identity the result's item of `row` has: see [`identity_of_row`].
 fn wanted<'a>(row: &Row, items: [&'a [Item]; 4], winner: Option<Taken>) -> Option<&'a str> {
     let key = |version: usize| row.0[version].map(|i| items[version][i].key.as_str());
-    match (key(0), key(1), key(2)) {
-        (_, Some(o), Some(t)) if o == t => Some(o),
-        (b, Some(o), Some(t)) if b == Some(o) => Some(t),
-        (b, Some(o), Some(t)) if b == Some(t) => Some(o),
-        (_, Some(o), Some(t)) => match winner {
+    identity_of_row([key(0), key(1), key(2)], winner)
+}
+
+/// The identity a row's item (a document, a list element) should have in the result, given
+/// its base, ours and theirs identities: a side's new identity where the other kept base's;
+/// where both renamed it differently, the identity of the side a policy lets win, `winner`,
+/// else none (and the check finds it lost); none where no side holds it.
+pub(super) fn identity_of_row<T: PartialEq>(
+    [b, o, t]: [Option<T>; 3],
+    winner: Option<Taken>,
+) -> Option<T> {
+    match (o, t) {
+        (Some(o), Some(t)) if o == t => Some(o),
+        (Some(o), Some(t)) if b.as_ref() == Some(&o) => Some(t),
+        (Some(o), Some(t)) if b.as_ref() == Some(&t) => Some(o),
+        (Some(o), Some(t)) => match winner {
             Some(Taken::Ours) => Some(o),
             Some(Taken::Theirs) => Some(t),
             None => None,
         },
-        (_, Some(o), None) => Some(o),
-        (_, None, Some(t)) => Some(t),
-        (_, None, None) => None,
+        (Some(o), None) => Some(o),
+        (None, Some(t)) => Some(t),
+        (None, None) => None,
     }
 }
 
