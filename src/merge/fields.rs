@@ -277,6 +277,27 @@ impl<'t> Merger<'t> {
             }
             return;
         }
+        if ours.node(o.node).flow && ours.node(o.node).kind == Kind::Map {
+            // Ours' flow map: its text cannot lose an entry line by line, so where a null in
+            // it clears, the map is rewritten with the other entries (all gone: `{}`, as a
+            // block map whose every field cleared is written).
+            let in_base = b.filter(|&b| base.node(b).kind == Kind::Map);
+            let cleared = |(k, v): (NodeId, NodeId)| {
+                ours.is_null(v)
+                    && !in_base
+                        .and_then(|b| base.get(b, ours.value(k)))
+                        .is_some_and(|bv| base.is_null(bv))
+            };
+            if ours.entries(o.node).any(cleared) {
+                let entries = ours
+                    .entries(o.node)
+                    .filter(|&e| !cleared(e))
+                    .map(|(k, v)| (Side::Ours, k, v))
+                    .collect();
+                self.plan.ops.push(Op::FlowMap { ours: o, entries });
+            }
+            return;
+        }
         if !ours.is_block_collection(o.node) {
             return;
         }
