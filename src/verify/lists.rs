@@ -415,11 +415,21 @@ impl Checker<'_> {
                 for &x in &both_dropped {
                     for oc in alike.ranked(1, x, &ours_new) {
                         for tc in alike.ranked(2, x, &theirs_new) {
+                            // A cross reading (base's first element as the base of both
+                            // sides' second, both having changed one into the other alike)
+                            // can explain more than the right one: an element both sides'
+                            // versions are more alike to is their base instead.
+                            let closer = |y: u128| {
+                                y != x
+                                    && alike.likeness(1, oc, 0, y) > alike.likeness(1, oc, 0, x)
+                                    && alike.likeness(2, tc, 0, y) > alike.likeness(2, tc, 0, x)
+                            };
                             if oc == tc
                                 || want[&oc] <= 0
                                 || want[&tc] <= 0
                                 || !placed(&ao, &od, x, oc)
                                 || !placed(&at, &td, x, tc)
+                                || both_dropped.iter().any(|&y| closer(y))
                             {
                                 continue;
                             }
