@@ -2792,7 +2792,7 @@ class Skeleton:
         (`{{ include "x.labels" . | indent 4 }}`, not a block's line) is read as a key of that
         indentation, named after the action: its output lands in whatever map stands above it
         there, so a key moved above or below it takes that output along or leaves it."""
-        out, stack, base = [], [], None
+        out, stack, base, bare_dash = [], [], None, False
         for line in masked.splitlines(keepends=True):
             stripped = line.strip()
             if stripped.startswith("---") or stripped == "...":
@@ -2828,10 +2828,13 @@ class Skeleton:
             if base is None:
                 base = len(stack)
             m = self.PLAIN_KEY.match(line)
+            # A list item's first key below a bare `-` is the same key as on the `- ` line
+            # (`-` then `  image: x` reads as `- image: x`), which is not renamed.
+            first_of_item, bare_dash = bare_dash, stripped == "-"
             # A key after an `end` that closed a block open at the document's first line
             # stands outside it (`^` for each level closed).
             inner = ["#Zc^"] * (base - len(stack)) + stack[base:]
-            if m and inner and m.group(2) not in self.IDENTITY_KEYS:
+            if m and inner and not first_of_item and m.group(2) not in self.IDENTITY_KEYS:
                 tag = "\u2039" + ".".join(h[3:] for h in inner) + "\u203a"
                 line = line[:m.end(2)] + tag + line[m.end(2):]
             out.append(line)

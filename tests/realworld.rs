@@ -522,11 +522,14 @@ const REALWORLD_ALL: Floor = Floor {
 /// lines there have an ours side that repeats `nodeSelector` (the adversary's oracle finds it
 /// unloadable too), and theirs' `args` lost on ours' side; the conflict now takes in the
 /// container both sides changed and the stretch that theirs' moved `nodeSelector` crosses.
+/// They fell to 1097 in opentelemetry-demo's jaeger.yaml (38 to 34, git's 38): the data merges
+/// clean there and only where the control lines go is open, so the conflict is between the
+/// structural merge placed as ours and as theirs place them, each half holding both changes.
 const TEMPLATES: Floor = Floor {
     cases: 47,
     a_exact: 7,
     b_exact: 14,
-    a_marked_lines: 1101,
+    a_marked_lines: 1097,
 };
 
 #[test]

@@ -315,6 +315,35 @@ fn checked_conflicts(
         // Conflicted, it replaces git's failing markers where it marks no more lines, or
         // where a side of git's lacks a whole document it keeps.
         let size = opts.marker_size;
+        // Where the structural merge holds the data but each side places the control lines
+        // its own way, nothing conflicts as data, so each side of a conflict must hold both
+        // sides' changes. Where a side of git's conflicts drops one, the document-by-document
+        // merge stands if its sides hold them all, else the conflict between the structural
+        // merge's two renderings, which hold them in each half.
+        let clean_by_documents = documents.as_ref().is_some_and(|d| !d.conflicted);
+        let placed = (!clean_by_documents)
+            .then(|| {
+                template::with_placements([b, o, t], opts, |texts, holds| {
+                    if holds(merged) {
+                        return None;
+                    }
+                    let by_documents = documents
+                        .as_ref()
+                        .and_then(|d| std::str::from_utf8(&d.bytes).ok())
+                        .is_some_and(&mut *holds);
+                    match by_documents {
+                        true => Some(None),
+                        false => widen::widened(texts, &marks, holds).map(Some),
+                    }
+                })
+            })
+            .flatten()
+            .flatten();
+        match (placed, &documents) {
+            (Some(Some(text)), _) => return Checked::Widened(text, "a side of git's conflicts would drop a change the other side made in its lines: marked instead between the structural merge placed as ours and as theirs place the control lines"),
+            (Some(None), Some(outcome)) => return Checked::Documents(outcome.clone()),
+            _ => {}
+        }
         match documents {
             Some(outcome) if !outcome.conflicted => return Checked::Documents(outcome),
             _ if git_holds == Some(true) => return Checked::Hold,

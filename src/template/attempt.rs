@@ -327,6 +327,104 @@ pub(crate) fn with_conflict_check<R>(
     Some(f(&mut holds))
 }
 
+/// Runs `f` with the skeletons' clean structural merge rendered twice, into ours' text and
+/// into theirs' (the sides swapped, and the policy with them), as `[base, in ours, in theirs]`
+/// template texts, and with the check a conflict between the two must pass. Where the
+/// structural merge holds the data but each side places the control lines its own way (a side
+/// moved a key across an `if` line, or moved the block holding one), no clean merge can say
+/// where they go; git's conflicts then hold one side's raw text, which drops a change the
+/// other side made inside the same lines (a value it edited on a line this side moved). A
+/// conflict between the two renderings asks only where the lines go: each half holds both
+/// sides' data. The check: read as a skeleton, each half is a clean merge of the data (under
+/// the options' policy), keeps its blocks whole where the versions do, and holds the control
+/// lines as its own side or their 3-way merge has them. `None` where the skeletons cannot be
+/// read, where either rendering has a conflict or fails the data check, or where the two
+/// renderings are one text (nothing to ask).
+pub(crate) fn with_placements<R>(
+    [base, ours, theirs]: [&str; 3],
+    opts: &MergeOptions,
+    f: impl FnOnce([&str; 3], &mut dyn FnMut(&str) -> bool) -> R,
+) -> Option<R> {
+    let Skeletons {
+        mut tokens,
+        base: sb,
+        ours: so,
+        theirs: st,
+    } = Skeletons::read(base, ours, theirs)?;
+    let name = opts.file_name.as_deref();
+    let versions = Versions::parse(&sb, &so, &st).ok()?.named(name);
+    let swapped = Versions::parse(&sb, &st, &so).ok()?.named(name);
+    // A conflict's halves are judged as mark mode judges them, whatever the policy: no
+    // policy decided what a person takes.
+    let opts = &MergeOptions {
+        policy: Policy::Mark,
+        ..opts.clone()
+    };
+    let rendered = |versions: &Versions, opts: &MergeOptions| {
+        engine::merged(versions, opts)
+            .ok()
+            .filter(|m| m.conflicts.is_empty())
+            .filter(|m| {
+                matches!(
+                    verify::check_text(versions, &m.text, opts.policy),
+                    Verdict::Holds
+                )
+            })
+            .map(|m| m.text)
+    };
+    let whole = [&sb, &so, &st]
+        .iter()
+        .all(|s| tokens.whole_blocks(&controls(s)));
+    let expected = merged_controls(&tokens, &sb, &so, &st);
+    // A half holds both sides' data and keeps its blocks whole where the versions do; its
+    // control lines are its side's, or their 3-way merge (`strict`), or at least each stands
+    // under keys where ours or theirs has it, as a clean merge made document by document must.
+    let half_holds = |tokens: &Tokens, masked: &str, own: &[String], strict: bool| {
+        let held = controls(masked);
+        (held == own
+            || expected.as_deref() == Some(&held[..])
+            || (!strict && controls_stay_in_place(masked, &versions)))
+            && (!whole || tokens.whole_blocks(&held))
+            && matches!(
+                verify::check_text(&versions, masked, opts.policy),
+                Verdict::Holds
+            )
+    };
+    // The rendering into a side's text, else that text itself where it already holds the
+    // other side's data: the comment pass can carry a control line with the other side's
+    // move, so a rendering may place them as neither side does.
+    let half = |rendered: Option<String>, raw: &str| {
+        let own = controls(raw);
+        let candidates: Vec<String> = rendered.into_iter().chain([raw.to_string()]).collect();
+        [true, false].into_iter().find_map(|strict| {
+            candidates
+                .iter()
+                .find(|masked| half_holds(&tokens, masked, &own, strict))
+                .cloned()
+        })
+    };
+    let in_ours = half(rendered(&versions, opts), &so)?;
+    let in_theirs = half(rendered(&swapped, opts), &st)?;
+    if in_ours == in_theirs {
+        return None;
+    }
+    let own = [controls(&so), controls(&st)];
+    let (in_ours, in_theirs) = (tokens.unmask(&in_ours)?, tokens.unmask(&in_theirs)?);
+    let size = opts.marker_size;
+    let tokens = &mut tokens;
+    let mut holds = |text: &str| {
+        markers::sides(text, size)
+            .iter()
+            .zip(&own)
+            .all(|(half, own)| {
+                tokens
+                    .mask(half)
+                    .is_some_and(|m| half_holds(tokens, &m, own, false))
+            })
+    };
+    Some(f([base, &in_ours, &in_theirs], &mut holds))
+}
+
 /// The control lines a merge of the skeletons must hold, in order (`None` where both sides
 /// changed them at one place), and whether the versions' blocks are whole.
 struct Expected {

@@ -13,7 +13,8 @@ mod mask;
 use crate::text::{diff3, Chunk};
 
 pub(crate) use attempt::{
-    attempt, clean_holds, clean_holds_by_documents, with_conflict_check, with_sound_sides,
+    attempt, clean_holds, clean_holds_by_documents, with_conflict_check, with_placements,
+    with_sound_sides,
 };
 pub(crate) use documents::{by_documents, drops_a_document};
 pub(crate) use mask::Tokens;
