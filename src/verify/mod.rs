@@ -30,6 +30,7 @@ use crate::fallback::Reason;
 use crate::options::Policy;
 use crate::parse;
 use crate::parse::{same_data, OwnedParse, Parsed, Tree, Versions};
+use crate::resource::{element_key, list_kind, ListKind, Path};
 use crate::text::markers;
 
 /// What the check holds a result to where ours and theirs changed one path differently; the
@@ -352,7 +353,71 @@ fn duplicates(tree: &Tree) -> HashSet<String> {
         .map(|d| d.split_once(": ").map_or(d.clone(), |(_, k)| k.to_string()));
     keys.chain(identity::repeated(tree))
         .chain(duplicate_element_names(tree))
+        .chain(duplicate_element_keys(tree))
         .collect()
+}
+
+/// `path[key]` for every element of a list the schema table keys whose key another element
+/// of that list carries: two Service ports `9443/TCP` are what git leaves when both sides add
+/// one, and unlike a repeated `name` no seed key finds them (the seed rule keys only a list
+/// whose keys are unique).
+fn duplicate_element_keys(tree: &Tree) -> Vec<String> {
+    let mut out = Vec::new();
+    for doc in identity::documents(tree) {
+        let identity = doc.identity.map(|i| i.for_list_keys());
+        let group_kind = crate::resource::group_kind_of(identity.as_ref(), None);
+        let prefix = identity.map_or_else(String::new, |i| format!("{i}: "));
+        repeated_keys_under(
+            tree,
+            doc.root,
+            &Path::default(),
+            group_kind.as_deref(),
+            &prefix,
+            &mut out,
+        );
+    }
+    out
+}
+
+/// [`duplicate_element_keys`] for the node `at` of a document of `group_kind`, at `path`.
+/// The recursion is bounded by the parser's depth limit.
+fn repeated_keys_under(
+    tree: &Tree,
+    at: parse::NodeId,
+    path: &Path,
+    group_kind: Option<&str>,
+    prefix: &str,
+    out: &mut Vec<String>,
+) {
+    let children = tree.children(at);
+    match tree.node(at).kind {
+        parse::Kind::Map => {
+            for pair in children.chunks(2) {
+                if let [k, v] = pair {
+                    let key = tree.value(*k);
+                    repeated_keys_under(tree, *v, &path.key(key), group_kind, prefix, out);
+                }
+            }
+        }
+        parse::Kind::Seq => {
+            let keys = match list_kind(group_kind, &path.schema, &[(tree, at)]) {
+                ListKind::Keyed(keys) => Some(keys),
+                _ => None,
+            };
+            let mut seen = HashSet::new();
+            for &e in children {
+                let key = keys.as_ref().and_then(|keys| element_key(tree, e, keys));
+                if let Some((key, shown)) = &key {
+                    if !seen.insert(key.clone()) {
+                        out.push(format!("{prefix}{}[{shown}]", path.shown));
+                    }
+                }
+                let shown = key.map_or_else(|| "*".to_string(), |(_, shown)| shown);
+                repeated_keys_under(tree, e, &path.element(&shown), group_kind, prefix, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// `name=x` for every list element whose `name` another element of the same list carries:

@@ -659,6 +659,35 @@ impl<'t> Checker<'t> {
                         common,
                         "the lines of this text are not the line merge of both sides' edits",
                     );
+                    return;
+                }
+                // Under `|+` the blank lines ending the text are part of its value, which
+                // the lines above leave out: they merge as one more value of the text.
+                let kept =
+                    [(bt, b), (ot, o), (tt, t), (rt, r)].map(|(tree, n)| kept_blank_lines(tree, n));
+                let [kb, ko, kt, kr] = kept;
+                let want = if ko == kt || kb == kt {
+                    Some(ko)
+                } else if kb == ko {
+                    Some(kt)
+                } else {
+                    taken.map(|side| match side {
+                        Taken::Ours => ko,
+                        Taken::Theirs => kt,
+                    })
+                };
+                match want {
+                    Some(want) if want == kr => {}
+                    Some(want) => self.at(
+                        path,
+                        common,
+                        format!("the text should end in {want} kept blank lines, the result's ends in {kr}"),
+                    ),
+                    None => self.at(
+                        path,
+                        common,
+                        "both sides changed the blank lines ending this kept (|+) text differently: a conflict",
+                    ),
                 }
             }
             _ => self.at(
@@ -668,6 +697,17 @@ impl<'t> Checker<'t> {
             ),
         }
     }
+}
+
+/// The blank lines ending a block scalar's value: only a kept (`|+`, `>+`) one has any, as
+/// the line breaks after its last line break.
+fn kept_blank_lines(tree: &Tree, n: NodeId) -> usize {
+    if !header(tree, n).contains('+') {
+        return 0;
+    }
+    let value = tree.value(n);
+    let breaks = value.len() - value.trim_end_matches('\n').len();
+    breaks.saturating_sub(1)
 }
 
 /// A block scalar's header (`|`, `>-`, `|2+`): style, chomping and indentation indicator.
