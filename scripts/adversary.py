@@ -404,7 +404,11 @@ def identity(doc):
     # section 1), and its rule that a null clears a field turns `name: null` into no name, so a
     # resource must keep its identity across that.
     name = "" if name is ABSENT or name is None else plain(name)
-    return (group, plain(kind) if kind is not ABSENT else "", ns, name)
+    kind = plain(kind) if kind is not ABSENT else ""
+    # A map or list where a name stands (the shrinker makes such inputs) is a part all the
+    # same, written out: an identity is a key and must hash.
+    part = lambda v: json.dumps(v, sort_keys=True, default=str) if isinstance(v, (dict, list)) else v
+    return (group, part(kind), part(ns), part(name))
 
 
 def kind_key(ident):
