@@ -404,7 +404,11 @@ def identity(doc):
     # section 1), and its rule that a null clears a field turns `name: null` into no name, so a
     # resource must keep its identity across that.
     name = "" if name is ABSENT or name is None else plain(name)
-    return (group, plain(kind) if kind is not ABSENT else "", ns, name)
+    kind = plain(kind) if kind is not ABSENT else ""
+    # A map or list where a name stands (the shrinker makes such inputs) is a part all the
+    # same, written out: an identity is a key and must hash.
+    part = lambda v: json.dumps(v, sort_keys=True, default=str) if isinstance(v, (dict, list)) else v
+    return (group, part(kind), part(ns), part(name))
 
 
 def kind_key(ident):
@@ -910,9 +914,33 @@ class Rules:
             return kt
         if kt == g:
             return ko
+        # Both sides renamed it, each changing another part of a composite identity (ours the
+        # namespace, theirs the name): part by part, the path-by-path rule that judges the
+        # document's fields below gives each side's change, so its key is that of those values.
+        parts = self.parts_key(g, ko, kt)
+        if parts is not None and parts in rm:
+            return parts
         if self.win:
             return ko if self.win == "ours" else kt
         return ko if ko in rm else kt
+
+    def parts_key(self, g, ko, kt):
+        """The key whose every part is its three-way merge (one side's change, or the winning
+        side's where both changed a part); None where keys are not tuples of one length, or
+        (mark mode) both sides changed one part differently."""
+        if not all(isinstance(k, tuple) for k in (g, ko, kt)) or not len(g) == len(ko) == len(kt):
+            return None
+        out = []
+        for b, o, t in zip(g, ko, kt):
+            if o == t or b == t:
+                out.append(o)
+            elif b == o:
+                out.append(t)
+            elif self.win:
+                out.append(o if self.win == "ours" else t)
+            else:
+                return None
+        return tuple(out)
 
     def keyed(self, kind, path, bm, om, tm, rm, reading, out):
         """Each base element judged with the two sides' elements it became (itself, or the
@@ -3700,6 +3728,17 @@ SELF_TESTS = [
      "e:\n- port: null\n  path: p\n  interval: 30s\n- path:\n  interval: 30s\n",
      "e:\n- port: m\n  path: p\n  interval: 30s\n- port: t2\n  path: q\n  interval: 60s\n",
      "e:\n- port: null\n  path: p\n  interval: 30s\n- path:\n  interval: 60s\n", False),
+    ("both renamed one resource, ours its namespace, theirs its name: one resource holding both is right",
+     "mark",
+     "kind: A\nmetadata:\n  name: a\n  namespace: n\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
+     "kind: A\nmetadata:\n  name: a\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
+     "kind: A\nmetadata:\n  name: a2\n  namespace: n\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
+     "kind: A\nmetadata:\n  name: a2\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n", False),
+    ("both renamed one resource apart: that resource without theirs' other edit is wrong", "ours",
+     "kind: A\nmetadata:\n  name: a\n  namespace: n\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
+     "kind: A\nmetadata:\n  name: a\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
+     "kind: A\nmetadata:\n  name: a2\n  namespace: n\nx: 5\n---\nkind: B\nmetadata:\n  name: b\n",
+     "kind: A\nmetadata:\n  name: a2\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n", True),
     ("an alias ours added shows theirs' change of its anchor (reference reading)", "mark",
      "x:\n  k: 1\ny:\n  j: 1\n",
      "x: &a\n  k: 1\ny:\n  j: 1\n  z: *a\n",

@@ -181,9 +181,18 @@ fn by_identity(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<
 /// kyaml pairs them: a renamed document is one deleted and one added), where it is clean and
 /// the check accepts it; `None` otherwise. Mark and ours modes are file merges, where a
 /// renamed document is still the one document: reading it as deleted and added there would
-/// bring back what a side renamed away.
+/// bring back what a side renamed away. Under ours, a rename of ours read so is ours'
+/// deletion against theirs' change, which ours wins: the document stays away, ours' new ones
+/// stand. So ours may read so where theirs added no document, so renamed none (ours renamed a
+/// document and copied it, and which copy is the rename is the merge's guess and the
+/// check's other guess).
 fn clean_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merged> {
-    if opts.policy != Policy::Theirs {
+    let allowed = match opts.policy {
+        Policy::Theirs => true,
+        Policy::Ours => theirs_added_no_document(versions),
+        Policy::Mark => false,
+    };
+    if !allowed {
         return None;
     }
     let (merged, tree) = planned_by_identity(versions, opts).ok()?;
@@ -195,6 +204,21 @@ fn clean_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merged>
         Verdict::Holds => Some(merged),
         Verdict::Unsure | Verdict::Broken(_) => None,
     }
+}
+
+/// Whether every document of theirs has an identity base's documents have too.
+fn theirs_added_no_document(versions: &Versions) -> bool {
+    let identities = |tree: &parse::Tree| {
+        crate::resource::documents(tree)
+            .into_iter()
+            .map(|(_, identity)| identity)
+            .collect::<Vec<_>>()
+    };
+    let base: std::collections::HashSet<_> =
+        identities(&versions.base).into_iter().flatten().collect();
+    identities(&versions.theirs)
+        .iter()
+        .all(|identity| identity.as_ref().is_some_and(|i| base.contains(i)))
 }
 
 /// How many times a conflicted result's conflicts are widened before git's result is used.

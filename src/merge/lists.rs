@@ -320,10 +320,14 @@ fn elements(
                 // Its key is there with no value: in a template's skeleton an action renders
                 // it (`- name: {{ .name }}` in a `range`). Named by its whole content, it pairs
                 // only with itself, unchanged, instead of stopping the pairing of the rest.
+                // Not under kyaml's rules: kyaml reads a null key as `""` like a missing one,
+                // so that theirs' second element of no key stands for nothing (added as a
+                // second unnamed element, the check's kyaml reading rejected the merge).
                 None if keys
                     .first()
                     .is_some_and(|k| tree.get(e, k).is_some_and(|v| tree.is_null(v)))
-                    && !patch =>
+                    && !patch
+                    && !kyaml =>
                 {
                     let shown = format!("{}=?", keys[0]);
                     (

@@ -489,6 +489,22 @@ impl Merger<'_> {
                             self.deleted = deleted;
                             return self.both_changed(path, Some(b), o, t);
                         }
+                        // Under `--on-conflict ours`, a stretch theirs only reordered and added
+                        // to (every base element of it still there): ours' stretch kept would
+                        // drop theirs' additions, a change only theirs made. Each element is
+                        // counted instead, theirs' additions going in beside ours' edits.
+                        None if self.opts.policy.resolve() == Resolution::Ours
+                            && moved_and_added(
+                                &base.data[br.clone()],
+                                &theirs.data[tr.clone()],
+                            ) =>
+                        {
+                            let (ops, conflicts, deleted) = planned;
+                            self.plan.ops.truncate(ops);
+                            self.plan.conflicts.truncate(conflicts);
+                            self.deleted = deleted;
+                            return self.ours_by_count([&base, &ours, &theirs], o);
+                        }
                         // Under `--on-conflict ours` ours keeps a stretch that is a conflict
                         // in mark mode; one mark mode merges element by element (an element
                         // each side edited, theirs adding one beside it) merges so here too.
@@ -580,6 +596,23 @@ fn moved_across([base, ours, theirs]: [&Items; 3], at: Option<&Range<usize>>) ->
                 .enumerate()
                 .any(|(j, (_, e))| i != j && d.intersection(e).any(single))
     })
+}
+
+/// Whether a side's stretch holds every element of base's stretch (as many of each) and more:
+/// that side only moved elements and added some, so no element of it is an edit of another.
+fn moved_and_added(base: &[u128], side: &[u128]) -> bool {
+    let mut left: HashMap<u128, usize> = HashMap::new();
+    for &d in side {
+        *left.entry(d).or_insert(0) += 1;
+    }
+    side.len() > base.len()
+        && base.iter().all(|d| match left.get_mut(d) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        })
 }
 
 /// Whether an element of a stretch is the base element at its place edited, not another base

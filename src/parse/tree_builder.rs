@@ -347,6 +347,15 @@ impl<'a> Builder<'a> {
                         .take_while(|b| b"|>+-0123456789".contains(b))
                         .count();
                     e = (start + trimmed).max(header + header_len);
+                    // No content line: granit's span stands at the next node, past the line
+                    // break, and the scalar is its header, with the empty lines a `|+` keeps
+                    // (taken further, a key holding it carries the line after it along).
+                    if value.bytes().all(|b| b == b'\n') {
+                        e = header + header_len;
+                        if !value.is_empty() {
+                            e = e.max(self.text[..start].rfind('\n').unwrap_or(e));
+                        }
+                    }
                     s = header;
                 } else if style == Style::Plain && s == e && !self.next_is_key() {
                     // An empty value (granit reports it as `~`) sits on its `:` or `-`: move

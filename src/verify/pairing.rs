@@ -418,11 +418,13 @@ impl Reading {
     /// but their key (a port list's `containerPort`): read as the item renamed. No content
     /// can show it, but neither can any other item be it, so the reading is unambiguous;
     /// read as a deletion and an addition instead, both sides renaming one port apart would
-    /// keep both ports where a person (and mark mode) sees one port changed two ways.
+    /// keep both ports where a person (and mark mode) sees one port changed two ways. A new
+    /// item with content beside it is no rival: the content it holds and the base item lacks
+    /// makes it less alike (a document renamed beside a resource added to the file).
     fn sole_key_renamed(&mut self, bl: &[Leaves]) {
         let open_base: Vec<usize> = (0..bl.len()).filter(|&b| self.pairs[b].is_none()).collect();
         let open_side: Vec<usize> = (0..self.taken.len())
-            .filter(|&s| !self.taken[s] && self.new[s])
+            .filter(|&s| !self.taken[s] && self.new[s] && self.leaves[s].is_empty())
             .collect();
         if let ([b], [s]) = (open_base.as_slice(), open_side.as_slice()) {
             if bl[*b].is_empty() && self.leaves[*s].is_empty() {
