@@ -132,6 +132,17 @@ pub(super) fn attempt(
                 merged
             }
             None => {
+                // Read by identity, the documents may merge cleanly where no conflict of the
+                // rename reading holds (theirs deleted a resource ours renamed beside a copy
+                // of it: by identity both removed it and ours added two). A clean result the
+                // check accepts is the answer then.
+                if let Some(merged) = checked_by_identity(&versions, opts) {
+                    messages.push(format!(
+                        "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why}); so read, the merge is clean"
+                    ));
+                    messages.extend(merged.notes);
+                    return Ok(clean(merged.text.into_bytes(), messages, 0));
+                }
                 messages.push(format!(
                     "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"
                 ));
@@ -177,6 +188,22 @@ fn by_identity(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<
     widened(versions, opts, merged, Vec::new()).ok()
 }
 
+/// The merge again with documents paired by identity alone, where it is clean and the check
+/// accepts it; `None` otherwise. Only where the rename reading's conflicts hold nowhere: the
+/// check then stands for the reading, and a renamed document it reads as deleted and added
+/// brings nothing back that it does not also reject.
+fn checked_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merged> {
+    let (merged, tree) = planned_by_identity(versions, opts).ok()?;
+    if !merged.conflicts.is_empty() {
+        return None;
+    }
+    let result = reads_back(&merged.text, tree).ok()?;
+    match verify::check(versions, &result, opts.policy) {
+        Verdict::Holds => Some(merged),
+        Verdict::Unsure | Verdict::Broken(_) => None,
+    }
+}
+
 /// Under `--on-conflict theirs`, the merge again with documents paired by identity alone (as
 /// kyaml pairs them: a renamed document is one deleted and one added), where it is clean and
 /// the check accepts it; `None` otherwise. Mark and ours modes are file merges, where a
@@ -195,15 +222,7 @@ fn clean_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merged>
     if !allowed {
         return None;
     }
-    let (merged, tree) = planned_by_identity(versions, opts).ok()?;
-    if !merged.conflicts.is_empty() {
-        return None;
-    }
-    let result = reads_back(&merged.text, tree).ok()?;
-    match verify::check(versions, &result, opts.policy) {
-        Verdict::Holds => Some(merged),
-        Verdict::Unsure | Verdict::Broken(_) => None,
-    }
+    checked_by_identity(versions, opts)
 }
 
 /// Whether every document of theirs has an identity base's documents have too.

@@ -253,6 +253,23 @@ pub(crate) fn sides(text: &str, size: usize) -> [String; 2] {
     [ours, theirs]
 }
 
+/// Whether a conflicted text holds no data outside its conflicts: every line outside them is
+/// blank, a comment or a document marker (`---`, `...`). Such a conflict is as wide as the
+/// file: taking a side gives that side's file, and every difference is in view inside it.
+pub(crate) fn conflicts_span_the_file(text: &str, size: usize) -> bool {
+    let mut marked = false;
+    let data_outside = lines_in(text, size).any(|(_, line, here)| {
+        marked |= matches!(here, In::Marker);
+        let line = line.trim();
+        matches!(here, In::Both)
+            && !(line.is_empty()
+                || line.starts_with('#')
+                || line.starts_with("---")
+                || line.starts_with("..."))
+    });
+    marked && !data_outside
+}
+
 /// A run of lines outside every conflict: where it stands in ours' side, and where it starts
 /// in the conflicted text.
 #[derive(Clone, Debug, PartialEq)]

@@ -17,16 +17,6 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
     let docs = trees.map(documents);
     let items = docs.each_ref().map(|d| items(d));
     let refs = items.each_ref().map(Vec::as_slice);
-    // A conflict as wide as the file: taking a side gives that side's file.
-    if let Rule::Resolved(side) = rule {
-        let taken = match side {
-            Taken::Ours => &versions.ours,
-            Taken::Theirs => &versions.theirs,
-        };
-        if super::same_documents(taken, result) {
-            return Verdict::Holds;
-        }
-    }
     let mut checker = Checker::new(versions, result, rule);
     let rows = by_identity(&docs, refs);
     let found = checker.attempt(|c| c.documents(&docs, &rows));

@@ -224,6 +224,12 @@ pub(crate) fn sides_hold(
     planned: Option<OwnedParse>,
 ) -> Result<(), SidesBroken> {
     let text = std::str::from_utf8(text).map_err(|e| format!("not UTF-8: {e}"))?;
+    // A conflict as wide as the file, each side of which is that side's file: a person sees
+    // every difference in it. Only then may a side lack a change the other made: a side that
+    // merely reads as that side's file (a conflict over every line the sides wrote
+    // differently, with data outside it) still loses the other side's changes in it that
+    // conflict with nothing.
+    let whole = markers::conflicts_span_the_file(text, marker_size);
     let [ours, theirs] = markers::sides(text, marker_size);
     let side = |taken: Taken, picked: &str| -> Result<(), SidesBroken> {
         let tree = side_tree(taken, picked)?;
@@ -239,6 +245,13 @@ pub(crate) fn sides_hold(
                         .into());
                 }
             }
+        }
+        let file = match taken {
+            Taken::Ours => &versions.ours,
+            Taken::Theirs => &versions.theirs,
+        };
+        if whole && same_documents(file, &tree) {
+            return Ok(());
         }
         match documents::check(versions, &tree, Rule::Resolved(taken)) {
             Verdict::Holds | Verdict::Unsure => Ok(()),
