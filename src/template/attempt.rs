@@ -189,10 +189,43 @@ fn judge_clean(
             "repeats a key, a resource or an element name no input repeats".to_string(),
         ),
         Verdict::Broken(v) if v[0].finding == Finding::Unparsable => Judged::Stands,
-        Verdict::Holds => Judged::Misplaced("of the template misplaces its control lines".into()),
+        Verdict::Holds => match expected {
+            // Both sides changed the control lines of one place: no merge of them says where
+            // they go, and the structural merge will not guess, so git's result would stand.
+            // It must at least keep each side's change of the blocks around a key.
+            None => match guarded_violation(versions, tokens, [sb, so, st], &masked) {
+                Some(why) => Judged::Wrong(format!("is wrong as data ({why})")),
+                None => Judged::Misplaced("of the template misplaces its control lines".into()),
+            },
+            Some(_) => Judged::Misplaced("of the template misplaces its control lines".into()),
+        },
         Verdict::Broken(violations) => {
             Judged::Wrong(format!("is wrong as data ({})", violations[0]))
         }
+    }
+}
+
+/// How a merge `masked` (a skeleton) of three skeletons loses a side's change of the blocks
+/// around a key, read with each key named by its guard ([`Tokens::guarded`]) and checked as
+/// mark mode checks data: a key one side moved into or out of a block, or both sides into
+/// different ones, must come out as that side has it, or conflict. `None` where it holds,
+/// or where the guarded versions cannot be read (as before).
+fn guarded_violation(
+    versions: &Versions,
+    tokens: &mut Tokens,
+    skeletons: [&str; 3],
+    masked: &str,
+) -> Option<String> {
+    let [gb, go, gt] = skeletons.map(|s| tokens.guarded(s));
+    let result = tokens.guarded(masked);
+    let guarded = Versions::parse(&gb, &go, &gt)
+        .ok()?
+        .named(versions.file_name.as_deref());
+    match verify::check_text(&guarded, &result, Policy::Mark) {
+        Verdict::Broken(v) if v[0].finding != Finding::Unparsable => {
+            Some(format!("a block around a key: {}", v[0]))
+        }
+        _ => None,
     }
 }
 
