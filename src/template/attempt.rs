@@ -558,13 +558,18 @@ fn merge_skeletons(
         }
         // Control lines in order and under the same keys can still close a block above a
         // key both sides keep inside it (each side moved another item into the block). Read
-        // with keys named by their blocks only where no side changed a control line: a side
-        // that wraps a map in a new block renames every key inside, so the other side's edit
-        // there would read as a conflict with a deletion.
-        let unchanged = |v: &crate::parse::Tree| controls(v.text) == controls(versions.base.text);
+        // with keys named by their blocks only where each side holds base's control lines,
+        // if in another order: a side that wraps a map in a new block renames every key
+        // inside, so the other side's edit there would read as a conflict with a deletion.
+        let sorted = |text: &str| {
+            let mut held = controls(text);
+            held.sort_unstable();
+            held
+        };
+        let moved_only = |v: &crate::parse::Tree| sorted(v.text) == sorted(versions.base.text);
         if [&versions.ours, &versions.theirs]
             .into_iter()
-            .all(unchanged)
+            .all(moved_only)
         {
             if let Some(why) = guarded_violation(versions, tokens, &merged.text, opts.policy) {
                 return Err(refused(&format!(
