@@ -1175,6 +1175,11 @@ class Kyaml(Rules):
         self.top(g, path, b, o, t, r, out)
 
     def value(self, ctx, path, b, o, t, r, out):
+        if path and path[-1].startswith("\u2039"):
+            # A line of one action read as a key where its output lands (Skeleton.block_keys,
+            # `content`): its null stands for that output, not for a YAML null, so it clears
+            # nothing; it is an opaque value, the same in every version that has it.
+            b, o, t, r = (OUTPUT if v is None else v for v in (b, o, t, r))
         if o is None or t is None:
             # Section 2.1/2.3/2.4 rule 1: a null in ours or theirs clears the field; kpt (2.8)
             # only where the null is a change from base.
@@ -1385,6 +1390,10 @@ def label(k):
     g, kind, ns, name = k[:4]
     s = "%s%s %s%s" % (g + "/" if g else "", kind, ns + "/" if ns else "", name)
     return s + ("#%s" % (k[5],) if len(k) > 4 else "")
+
+
+# What a content key of a template skeleton holds: the output of its action line.
+OUTPUT = "\u2039output\u203a"
 
 
 def fmt(path):
