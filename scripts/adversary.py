@@ -1203,6 +1203,11 @@ class Kyaml(Rules):
         self.top(g, path, b, o, t, r, out)
 
     def value(self, ctx, path, b, o, t, r, out):
+        if path and path[-1].startswith("\u2039"):
+            # A line of one action read as a key where its output lands (Skeleton.block_keys,
+            # `content`): its null stands for that output, not for a YAML null, so it clears
+            # nothing; it is an opaque value, the same in every version that has it.
+            b, o, t, r = (OUTPUT if v is None else v for v in (b, o, t, r))
         if o is None or t is None:
             # Section 2.1/2.3/2.4 rule 1: a null in ours or theirs clears the field; kpt (2.8)
             # only where the null is a change from base.
@@ -1413,6 +1418,10 @@ def label(k):
     g, kind, ns, name = k[:4]
     s = "%s%s %s%s" % (g + "/" if g else "", kind, ns + "/" if ns else "", name)
     return s + ("#%s" % (k[5],) if len(k) > 4 else "")
+
+
+# What a content key of a template skeleton holds: the output of its action line.
+OUTPUT = "\u2039output\u203a"
 
 
 def fmt(path):
@@ -2819,12 +2828,20 @@ class Skeleton:
         With `content`, a line of one action that writes text at an indentation of its own
         (`{{ include "x.labels" . | indent 4 }}`, not a block's line) is read as a key of that
         indentation, named after the action: its output lands in whatever map stands above it
-        there, so a key moved above or below it takes that output along or leaves it."""
+        there, so a key moved above or below it takes that output along or leaves it.
+
+        A key inside the same blocks as the key whose map holds it is not renamed (an empty
+        name, `‹›`, marks one that stands outside blocks its parent is in): it renders exactly
+        when its parent does, and a key of a flow map (`secret: {secretName: x}`), which has no
+        line of its own, reads so too, whichever style a side wrote the map in."""
         out, stack, base, bare_dash = [], [], None, False
+        # The keys open above the line: (column of the key, the blocks around it).
+        parents = []
         for line in masked.splitlines(keepends=True):
             stripped = line.strip()
             if stripped.startswith("---") or stripped == "...":
                 base = None
+                parents = []
                 out.append(line)
                 continue
             heads = re.findall(r"#Zc[0-9a-z]{3}", line)
@@ -2862,9 +2879,15 @@ class Skeleton:
             # A key after an `end` that closed a block open at the document's first line
             # stands outside it (`^` for each level closed).
             inner = ["#Zc^"] * (base - len(stack)) + stack[base:]
-            if m and inner and not first_of_item and m.group(2) not in self.IDENTITY_KEYS:
+            column = len(re.match(r"(?:\s*-(?=\s))*\s*", line).group())
+            while parents and parents[-1][0] >= column:
+                parents.pop()
+            outer = parents[-1][1] if parents else []
+            if m and inner != outer and not first_of_item and m.group(2) not in self.IDENTITY_KEYS:
                 tag = "\u2039" + ".".join(h[3:] for h in inner) + "\u203a"
                 line = line[:m.end(2)] + tag + line[m.end(2):]
+            if re.match(r"\s*(?:-\s+)*[^\s#\-\[{\"'][^:]*:(?:\s|$)", line):
+                parents.append((column, inner))
             out.append(line)
         return None if stack else "".join(out)
 

@@ -189,10 +189,45 @@ fn judge_clean(
             "repeats a key, a resource or an element name no input repeats".to_string(),
         ),
         Verdict::Broken(v) if v[0].finding == Finding::Unparsable => Judged::Stands,
-        Verdict::Holds => Judged::Misplaced("of the template misplaces its control lines".into()),
+        Verdict::Holds => match expected {
+            // Both sides changed the control lines of one place: no merge of them says where
+            // they go, and the structural merge will not guess, so git's result would stand.
+            // It must at least keep each side's change of the blocks around a key.
+            None => match guarded_violation(versions, tokens, &masked, Policy::Mark) {
+                Some(why) => Judged::Wrong(format!("is wrong as data ({why})")),
+                None => Judged::Misplaced("of the template misplaces its control lines".into()),
+            },
+            Some(_) => Judged::Misplaced("of the template misplaces its control lines".into()),
+        },
         Verdict::Broken(violations) => {
             Judged::Wrong(format!("is wrong as data ({})", violations[0]))
         }
+    }
+}
+
+/// How a merge `masked` (a skeleton) of the versions' skeletons loses a side's change of the
+/// blocks around a key, read with each key named by its guard ([`Tokens::guarded`]) and
+/// checked as `policy` checks data: a key one side moved into or out of a block, or both
+/// sides into different ones, must come out as the rules say, or conflict; a key no side
+/// moved stays in its blocks. `None` where it holds, or where the guarded versions cannot be
+/// read (as before).
+fn guarded_violation(
+    versions: &Versions,
+    tokens: &mut Tokens,
+    masked: &str,
+    policy: Policy,
+) -> Option<String> {
+    let [gb, go, gt] =
+        [&versions.base, &versions.ours, &versions.theirs].map(|v| tokens.guarded(v.text));
+    let result = tokens.guarded(masked);
+    let guarded = Versions::parse(&gb, &go, &gt)
+        .ok()?
+        .named(versions.file_name.as_deref());
+    match verify::check_text(&guarded, &result, policy) {
+        Verdict::Broken(v) if v[0].finding != Finding::Unparsable => {
+            Some(format!("a block around a key: {}", v[0]))
+        }
+        _ => None,
     }
 }
 
@@ -521,6 +556,28 @@ fn merge_skeletons(
         if !controls_stay_in_place(&merged.text, versions) {
             return Err(refused("would move a control line under another key"));
         }
+        // Control lines in order and under the same keys can still close a block above a
+        // key both sides keep inside it (each side moved another item into the block). Read
+        // with keys named by their blocks only where each side holds base's control lines,
+        // if in another order: a side that wraps a map in a new block renames every key
+        // inside, so the other side's edit there would read as a conflict with a deletion.
+        let sorted = |text: &str| {
+            let mut held = controls(text);
+            held.sort_unstable();
+            held
+        };
+        let moved_only = |v: &crate::parse::Tree| sorted(v.text) == sorted(versions.base.text);
+        if [&versions.ours, &versions.theirs]
+            .into_iter()
+            .all(moved_only)
+        {
+            if let Some(why) = guarded_violation(versions, tokens, &merged.text, opts.policy) {
+                return Err(refused(&format!(
+                    "would move a key into or out of a block ({why})"
+                )));
+            }
+        }
+
         let resolved = git_conflicts
             .as_ref()
             .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));

@@ -248,6 +248,50 @@ impl Tokens {
         }
     }
 
+    /// The skeleton with every key inside a block named by the blocks around it (each
+    /// opening line's text and branch): read so, a key a side moved into or out of a block,
+    /// or whose block a side moved, is another key, and a check of the data sees the change
+    /// of its guard. Where both sides changed the control lines of one place, their 3-way
+    /// merge cannot say where the lines go, yet a clean merge must still keep what each side
+    /// did to the guards of its keys.
+    pub(crate) fn guarded(&mut self, skeleton: &str) -> String {
+        let mut stack: Vec<(String, usize)> = Vec::new();
+        let mut out = String::with_capacity(skeleton.len());
+        for line in skeleton.split_inclusive('\n') {
+            if is_control(line) {
+                let text = self.control_text(line).map(str::to_string);
+                for (word, action) in text.iter().flat_map(|t| words(t)) {
+                    match word {
+                        _ if OPENERS.contains(&word) => stack.push((action.to_string(), 0)),
+                        "else" => {
+                            if let Some(top) = stack.last_mut() {
+                                top.1 += 1;
+                            }
+                        }
+                        "end" => {
+                            stack.pop();
+                        }
+                        _ => {}
+                    }
+                }
+                out.push_str(line);
+                continue;
+            }
+            match plain_key_end(line) {
+                Some(at) if !stack.is_empty() => {
+                    let guard: Vec<String> =
+                        stack.iter().map(|(b, n)| format!("{b}/{n}")).collect();
+                    let token = self.token(BRANCH, &guard.join("\u{0}"));
+                    out.push_str(&line[..at]);
+                    out.push_str(&token);
+                    out.push_str(&line[at..]);
+                }
+                _ => out.push_str(line),
+            }
+        }
+        out
+    }
+
     /// Whether control tokens (as [`controls`] lists them) make whole blocks: every `if`,
     /// `with`, `range`, `define` or `block` they open closed by an `end` of theirs, no `end`
     /// or `else` outside one they opened.
