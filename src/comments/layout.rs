@@ -220,9 +220,12 @@ impl<'t> Layout<'t> {
                     }
                     // A scalar kept with `+` ends in blank lines that are part of its value,
                     // past its span: content, no blank line this pass may move or drop.
+                    // Each break is a blank line's but the last content line's own; a scalar
+                    // with no content line (its span ends at its header) has none of those.
                     if let Some(breaks) = tree.kept_blank_lines(id) {
                         let mut line = self.line(n.end.max(n.start + 1) - 1);
-                        for _ in 1..breaks {
+                        let own = usize::from(line != self.line(n.start));
+                        for _ in own..breaks {
                             if line + 1 >= self.starts.len() || !self.is_blank_text(line + 1) {
                                 break;
                             }

@@ -183,6 +183,13 @@ pub(super) fn written_out(text: &str) -> Option<String> {
             if in_map && i % 2 == 0 {
                 return None;
             }
+            if in_map && merge_key(&tree, siblings[i - 1]) {
+                edits.push(merged_in(&tree, parent, i - 1, target)?);
+                continue;
+            }
+            if !in_map && merge_key_list(&tree, parent) {
+                return None;
+            }
             let place = if in_map { siblings[i - 1] } else { n };
             let value = value_text(&tree, target, column(&text, tree.node(place).start), in_map)?;
             // A block value goes below its key: the spaces after the colon go too.
@@ -202,6 +209,78 @@ pub(super) fn written_out(text: &str) -> Option<String> {
         text = splice(&text, &mut edits).ok()?;
     }
     None
+}
+
+/// A merge key (`<<: *name`) written out: the `<<` entry replaced by the anchored map's
+/// entries whose keys the map lacks (the map's own keys win), as YAML's merge key reads;
+/// written out as a plain `<<` key instead, the entry would bring back, through the merge, a
+/// field the other side nulled or deleted. A `<<` the anchored map holds is copied with its
+/// entries and resolved on the next pass. `None` where the text is not all block maps, or
+/// where nothing is merged in and the entry does not stand on a line of its own.
+fn merged_in(tree: &Tree, map: NodeId, at: usize, target: NodeId) -> Option<Edit> {
+    let text = tree.text;
+    let (mine, theirs) = (tree.node(map), tree.node(target));
+    if mine.flow || theirs.kind != Kind::Map || theirs.flow {
+        return None;
+    }
+    let siblings = tree.children(map);
+    let (key, alias) = (siblings[at], siblings[at + 1]);
+    let lacks = |k: NodeId| {
+        siblings
+            .iter()
+            .step_by(2)
+            .all(|&s| s == key || tree.value(s) != tree.value(k))
+    };
+    let col = column(text, tree.node(key).start);
+    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let entries: Vec<String> = tree
+        .entries(target)
+        .filter(|&(k, _)| lacks(k))
+        .map(|(k, v)| {
+            let (start, end) = (tree.node(k).start, tree.node(v).end.max(tree.node(k).end));
+            crate::text::reindent(&text[start..end], column(text, start), col, eol)
+        })
+        .collect();
+    if !entries.is_empty() {
+        return Some(Edit {
+            start: tree.node(key).start,
+            end: tree.node(alias).end,
+            text: entries.join(&format!("{eol}{}", " ".repeat(col))),
+        });
+    }
+    // Nothing merged in: the entry's line goes, where the map keeps another entry.
+    let line_start = text[..tree.node(key).start]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line_end = text[tree.node(alias).end..]
+        .find('\n')
+        .map_or(text.len(), |i| tree.node(alias).end + i + 1);
+    let alone = text[line_start..tree.node(key).start].trim().is_empty()
+        && text[tree.node(alias).end..line_end].trim().is_empty();
+    (alone && siblings.len() > 2).then(|| Edit {
+        start: line_start,
+        end: line_end,
+        text: String::new(),
+    })
+}
+
+/// Whether a key is YAML's merge key: a plain `<<` (quoted, it is an ordinary key).
+fn merge_key(tree: &Tree, key: NodeId) -> bool {
+    tree.node(key).style == crate::parse::Style::Plain && tree.value(key) == "<<"
+}
+
+/// Whether a sequence is the value of a merge key (`<<: [*a, *b]`): its aliases are not
+/// written out one by one, which would leave a `<<` of maps standing as a key.
+fn merge_key_list(tree: &Tree, seq: NodeId) -> bool {
+    let Some(map) = tree.node(seq).parent() else {
+        return false;
+    };
+    let siblings = tree.children(map);
+    tree.node(map).kind == Kind::Map
+        && siblings
+            .iter()
+            .position(|&c| c == seq)
+            .is_some_and(|i| i % 2 == 1 && merge_key(tree, siblings[i - 1]))
 }
 
 /// The column of byte `at`: its distance from the line's start.

@@ -210,13 +210,13 @@ fn checked_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merge
 /// renamed document is still the one document: reading it as deleted and added there would
 /// bring back what a side renamed away. Under ours, a rename of ours read so is ours'
 /// deletion against theirs' change, which ours wins: the document stays away, ours' new ones
-/// stand. So ours may read so where theirs added no document, so renamed none (ours renamed a
-/// document and copied it, and which copy is the rename is the merge's guess and the
-/// check's other guess).
+/// stand. So ours may read so where theirs renamed no document: where it added none, or
+/// deleted none (a rename is both; ours renamed a document and copied it, and which copy is
+/// the rename is the merge's guess and the check's other guess).
 fn clean_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merged> {
     let allowed = match opts.policy {
         Policy::Theirs => true,
-        Policy::Ours => theirs_added_no_document(versions),
+        Policy::Ours => theirs_renamed_no_document(versions),
         Policy::Mark => false,
     };
     if !allowed {
@@ -225,19 +225,25 @@ fn clean_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merged>
     checked_by_identity(versions, opts)
 }
 
-/// Whether every document of theirs has an identity base's documents have too.
-fn theirs_added_no_document(versions: &Versions) -> bool {
+/// Whether theirs renamed no document, as identities read: every document of theirs has an
+/// identity base's documents have too (theirs added none), or every identity of base's is
+/// still theirs' (theirs deleted none).
+fn theirs_renamed_no_document(versions: &Versions) -> bool {
     let identities = |tree: &parse::Tree| {
         crate::resource::documents(tree)
             .into_iter()
             .map(|(_, identity)| identity)
             .collect::<Vec<_>>()
     };
-    let base: std::collections::HashSet<_> =
-        identities(&versions.base).into_iter().flatten().collect();
-    identities(&versions.theirs)
-        .iter()
-        .all(|identity| identity.as_ref().is_some_and(|i| base.contains(i)))
+    let base = identities(&versions.base);
+    let theirs = identities(&versions.theirs);
+    let within = |these: &[Option<_>], those: &[Option<_>]| {
+        let those: std::collections::HashSet<_> = those.iter().flatten().collect();
+        these
+            .iter()
+            .all(|identity| identity.as_ref().is_some_and(|i| those.contains(i)))
+    };
+    within(&theirs, &base) || within(&base, &theirs)
 }
 
 /// How many times a conflicted result's conflicts are widened before git's result is used.
