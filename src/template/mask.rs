@@ -210,24 +210,11 @@ impl Tokens {
                 let Some(text) = self.control_text(line) else {
                     continue;
                 };
-                for (word, action) in words(text) {
-                    match word {
-                        _ if OPENERS.contains(&word) => {
-                            let n = opened.entry(action.to_string()).or_insert(0);
-                            *n += 1;
-                            stack.push((format!("{action}#{n}"), 0));
-                        }
-                        "else" => {
-                            if let Some(top) = stack.last_mut() {
-                                top.1 += 1;
-                            }
-                        }
-                        "end" => {
-                            stack.pop();
-                        }
-                        _ => {}
-                    }
-                }
+                follow_blocks(&mut stack, text, |action| {
+                    let n = opened.entry(action.to_string()).or_insert(0);
+                    *n += 1;
+                    format!("{action}#{n}")
+                });
                 continue;
             }
             if !stack.iter().any(|(_, branch)| *branch > 0) {
@@ -259,20 +246,8 @@ impl Tokens {
         let mut out = String::with_capacity(skeleton.len());
         for line in skeleton.split_inclusive('\n') {
             if is_control(line) {
-                let text = self.control_text(line).map(str::to_string);
-                for (word, action) in text.iter().flat_map(|t| words(t)) {
-                    match word {
-                        _ if OPENERS.contains(&word) => stack.push((action.to_string(), 0)),
-                        "else" => {
-                            if let Some(top) = stack.last_mut() {
-                                top.1 += 1;
-                            }
-                        }
-                        "end" => {
-                            stack.pop();
-                        }
-                        _ => {}
-                    }
+                if let Some(text) = self.control_text(line) {
+                    follow_blocks(&mut stack, text, str::to_string);
                 }
                 out.push_str(line);
                 continue;
@@ -333,6 +308,31 @@ const OPENERS: [&str; 5] = ["if", "with", "range", "define", "block"];
 
 /// Each action of a control line's template text: its first word (`if`, `end`, `else`, …)
 /// and its text after `{{` and any `-`.
+/// Follows one control line's actions on the stack of open blocks (each a name and how many
+/// `else` branches it has passed): an opener pushes the name `open` gives its action, `else`
+/// moves the innermost block to its next branch, `end` closes it. One reading for every pass
+/// that names keys by the blocks around them.
+fn follow_blocks(
+    stack: &mut Vec<(String, usize)>,
+    text: &str,
+    mut open: impl FnMut(&str) -> String,
+) {
+    for (word, action) in words(text) {
+        match word {
+            _ if OPENERS.contains(&word) => stack.push((open(action), 0)),
+            "else" => {
+                if let Some(top) = stack.last_mut() {
+                    top.1 += 1;
+                }
+            }
+            "end" => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+}
+
 fn words(text: &str) -> impl Iterator<Item = (&str, &str)> {
     text.split("{{").skip(1).map(|action| {
         let action = action.trim_start_matches('-').trim_start();
