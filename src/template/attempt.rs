@@ -1,7 +1,7 @@
 //! The template attempt: a Helm/Go template merged as its YAML skeleton, weighed against
 //! git's line merge as the structural attempt weighs a plain file.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 
@@ -14,7 +14,7 @@ use crate::git::line_merge::{line_merge, LineMerge};
 use crate::merge;
 use crate::options::{MergeOptions, Policy};
 use crate::outcome::{clean, conflict_messages, conflicted, last_resort, Attempt, Outcome};
-use crate::parse::Versions;
+use crate::parse::{Kind, NodeId, Versions};
 use crate::text::markers::{self, conflict_hunks, marked_lines};
 use crate::verify::{self, Finding, Verdict};
 
@@ -203,6 +203,67 @@ fn judge_clean(
             Judged::Wrong(format!("is wrong as data ({})", violations[0]))
         }
     }
+}
+
+/// Whether each side holds base's control lines, if in another order. Only then are keys read
+/// named by their blocks ([`guarded_violation`]): a side that wraps a map in a new block (or
+/// rewrites a block's line) renames every key inside, so the other side's edit there would
+/// read as a conflict with a deletion.
+fn sides_only_reorder_controls(versions: &Versions) -> bool {
+    let sorted = |text: &str| {
+        let mut held = controls(text);
+        held.sort_unstable();
+        held
+    };
+    let base = sorted(versions.base.text);
+    [&versions.ours, &versions.theirs]
+        .into_iter()
+        .all(|side| sorted(side.text) == base)
+}
+
+/// Whether every key of the skeleton `masked`, named by the blocks around it
+/// ([`Tokens::guarded`]), stands so in ours' or theirs' skeleton (`sides`): read by its path of
+/// keys (list elements as `-`), no key is under blocks neither side put it under. `false`
+/// where a text cannot be read.
+fn guards_from_a_side(tokens: &mut Tokens, masked: &str, sides: [&str; 2]) -> bool {
+    let [half, ours, theirs] = [masked, sides[0], sides[1]].map(|text| tokens.guarded(text));
+    let (Ok(half), Ok(ours), Ok(theirs)) = (
+        crate::parse::parse(&half),
+        crate::parse::parse(&ours),
+        crate::parse::parse(&theirs),
+    ) else {
+        return false;
+    };
+    let mut known = key_paths(&ours);
+    known.extend(key_paths(&theirs));
+    key_paths(&half).is_subset(&known)
+}
+
+/// The paths of keys of every document of `tree` (`a.b.-.c`), documents taken together.
+fn key_paths(tree: &crate::parse::Tree) -> HashSet<String> {
+    fn walk(tree: &crate::parse::Tree, at: NodeId, path: &str, out: &mut HashSet<String>) {
+        match tree.node(at).kind {
+            Kind::Map => {
+                for (k, v) in tree.entries(at) {
+                    let here = format!("{path}.{}", tree.value(k));
+                    walk(tree, v, &here, out);
+                    out.insert(here);
+                }
+            }
+            Kind::Seq => {
+                let here = format!("{path}.-");
+                for &e in tree.children(at) {
+                    walk(tree, e, &here, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = HashSet::new();
+    for root in tree.docs.iter().filter_map(|d| d.root) {
+        walk(tree, root, "", &mut out);
+    }
+    out
 }
 
 /// How a merge `masked` (a skeleton) of the versions' skeletons loses a side's change of the
@@ -414,7 +475,12 @@ pub(crate) fn with_placements<R>(
     // A half holds both sides' data and keeps its blocks whole where the versions do; its
     // control lines are its side's, or their 3-way merge (`strict`), or at least each stands
     // under keys where ours or theirs has it, as a clean merge made document by document must.
-    let half_holds = |tokens: &Tokens, masked: &str, own: &[String], strict: bool| {
+    // Where the sides only reorder control lines, each key stands in blocks one side gives
+    // it: a half asks where the lines go, so it may keep its own side's guards, but a control
+    // line placed as one side has it must not take in a key no side put in that block (a
+    // `with` theirs moved above `name`, placed so in ours' text, over `labels` too).
+    let reordered_only = sides_only_reorder_controls(&versions);
+    let half_holds = |tokens: &mut Tokens, masked: &str, own: &[String], strict: bool| {
         let held = controls(masked);
         (held == own
             || expected.as_deref() == Some(&held[..])
@@ -424,17 +490,18 @@ pub(crate) fn with_placements<R>(
                 verify::check_text(&versions, masked, opts.policy),
                 Verdict::Holds
             )
+            && (!reordered_only || guards_from_a_side(tokens, masked, [&so, &st]))
     };
     // The rendering into a side's text, else that text itself where it already holds the
     // other side's data: the comment pass can carry a control line with the other side's
     // move, so a rendering may place them as neither side does.
-    let half = |rendered: Option<String>, raw: &str| {
+    let mut half = |rendered: Option<String>, raw: &str| {
         let own = controls(raw);
         let candidates: Vec<String> = rendered.into_iter().chain([raw.to_string()]).collect();
         [true, false].into_iter().find_map(|strict| {
             candidates
                 .iter()
-                .find(|masked| half_holds(&tokens, masked, &own, strict))
+                .find(|masked| half_holds(&mut tokens, masked, &own, strict))
                 .cloned()
         })
     };
@@ -561,16 +628,7 @@ fn merge_skeletons(
         // with keys named by their blocks only where each side holds base's control lines,
         // if in another order: a side that wraps a map in a new block renames every key
         // inside, so the other side's edit there would read as a conflict with a deletion.
-        let sorted = |text: &str| {
-            let mut held = controls(text);
-            held.sort_unstable();
-            held
-        };
-        let moved_only = |v: &crate::parse::Tree| sorted(v.text) == sorted(versions.base.text);
-        if [&versions.ours, &versions.theirs]
-            .into_iter()
-            .all(moved_only)
-        {
+        if sides_only_reorder_controls(versions) {
             if let Some(why) = guarded_violation(versions, tokens, &merged.text, opts.policy) {
                 return Err(refused(&format!(
                     "would move a key into or out of a block ({why})"
