@@ -290,6 +290,14 @@ enum Checked {
     Documents(Outcome),
 }
 
+/// What the conflict between the structural merge placed as ours and as theirs settles where
+/// git's conflicts of a template drop a change: the document-by-document merge, whose sides
+/// hold every change, or that conflict itself.
+enum Placement {
+    ByDocuments,
+    Marked(String),
+}
+
 /// Git's conflicts checked as a person would take them: each side must load and repeat
 /// nothing no input repeats; a template's sides, read as skeletons, must also hold their
 /// data and keep their blocks whole. Where a side fails, the conflicts widen until each holds
@@ -321,27 +329,27 @@ fn checked_conflicts(
         // merge stands if its sides hold them all, else the conflict between the structural
         // merge's two renderings, which hold them in each half.
         let clean_by_documents = documents.as_ref().is_some_and(|d| !d.conflicted);
-        let placed = (!clean_by_documents)
-            .then(|| {
-                template::with_placements([b, o, t], opts, |texts, holds| {
-                    if holds(merged) {
-                        return None;
-                    }
-                    let by_documents = documents
-                        .as_ref()
-                        .and_then(|d| std::str::from_utf8(&d.bytes).ok())
-                        .is_some_and(&mut *holds);
-                    match by_documents {
-                        true => Some(None),
-                        false => widen::widened(texts, &marks, holds).map(Some),
-                    }
-                })
+        let placed = if clean_by_documents {
+            None
+        } else {
+            template::with_placements([b, o, t], opts, |texts, holds| {
+                if holds(merged) {
+                    return None;
+                }
+                let by_documents = documents
+                    .as_ref()
+                    .and_then(|d| std::str::from_utf8(&d.bytes).ok())
+                    .is_some_and(&mut *holds);
+                match by_documents {
+                    true => Some(Placement::ByDocuments),
+                    false => widen::widened(texts, &marks, holds).map(Placement::Marked),
+                }
             })
             .flatten()
-            .flatten();
+        };
         match (placed, &documents) {
-            (Some(Some(text)), _) => return Checked::Widened(text, "a side of git's conflicts would drop a change the other side made in its lines: marked instead between the structural merge placed as ours and as theirs place the control lines"),
-            (Some(None), Some(outcome)) => return Checked::Documents(outcome.clone()),
+            (Some(Placement::Marked(text)), _) => return Checked::Widened(text, "a side of git's conflicts would drop a change the other side made in its lines: marked instead between the structural merge placed as ours and as theirs place the control lines"),
+            (Some(Placement::ByDocuments), Some(outcome)) => return Checked::Documents(outcome.clone()),
             _ => {}
         }
         match documents {
