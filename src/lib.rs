@@ -14,7 +14,9 @@
 //!  base, ours, theirs (bytes)
 //!     │  parse     text → lossless span trees (byte spans, styles), refused input typed
 //!     ▼
-//!  resource        identities, base/ours/theirs matching, list keys
+//!  resource        one version's resources: identities, list keys, field paths
+//!     ▼
+//!  align           which document and element of base, ours and theirs is the same
 //!     ▼
 //!  merge           the rules → a Plan: edits against ours' tree + conflicts (no text)
 //!     ▼
@@ -36,6 +38,7 @@
 //! surface is the command line ([`cli`]) and the library entry points [`driver::merge_bytes`]
 //! (merge3 with every fallback) and [`driver::merge2`].
 
+pub(crate) mod align;
 pub(crate) mod atomic_write;
 pub mod cli;
 pub(crate) mod comments;

@@ -71,19 +71,41 @@ const RULES: &[Rule] = &[
     },
     Rule {
         place: "verify",
-        needle: "resource::similar",
-        why: "verify reads likeness its own way",
+        needle: "crate::align",
+        why: "verify pairs the versions its own way, not by the engine's alignment",
+    },
+    // The alignment pairs the versions before anything decides: it reads no rule of the
+    // merge, no text the render writes, no template.
+    Rule {
+        place: "align",
+        needle: "crate::merge",
+        why: "align stands below merge: it pairs, the merge decides",
     },
     Rule {
-        place: "verify",
-        needle: "resource::likeness",
-        why: "verify reads likeness its own way",
+        place: "align",
+        needle: "crate::render",
+        why: "align stands below render",
+    },
+    Rule {
+        place: "align",
+        needle: "crate::template",
+        why: "align knows nothing of templates",
+    },
+    Rule {
+        place: "resource",
+        needle: "crate::align",
+        why: "resource says what one version's resource is; align pairs them",
     },
     // Render splices what the plan says: it decides no rule.
     Rule {
         place: "render",
         needle: "crate::resource",
         why: "render imports nothing of resource",
+    },
+    Rule {
+        place: "render",
+        needle: "crate::align",
+        why: "render imports nothing of the alignment",
     },
     Rule {
         place: "render",

@@ -219,7 +219,7 @@ fn plan_edits<'t>(
     // The result's documents and their partners in each version.
     let mut partner_docs: Vec<[Option<resource::DocRef>; 3]> = vec![[None; 3]; result.docs.len()];
     for (i, tree) in trees.iter().enumerate() {
-        for g in resource::match_documents(tree, result, result, false).ok()? {
+        for g in crate::align::match_documents(tree, result, result, false).ok()? {
             if let Some(doc) = g.ours {
                 partner_docs[doc.doc][i] = g.base;
             }

@@ -608,7 +608,7 @@ impl<'t> Merger<'t> {
         }
     }
 
-    /// `side`'s elements with each one it renamed (`resource::renamed_elements`) named like
+    /// `side`'s elements with each one it renamed (`align::renamed_elements`) named like
     /// its base element, or `None` when it renamed none.
     pub(super) fn pair_rename<'c>(
         &self,
@@ -621,17 +621,17 @@ impl<'t> Merger<'t> {
         fn names<'a>(v: &'a [Child]) -> Vec<&'a str> {
             v.iter().map(|c| c.name.as_ref()).collect()
         }
-        let pairs = crate::resource::renamed_elements(
+        let pairs = crate::align::renamed_elements(
             &names(base),
             &names(side),
             &names(other),
             |b, s| {
                 let (bn, sn) = (base[b].field.node, side[s].field.node);
-                crate::resource::similar_element(self.base, bn, tree, sn, keys)
+                crate::align::similar_element(self.base, bn, tree, sn, keys)
             },
             |b, s| {
                 let (bn, sn) = (base[b].field.node, side[s].field.node);
-                crate::resource::same_element(self.base, bn, tree, sn, keys)
+                crate::align::same_element(self.base, bn, tree, sn, keys)
             },
         );
         if pairs.is_empty() {
@@ -645,7 +645,7 @@ impl<'t> Merger<'t> {
     }
 
     /// The elements of theirs' keyed list `t` that rename an element of base's list `b`
-    /// (`resource::renamed_elements`), where ours emptied the list: kyaml pairs by key alone.
+    /// (`align::renamed_elements`), where ours emptied the list: kyaml pairs by key alone.
     fn renamed_by_theirs(&self, b: NodeId, t: NodeId, keys: &[String]) -> Vec<NodeId> {
         if self.opts.policy.kyaml() {
             return Vec::new();
@@ -660,12 +660,12 @@ impl<'t> Merger<'t> {
         fn names(v: &[(String, NodeId)]) -> Vec<&str> {
             v.iter().map(|x| x.0.as_str()).collect()
         }
-        crate::resource::renamed_elements(
+        crate::align::renamed_elements(
             &names(&base),
             &names(&theirs),
             &[],
             |bi, ti| {
-                crate::resource::similar_element(
+                crate::align::similar_element(
                     self.base,
                     base[bi].1,
                     self.theirs,
@@ -674,13 +674,7 @@ impl<'t> Merger<'t> {
                 )
             },
             |bi, ti| {
-                crate::resource::same_element(
-                    self.base,
-                    base[bi].1,
-                    self.theirs,
-                    theirs[ti].1,
-                    keys,
-                )
+                crate::align::same_element(self.base, base[bi].1, self.theirs, theirs[ti].1, keys)
             },
         )
         .into_iter()

@@ -17,7 +17,6 @@ mod strings;
 use crate::fallback::Reason;
 use crate::options::{MergeOptions, Mode};
 use crate::parse::Versions;
-use crate::resource;
 use merger::Merger;
 
 pub use plan::Conflict;
@@ -42,16 +41,19 @@ pub(crate) fn plan_with_conflicts_at(
 ) -> Result<Plan, Reason> {
     let patch = matches!(opts.mode, Mode::TwoWay { .. });
     let groups =
-        resource::match_documents(&versions.base, &versions.ours, &versions.theirs, patch)?;
+        crate::align::match_documents(&versions.base, &versions.ours, &versions.theirs, patch)?;
     Ok(planned_groups(versions, opts, forced, &groups))
 }
 
 /// [`plan`] with documents paired by identity alone
-/// ([`resource::match_documents_by_identity`]): a renamed document is a deletion and an
+/// ([`crate::align::match_documents_by_identity`]): a renamed document is a deletion and an
 /// addition. For where the rename rules' pairing gave conflicts the check rejects.
 pub(crate) fn plan_by_identity(versions: &Versions, opts: &MergeOptions) -> Result<Plan, Reason> {
-    let groups =
-        resource::match_documents_by_identity(&versions.base, &versions.ours, &versions.theirs)?;
+    let groups = crate::align::match_documents_by_identity(
+        &versions.base,
+        &versions.ours,
+        &versions.theirs,
+    )?;
     Ok(planned_groups(versions, opts, &[], &groups))
 }
 
@@ -59,7 +61,7 @@ fn planned_groups(
     versions: &Versions,
     opts: &MergeOptions,
     forced: &[(String, String)],
-    groups: &[resource::Group],
+    groups: &[crate::align::Group],
 ) -> Plan {
     let mut merger = Merger::new(&versions.base, &versions.ours, &versions.theirs, opts);
     merger.forced = forced;

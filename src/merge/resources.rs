@@ -1,8 +1,9 @@
 //! The resource rules of merge3 (seeds 000/004): which documents survive, which are added,
 //! and which are merged field by field.
 
+use crate::align::Group;
 use crate::parse::same_data;
-use crate::resource::{DocRef, Group};
+use crate::resource::DocRef;
 
 use super::merger::Merger;
 use super::patch::directive;

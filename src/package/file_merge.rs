@@ -193,7 +193,7 @@ fn pairs_alike(pkg: &Package, versions: &[Version; 3]) -> bool {
                 .collect(),
         );
     }
-    let Ok(found) = resource::match_documents(trees[0], trees[1], trees[2], false) else {
+    let Ok(found) = crate::align::match_documents(trees[0], trees[1], trees[2], false) else {
         return false;
     };
     let present: Vec<HashSet<usize>> = versions

@@ -15,6 +15,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::align;
 use crate::parse::{self, Tree};
 use crate::resource::{self, DocRef, Identity};
 use crate::sides::{self, Side, BASE, OURS, THEIRS};
@@ -79,7 +80,7 @@ pub(crate) struct Group {
     pub identity: Option<Identity>,
 }
 
-impl resource::Placed for Group {
+impl align::Placed for Group {
     type Place = Loc;
 
     fn place(&self, index: usize) -> Option<Loc> {
@@ -276,13 +277,13 @@ impl<'a> Package<'a> {
     fn similar(&self, a: (usize, Loc), b: (usize, Loc)) -> bool {
         let (ta, da) = self.doc(a.0, a.1);
         let (tb, db) = self.doc(b.0, b.1);
-        resource::similar(ta, da.root, tb, db.root)
+        align::similar(ta, da.root, tb, db.root)
     }
 
     fn likeness(&self, a: (usize, Loc), b: (usize, Loc)) -> f64 {
         let (ta, da) = self.doc(a.0, a.1);
         let (tb, db) = self.doc(b.0, b.1);
-        resource::likeness(ta, da.root, tb, db.root)
+        align::likeness(ta, da.root, tb, db.root)
     }
 }
 
@@ -411,8 +412,8 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
         }
     }
     // The file merge's elimination rule over the whole package; where the other side kept no
-    // resource the side lost, one both lost is taken (see [`resource::Lost::KeptOrBoth`]).
-    resource::pair_renames(&mut groups, resource::Lost::KeptOrBoth, |b, side, d| {
+    // resource the side lost, one both lost is taken (see [`align::Lost::KeptOrBoth`]).
+    align::pair_renames(&mut groups, align::Lost::KeptOrBoth, |b, side, d| {
         pkg.similar((BASE, b), (side.index(), d))
     });
     pair_by_position(pkg, &mut groups);
@@ -532,11 +533,8 @@ fn pair_by_position(pkg: &Package, groups: &mut Vec<Group>) {
                 .iter()
                 .filter(|&(_, &j)| groups[j].locs[o].is_none() || g.locs[o].is_none())
                 .filter(|&(&loc, &j)| {
-                    resource::close_identities(
-                        g.identity.as_ref(),
-                        groups[j].identity.as_ref(),
-                        false,
-                    ) && pkg.similar((BASE, b), (side, loc))
+                    align::close_identities(g.identity.as_ref(), groups[j].identity.as_ref(), false)
+                        && pkg.similar((BASE, b), (side, loc))
                 })
                 .map(|(&loc, &j)| (j, pkg.likeness((BASE, b), (side, loc))))
                 .collect();

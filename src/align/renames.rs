@@ -6,7 +6,7 @@
 
 use crate::sides::{Side, BASE};
 
-use super::Identity;
+use crate::resource::Identity;
 
 /// One resource across the three versions, as the rename rule sees it: where it stands in each
 /// version (a document of a file, a place in a package) and its identity.
@@ -138,4 +138,109 @@ pub(crate) fn close_identities(
         (Some(x), Some(y)) => x.differences(y) <= 1,
         _ => missing_is_close,
     }
+}
+
+/// The elements `side` renamed in a keyed list, as (index in `base`, index in `side`) pairs,
+/// given each version's element keys: like a renamed resource, an element of `side` in
+/// neither base nor `other` that is like exactly one base element missing from `side`
+/// (standing at the same place: between the same elements base and `side` share; content
+/// `similar` calls mostly the same), that base element like no other such new element. Each
+/// rename is read alone, so a side that renamed several elements of one list has each paired
+/// (their other side's deletions or edits then meet them, not a clean addition). New elements
+/// like none of them (an element added beside the rename) do not hide it; a new element like
+/// several lost ones leaves the list unpaired. Other base elements `side` deleted there stay
+/// deleted. The merge pairs elements by this rule, so a rename merged with the other side's
+/// edit is not taken for a deletion plus an addition. The base element may be gone from
+/// `other` too: a rename against a deletion, or against another rename, is then a conflict on
+/// the element or its key, as in git's line merge, instead of a clean result holding a name
+/// neither side agreed on. An element the side moved as well as renamed has no place to
+/// show it: it pairs only where its content (key left out) is the same as one lost base
+/// element's, no other base element's, and no other new element's (`same`): read as deleted
+/// and added, its copy under the new key stood beside the other side's deletion or edit of
+/// the old one, clean.
+/// The check reads renames its own way (`verify::pairing`), so that a mistake of this rule
+/// cannot pass it.
+pub(crate) fn renamed_elements(
+    base: &[&str],
+    side: &[&str],
+    other: &[&str],
+    similar: impl Fn(usize, usize) -> bool,
+    same: impl Fn(usize, usize) -> bool,
+) -> Vec<(usize, usize)> {
+    use std::collections::HashSet;
+    fn set<'a>(v: &[&'a str]) -> HashSet<&'a str> {
+        v.iter().copied().collect()
+    }
+    let (in_base, in_side) = (set(base), set(side));
+    // A rename needs a name the side lost and one it gained: most lists have neither, and
+    // every keyed list both sides changed is asked.
+    if base.iter().all(|k| in_side.contains(k)) || side.iter().all(|k| in_base.contains(k)) {
+        return Vec::new();
+    }
+    let in_other = set(other);
+    fn before<'a>(v: &[&'a str], i: usize, shared: &HashSet<&str>) -> Option<&'a str> {
+        v[..i].iter().rev().find(|k| shared.contains(**k)).copied()
+    }
+    fn after<'a>(v: &[&'a str], i: usize, shared: &HashSet<&str>) -> Option<&'a str> {
+        v[i + 1..].iter().find(|k| shared.contains(**k)).copied()
+    }
+    // The base elements `side` lost that a new element of `side` at their place is like.
+    // The place is both neighbours: where the side moved the elements around it (a reorder),
+    // which new element stands for which lost one is unsure, and the element is read as
+    // deleted and added (a conflict against the other side's edit) rather than paired.
+    let lost_like = |si: usize| -> Vec<usize> {
+        let place = (before(side, si, &in_base), after(side, si, &in_base));
+        let at_place: Vec<usize> = (0..base.len())
+            .filter(|&i| {
+                !in_side.contains(base[i])
+                    && (before(base, i, &in_side), after(base, i, &in_side)) == place
+                    && similar(i, si)
+            })
+            .collect();
+        if !at_place.is_empty() {
+            return at_place;
+        }
+        let new_of_same = |bi: usize| {
+            (0..side.len())
+                .filter(|&s| !in_base.contains(side[s]) && same(bi, s))
+                .count()
+        };
+        // Like a base element the side kept as much as the lost one, it is as likely a copy
+        // of the kept one: no rename.
+        let same_content: Vec<usize> = (0..base.len()).filter(|&i| same(i, si)).collect();
+        match same_content[..] {
+            [bi] if !in_side.contains(base[bi]) && new_of_same(bi) == 1 => vec![bi],
+            _ => Vec::new(),
+        }
+    };
+    // A base element both sides lost that a new element both sides have is like, at its
+    // place, is that element's (both renamed it alike): no other new element of `side`
+    // renamed it. (Where `other` still has it, `other` did not rename it.)
+    let renamed_alike: HashSet<usize> = (0..side.len())
+        .filter(|&i| !in_base.contains(side[i]) && in_other.contains(side[i]))
+        .flat_map(lost_like)
+        .filter(|&bi| !in_other.contains(base[bi]))
+        .collect();
+    let mut pairs = Vec::new();
+    for si in (0..side.len()).filter(|&i| !in_base.contains(side[i]) && !in_other.contains(side[i]))
+    {
+        let lost: Vec<usize> = lost_like(si)
+            .into_iter()
+            .filter(|bi| !renamed_alike.contains(bi))
+            .collect();
+        match lost[..] {
+            [] => {}
+            [bi] => pairs.push((bi, si)),
+            _ => return Vec::new(),
+        }
+    }
+    // A base element two new elements are like is renamed to neither, unless one of them
+    // alone holds its very content (a copy that then changed is the other).
+    let claims = |bi: usize| pairs.iter().filter(|p| p.0 == bi).count();
+    let same_claims = |bi: usize| pairs.iter().filter(|p| p.0 == bi && same(p.0, p.1)).count();
+    pairs
+        .iter()
+        .copied()
+        .filter(|p| claims(p.0) == 1 || same_claims(p.0) == 1 && same(p.0, p.1))
+        .collect()
 }

@@ -1,0 +1,13 @@
+//! The alignment: which node of base, ours and theirs is the same node. Documents pair by
+//! identity (renames by elimination or by place), list elements by their keys (renames read
+//! the same way), and what is alike is measured in one place. The merge plans from this
+//! pairing and package mode pairs its files' documents with it; the verifier reads the three
+//! versions its own way on purpose (`verify::pairing`), so a mistake here cannot pass it.
+
+mod documents;
+mod likeness;
+mod renames;
+
+pub(crate) use documents::{match_documents, match_documents_by_identity, Group};
+pub(crate) use likeness::{likeness, same_element, similar, similar_element};
+pub(crate) use renames::{close_identities, pair_renames, renamed_elements, Lost, Placed};
