@@ -1,11 +1,12 @@
-//! The engine: merge's plan for the parsed versions, rendered into ours' text, then the
-//! comment stage's decisions spliced in. Every attempt (the structural one, a template's
+//! The engine: the parsed versions aligned, merge's plan from that alignment rendered into
+//! ours' text, then the comment stage's decisions spliced in. Every attempt (the structural one, a template's
 //! skeletons, merge2) merges through it.
 
+use crate::align;
 use crate::comments::{self, Carried, PlannedSide};
 use crate::fallback::Reason;
 use crate::merge::{self, Conflict, Plan};
-use crate::options::{ConflictStyle, MergeOptions};
+use crate::options::{ConflictStyle, MergeOptions, Mode};
 use crate::parse::{Parsed, Versions};
 use crate::render;
 use crate::text::markers::Markers;
@@ -38,8 +39,7 @@ pub(crate) fn planned_and_rendered(
     versions: &Versions,
     opts: &MergeOptions,
 ) -> Result<(Merged, Option<Parsed>), Reason> {
-    let plan = merge::plan(versions, opts)?;
-    written(versions, plan, opts)
+    planned(versions, opts, Pairing::Renames, &[])
 }
 
 /// [`planned_and_rendered`] with a conflict marked at each of `forced`.
@@ -48,17 +48,45 @@ pub(crate) fn planned_with_conflicts_at(
     opts: &MergeOptions,
     forced: &[(String, String)],
 ) -> Result<Merged, Reason> {
-    let plan = merge::plan_with_conflicts_at(versions, opts, forced)?;
-    written(versions, plan, opts).map(|(merged, _)| merged)
+    planned(versions, opts, Pairing::Renames, forced).map(|(merged, _)| merged)
 }
 
 /// [`planned_and_rendered`] with documents paired by identity alone, no rename paired
-/// ([`merge::plan_by_identity`]).
+/// ([`align::match_documents_by_identity`]): a renamed document is a deletion and an
+/// addition. For where the rename rules' pairing gave conflicts the check rejects.
 pub(crate) fn planned_by_identity(
     versions: &Versions,
     opts: &MergeOptions,
 ) -> Result<(Merged, Option<Parsed>), Reason> {
-    let plan = merge::plan_by_identity(versions, opts)?;
+    planned(versions, opts, Pairing::Identity, &[])
+}
+
+/// How the alignment pairs documents whose identity changed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pairing {
+    /// A rename is the same resource ([`align::match_documents`]).
+    Renames,
+    /// By identity alone ([`align::match_documents_by_identity`]).
+    Identity,
+}
+
+/// The versions' documents aligned, then planned, rendered and given their comments.
+/// Documents the alignment cannot pair (an identity repeated) are a reason to fall back.
+fn planned(
+    versions: &Versions,
+    opts: &MergeOptions,
+    pairing: Pairing,
+    forced: &[(String, String)],
+) -> Result<(Merged, Option<Parsed>), Reason> {
+    let (base, ours, theirs) = (&versions.base, &versions.ours, &versions.theirs);
+    let groups = match pairing {
+        Pairing::Renames => {
+            let patch = matches!(opts.mode, Mode::TwoWay { .. });
+            align::match_documents(base, ours, theirs, patch)?
+        }
+        Pairing::Identity => align::match_documents_by_identity(base, ours, theirs)?,
+    };
+    let plan = merge::plan(versions, &groups, opts, forced);
     written(versions, plan, opts)
 }
 

@@ -92,6 +92,11 @@ const RULES: &[Rule] = &[
         why: "align knows nothing of templates",
     },
     Rule {
+        place: "merge",
+        needle: "match_documents",
+        why: "the merge plans from the documents the alignment paired; it pairs none itself",
+    },
+    Rule {
         place: "resource",
         needle: "crate::align",
         why: "resource says what one version's resource is; align pairs them",

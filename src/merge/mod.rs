@@ -14,8 +14,10 @@ mod policy;
 mod resources;
 mod strings;
 
-use crate::fallback::Reason;
-use crate::options::{MergeOptions, Mode};
+use crate::align::Group;
+use crate::options::MergeOptions;
+#[cfg(doc)]
+use crate::options::Mode;
 use crate::parse::Versions;
 use merger::Merger;
 
@@ -23,45 +25,15 @@ pub use plan::Conflict;
 pub(crate) use plan::Plan;
 
 /// Plans the merge of theirs' changes since base into ours (merge3), or of theirs laid onto
-/// ours as a patch (merge2, [`Mode::TwoWay`]).
-///
-/// Errors mean "cannot merge this structurally" (duplicate identities): the driver then
-/// falls back to the line merge.
-pub(crate) fn plan(versions: &Versions, opts: &MergeOptions) -> Result<Plan, Reason> {
-    plan_with_conflicts_at(versions, opts, &[])
-}
-
-/// [`plan`], with a conflict marked at each of `forced` (a resource and a field path both
-/// ours and theirs have) whatever the rules say there: where the check of a result found the
-/// rules wrong, the user decides.
-pub(crate) fn plan_with_conflicts_at(
+/// ours as a patch (merge2, [`Mode::TwoWay`]), resource by resource as the alignment paired
+/// the documents (`groups`), with a conflict marked at each of `forced` (a resource and a
+/// field path both ours and theirs have) whatever the rules say there: where the check of a
+/// result found the rules wrong, the user decides.
+pub(crate) fn plan(
     versions: &Versions,
+    groups: &[Group],
     opts: &MergeOptions,
     forced: &[(String, String)],
-) -> Result<Plan, Reason> {
-    let patch = matches!(opts.mode, Mode::TwoWay { .. });
-    let groups =
-        crate::align::match_documents(&versions.base, &versions.ours, &versions.theirs, patch)?;
-    Ok(planned_groups(versions, opts, forced, &groups))
-}
-
-/// [`plan`] with documents paired by identity alone
-/// ([`crate::align::match_documents_by_identity`]): a renamed document is a deletion and an
-/// addition. For where the rename rules' pairing gave conflicts the check rejects.
-pub(crate) fn plan_by_identity(versions: &Versions, opts: &MergeOptions) -> Result<Plan, Reason> {
-    let groups = crate::align::match_documents_by_identity(
-        &versions.base,
-        &versions.ours,
-        &versions.theirs,
-    )?;
-    Ok(planned_groups(versions, opts, &[], &groups))
-}
-
-fn planned_groups(
-    versions: &Versions,
-    opts: &MergeOptions,
-    forced: &[(String, String)],
-    groups: &[crate::align::Group],
 ) -> Plan {
     let mut merger = Merger::new(&versions.base, &versions.ours, &versions.theirs, opts);
     merger.forced = forced;
