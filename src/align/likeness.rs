@@ -31,7 +31,7 @@ pub(crate) fn likeness(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> f64 {
 /// Whether two elements of a keyed list hold the same content besides their key fields (and
 /// some: two elements of nothing but keys say nothing of being one), `b`'s key a name: a
 /// key set to null is a key deleted, which the check reads as an element without one.
-pub(crate) fn same_element(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, keys: &[String]) -> bool {
+pub(super) fn same_element(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, keys: &[String]) -> bool {
     if keys
         .iter()
         .any(|k| b.get(bn, k).is_some_and(|v| b.is_null(v)))
@@ -46,7 +46,7 @@ pub(crate) fn same_element(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, keys: &[S
 /// Whether two elements of a keyed list are close enough in content to be one element
 /// renamed: as for documents, with the list's key fields left out (a rename changes them), so
 /// two elements that hold nothing but their keys are alike.
-pub(crate) fn similar_element(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, keys: &[String]) -> bool {
+pub(super) fn similar_element(a: &Tree, an: NodeId, b: &Tree, bn: NodeId, keys: &[String]) -> bool {
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     alike(a, an, b, bn, &keys)
 }

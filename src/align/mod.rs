@@ -9,5 +9,5 @@ mod likeness;
 mod renames;
 
 pub(crate) use documents::{match_documents, match_documents_by_identity, Group};
-pub(crate) use likeness::{likeness, same_element, similar, similar_element};
-pub(crate) use renames::{close_identities, pair_renames, renamed_elements, Lost, Placed};
+pub(crate) use likeness::{likeness, similar};
+pub(crate) use renames::{close_identities, keyed_renames, pair_renames, Lost, Placed};

@@ -6,7 +6,10 @@
 
 use crate::sides::{Side, BASE};
 
+use crate::parse::{NodeId, Tree};
 use crate::resource::Identity;
+
+use super::likeness::{same_element, similar_element};
 
 /// One resource across the three versions, as the rename rule sees it: where it stands in each
 /// version (a document of a file, a place in a package) and its identity.
@@ -160,7 +163,7 @@ pub(crate) fn close_identities(
 /// the old one, clean.
 /// The check reads renames its own way (`verify::pairing`), so that a mistake of this rule
 /// cannot pass it.
-pub(crate) fn renamed_elements(
+fn renamed_elements(
     base: &[&str],
     side: &[&str],
     other: &[&str],
@@ -243,4 +246,34 @@ pub(crate) fn renamed_elements(
         .copied()
         .filter(|p| claims(p.0) == 1 || same_claims(p.0) == 1 && same(p.0, p.1))
         .collect()
+}
+
+/// The elements `side` renamed in a keyed list ([`renamed_elements`]), as (index in
+/// `base_elements`, index in `side_elements`) pairs, each version's elements given as (key,
+/// node): content is measured with the list's `keys` left out (a rename changes them).
+pub(crate) fn keyed_renames(
+    base: &Tree,
+    base_elements: &[(&str, NodeId)],
+    side: &Tree,
+    side_elements: &[(&str, NodeId)],
+    other: &[&str],
+    keys: &[String],
+) -> Vec<(usize, usize)> {
+    fn names<'a>(v: &[(&'a str, NodeId)]) -> Vec<&'a str> {
+        v.iter().map(|e| e.0).collect()
+    }
+    let nodes = |b: usize, s: usize| (base_elements[b].1, side_elements[s].1);
+    renamed_elements(
+        &names(base_elements),
+        &names(side_elements),
+        other,
+        |b, s| {
+            let (bn, sn) = nodes(b, s);
+            similar_element(base, bn, side, sn, keys)
+        },
+        |b, s| {
+            let (bn, sn) = nodes(b, s);
+            same_element(base, bn, side, sn, keys)
+        },
+    )
 }

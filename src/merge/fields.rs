@@ -608,8 +608,8 @@ impl<'t> Merger<'t> {
         }
     }
 
-    /// `side`'s elements with each one it renamed (`align::renamed_elements`) named like
-    /// its base element, or `None` when it renamed none.
+    /// `side`'s elements with each one it renamed (`align::keyed_renames`) named like its
+    /// base element, or `None` when it renamed none.
     pub(super) fn pair_rename<'c>(
         &self,
         base: &[Child<'c>],
@@ -618,21 +618,17 @@ impl<'t> Merger<'t> {
         tree: &Tree,
         keys: &[String],
     ) -> Option<Vec<Child<'c>>> {
-        fn names<'a>(v: &'a [Child]) -> Vec<&'a str> {
-            v.iter().map(|c| c.name.as_ref()).collect()
+        fn elements<'a>(v: &'a [Child]) -> Vec<(&'a str, NodeId)> {
+            v.iter().map(|c| (c.name.as_ref(), c.field.node)).collect()
         }
-        let pairs = crate::align::renamed_elements(
-            &names(base),
-            &names(side),
-            &names(other),
-            |b, s| {
-                let (bn, sn) = (base[b].field.node, side[s].field.node);
-                crate::align::similar_element(self.base, bn, tree, sn, keys)
-            },
-            |b, s| {
-                let (bn, sn) = (base[b].field.node, side[s].field.node);
-                crate::align::same_element(self.base, bn, tree, sn, keys)
-            },
+        let other: Vec<&str> = other.iter().map(|c| c.name.as_ref()).collect();
+        let pairs = crate::align::keyed_renames(
+            self.base,
+            &elements(base),
+            tree,
+            &elements(side),
+            &other,
+            keys,
         );
         if pairs.is_empty() {
             return None;
@@ -645,7 +641,7 @@ impl<'t> Merger<'t> {
     }
 
     /// The elements of theirs' keyed list `t` that rename an element of base's list `b`
-    /// (`align::renamed_elements`), where ours emptied the list: kyaml pairs by key alone.
+    /// (`align::keyed_renames`), where ours emptied the list: kyaml pairs by key alone.
     fn renamed_by_theirs(&self, b: NodeId, t: NodeId, keys: &[String]) -> Vec<NodeId> {
         if self.opts.policy.kyaml() {
             return Vec::new();
@@ -657,25 +653,16 @@ impl<'t> Merger<'t> {
                 .collect()
         }
         let (base, theirs) = (keyed(self.base, b, keys), keyed(self.theirs, t, keys));
-        fn names(v: &[(String, NodeId)]) -> Vec<&str> {
-            v.iter().map(|x| x.0.as_str()).collect()
+        fn elements(v: &[(String, NodeId)]) -> Vec<(&str, NodeId)> {
+            v.iter().map(|x| (x.0.as_str(), x.1)).collect()
         }
-        crate::align::renamed_elements(
-            &names(&base),
-            &names(&theirs),
+        crate::align::keyed_renames(
+            self.base,
+            &elements(&base),
+            self.theirs,
+            &elements(&theirs),
             &[],
-            |bi, ti| {
-                crate::align::similar_element(
-                    self.base,
-                    base[bi].1,
-                    self.theirs,
-                    theirs[ti].1,
-                    keys,
-                )
-            },
-            |bi, ti| {
-                crate::align::same_element(self.base, base[bi].1, self.theirs, theirs[ti].1, keys)
-            },
+            keys,
         )
         .into_iter()
         .map(|(_, ti)| theirs[ti].1)
