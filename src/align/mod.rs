@@ -5,9 +5,11 @@
 //! versions its own way on purpose (`verify::pairing`), so a mistake here cannot pass it.
 
 mod documents;
+mod elements;
 mod likeness;
 mod renames;
 
 pub(crate) use documents::{match_documents, match_documents_by_identity, Group};
+pub(crate) use elements::{elements, resources, Named, UNNAMED};
 pub(crate) use likeness::{likeness, similar};
 pub(crate) use renames::{close_identities, keyed_renames, pair_renames, Lost, Placed};

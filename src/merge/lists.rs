@@ -4,8 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::align;
 use crate::parse::{same_data, Kind, NodeId, Tree};
-use crate::resource::{element_key, list_kind, ListKind};
+use crate::resource::{list_kind, ListKind};
 
 use super::fields::{Child, Children};
 use super::merger::Merger;
@@ -47,21 +48,46 @@ impl Merger<'_> {
         let kind = self.list_kind(path, &lists);
         let patch = self.prepend().is_some();
         let kyaml = self.opts.policy.kyaml();
+        // merge2's directive elements (`- $patch: merge`) are instructions, not elements.
+        let items = |tree: &Tree, list: NodeId| -> Vec<NodeId> {
+            let all = tree.children(list).iter().copied();
+            all.filter(|&e| !(patch && list_directive(tree, e).is_some()))
+                .collect()
+        };
         let keyed = |keys: &[String]| -> Option<[Vec<Child>; 3]> {
             let base = match b {
-                Some(b) if self.base.node(b.node).kind == Kind::Seq => {
-                    elements(self.base, b.node, Some(keys), patch, kyaml, kyaml)?
-                }
+                Some(b) if self.base.node(b.node).kind == Kind::Seq => elements(
+                    self.base,
+                    &items(self.base, b.node),
+                    Some(keys),
+                    patch,
+                    kyaml,
+                    kyaml,
+                )?,
                 _ => Vec::new(),
             };
-            let ours = elements(self.ours, o.node, Some(keys), patch, kyaml, kyaml)?;
-            let theirs = elements(self.theirs, t.node, Some(keys), patch, kyaml, kyaml)?;
+            let ours = elements(
+                self.ours,
+                &items(self.ours, o.node),
+                Some(keys),
+                patch,
+                kyaml,
+                kyaml,
+            )?;
+            let theirs = elements(
+                self.theirs,
+                &items(self.theirs, t.node),
+                Some(keys),
+                patch,
+                kyaml,
+                kyaml,
+            )?;
             // An element without a key pairs only with itself: edited by both sides, it
             // would be two elements, each side's copy. Where both sides changed such
             // elements, the list merges element by element, so that is a conflict.
             let unnamed = |x: &[Child]| -> HashSet<String> {
                 x.iter()
-                    .filter(|c| c.name.starts_with(UNNAMED))
+                    .filter(|c| c.name.starts_with(align::UNNAMED))
                     .map(|c| c.name.to_string())
                     .collect()
             };
@@ -73,20 +99,41 @@ impl Merger<'_> {
         };
         let set = || -> Option<[Vec<Child>; 3]> {
             let base = match b {
-                Some(b) if self.base.node(b.node).kind == Kind::Seq => {
-                    elements(self.base, b.node, None, patch, kyaml, false)?
-                }
+                Some(b) if self.base.node(b.node).kind == Kind::Seq => elements(
+                    self.base,
+                    &items(self.base, b.node),
+                    None,
+                    patch,
+                    kyaml,
+                    false,
+                )?,
                 _ => Vec::new(),
             };
             Some([
                 base,
-                elements(self.ours, o.node, None, patch, kyaml, false)?,
-                elements(self.theirs, t.node, None, patch, kyaml, false)?,
+                elements(
+                    self.ours,
+                    &items(self.ours, o.node),
+                    None,
+                    patch,
+                    kyaml,
+                    false,
+                )?,
+                elements(
+                    self.theirs,
+                    &items(self.theirs, t.node),
+                    None,
+                    patch,
+                    kyaml,
+                    false,
+                )?,
             ])
         };
         if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
             let resources = |tree: &Tree, list: Option<NodeId>| {
-                list.map_or(Some(Vec::new()), |l| resources(tree, l))
+                list.map_or(Some(Vec::new()), |l| {
+                    align::resources(tree, l).map(children)
+                })
             };
             if let (Some(base), Some(ours), Some(theirs)) = (
                 resources(
@@ -269,99 +316,27 @@ impl Merger<'_> {
     }
 }
 
-/// The items of a `kind: List` named by identity; `None` if one has none or two share one.
-fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Child<'static>>> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for &e in tree.children(list) {
-        let id = crate::resource::Identity::of(tree, e)?;
-        let name = format!(
-            "{}\u{0}{}\u{0}{}\u{0}{}",
-            id.group, id.kind, id.namespace, id.name
-        );
-        if !seen.insert(name.clone()) {
-            return None;
-        }
-        out.push(Child {
-            name: name.into(),
-            shown: id.to_string().into(),
-            field: Field::item(e),
-        });
-    }
-    Some(out)
-}
-
-/// Opens the name of an element whose key has no value: its content's digest follows.
-const UNNAMED: char = '\u{1}';
-
-/// A list's elements named by their merge key (`keys`), or by their value for a set. `None`
-/// when an element cannot be named or two share a name: such a list is merged as plain.
-/// merge2 passes `patch`: its directive elements (`- $patch: merge`) are instructions, not
-/// elements. Under kyaml's rules (`kyaml`) an element missing its key is named by `""`; with
-/// `first_stands`, of two elements sharing a key the first stands for both, as kyaml's
-/// lookups read base's and theirs' lists.
+/// A list's elements as the alignment names them ([`align::elements`]), as the merge's
+/// children.
 fn elements(
     tree: &Tree,
-    list: NodeId,
+    items: &[NodeId],
     keys: Option<&[String]>,
     patch: bool,
     kyaml: bool,
     first_stands: bool,
 ) -> Option<Vec<Child<'static>>> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for &e in tree.children(list) {
-        if patch && list_directive(tree, e).is_some() {
-            continue;
-        }
-        let (name, shown) = match keys {
-            Some(keys) => match element_key(tree, e, keys) {
-                Some(key) => key,
-                // Its key is there with no value: in a template's skeleton an action renders
-                // it (`- name: {{ .name }}` in a `range`). Named by its whole content, it pairs
-                // only with itself, unchanged, instead of stopping the pairing of the rest.
-                // Not under kyaml's rules: kyaml reads a null key as `""` like a missing one,
-                // so that theirs' second element of no key stands for nothing (added as a
-                // second unnamed element, the check's kyaml reading rejected the merge).
-                None if keys
-                    .first()
-                    .is_some_and(|k| tree.get(e, k).is_some_and(|v| tree.is_null(v)))
-                    && !patch
-                    && !kyaml =>
-                {
-                    let shown = format!("{}=?", keys[0]);
-                    (
-                        format!("{UNNAMED}{:x}", crate::parse::digest(tree, e)),
-                        shown,
-                    )
-                }
-                // kyaml's rules read a missing key as `""`: one element, not a plain list.
-                None if kyaml => crate::resource::kyaml_element_key(tree, e, keys)?,
-                None => return None,
-            },
-            None => {
-                if tree.node(e).kind != Kind::Scalar {
-                    return None;
-                }
-                let v = tree.value(e).to_string();
-                (v.clone(), v)
-            }
-        };
-        if !seen.insert(name.clone()) {
-            // kyaml's lookups take the first element of a key, so a second one stands for
-            // nothing (the notes' §2.5: duplicate keys collapse).
-            if first_stands && keys.is_some() {
-                continue;
-            }
-            return None;
-        }
-        out.push(Child {
-            name: name.into(),
-            shown: shown.into(),
-            field: Field::item(e),
-        });
-    }
-    Some(out)
+    align::elements(tree, items, keys, patch, kyaml, first_stands).map(children)
+}
+
+/// The merge's children of a list's elements the alignment named: each an item.
+fn children(named: Vec<align::Named>) -> Vec<Child<'static>> {
+    let child = |n: align::Named| Child {
+        name: n.name.into(),
+        shown: n.shown.into(),
+        field: Field::item(n.node),
+    };
+    named.into_iter().map(child).collect()
 }
 
 /// A list's elements as data, for the element-wise 3-way merge.

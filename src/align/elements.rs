@@ -1,0 +1,109 @@
+//! A list's elements named alike across the versions, so that the same element has the same
+//! name in each: by the list's merge keys, by value in a set, a `kind: List`'s items by their
+//! resource identity.
+
+use std::collections::HashSet;
+
+use crate::parse::{Kind, NodeId, Tree};
+use crate::resource::{element_key, kyaml_element_key};
+
+/// An element and the name that pairs it across versions.
+#[derive(Clone, Debug)]
+pub(crate) struct Named {
+    pub name: String,
+    /// How paths show it: `name=web`.
+    pub shown: String,
+    pub node: NodeId,
+}
+
+/// The items of a `kind: List` named by identity; `None` if one has none or two share one.
+pub(crate) fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Named>> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for &e in tree.children(list) {
+        let id = crate::resource::Identity::of(tree, e)?;
+        let name = format!(
+            "{}\u{0}{}\u{0}{}\u{0}{}",
+            id.group, id.kind, id.namespace, id.name
+        );
+        if !seen.insert(name.clone()) {
+            return None;
+        }
+        out.push(Named {
+            name,
+            shown: id.to_string(),
+            node: e,
+        });
+    }
+    Some(out)
+}
+
+/// Opens the name of an element whose key has no value: its content's digest follows.
+pub(crate) const UNNAMED: char = '\u{1}';
+
+/// A list's elements (`items`) named by their merge key (`keys`), or by their value for a
+/// set. `None` when an element cannot be named or two share a name: such a list is merged as
+/// plain. merge2 passes `patch` (and leaves its directive elements out of `items`). Under
+/// kyaml's rules (`kyaml`) an element missing its key is named by `""`; with `first_stands`,
+/// of two elements sharing a key the first stands for both, as kyaml's lookups read base's
+/// and theirs' lists.
+pub(crate) fn elements(
+    tree: &Tree,
+    items: &[NodeId],
+    keys: Option<&[String]>,
+    patch: bool,
+    kyaml: bool,
+    first_stands: bool,
+) -> Option<Vec<Named>> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for &e in items {
+        let (name, shown) = match keys {
+            Some(keys) => match element_key(tree, e, keys) {
+                Some(key) => key,
+                // Its key is there with no value: in a template's skeleton an action renders
+                // it (`- name: {{ .name }}` in a `range`). Named by its whole content, it pairs
+                // only with itself, unchanged, instead of stopping the pairing of the rest.
+                // Not under kyaml's rules: kyaml reads a null key as `""` like a missing one,
+                // so that theirs' second element of no key stands for nothing (added as a
+                // second unnamed element, the check's kyaml reading rejected the merge).
+                None if keys
+                    .first()
+                    .is_some_and(|k| tree.get(e, k).is_some_and(|v| tree.is_null(v)))
+                    && !patch
+                    && !kyaml =>
+                {
+                    let shown = format!("{}=?", keys[0]);
+                    (
+                        format!("{UNNAMED}{:x}", crate::parse::digest(tree, e)),
+                        shown,
+                    )
+                }
+                // kyaml's rules read a missing key as `""`: one element, not a plain list.
+                None if kyaml => kyaml_element_key(tree, e, keys)?,
+                None => return None,
+            },
+            None => {
+                if tree.node(e).kind != Kind::Scalar {
+                    return None;
+                }
+                let v = tree.value(e).to_string();
+                (v.clone(), v)
+            }
+        };
+        if !seen.insert(name.clone()) {
+            // kyaml's lookups take the first element of a key, so a second one stands for
+            // nothing (the notes' §2.5: duplicate keys collapse).
+            if first_stands && keys.is_some() {
+                continue;
+            }
+            return None;
+        }
+        out.push(Named {
+            name,
+            shown,
+            node: e,
+        });
+    }
+    Some(out)
+}
