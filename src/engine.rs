@@ -1,6 +1,6 @@
 //! The engine: the parsed versions aligned, merge's plan from that alignment rendered into
-//! ours' text, then the comment stage's decisions spliced in. Every attempt (the structural one, a template's
-//! skeletons, merge2) merges through it.
+//! ours' text, then the comment stage's decisions spliced in. Every attempt (the structural
+//! one, a template's skeletons, merge2) merges through it.
 
 use crate::align;
 use crate::comments::{self, Carried, PlannedSide};

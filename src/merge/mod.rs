@@ -16,8 +16,6 @@ mod strings;
 
 use crate::align::Group;
 use crate::options::MergeOptions;
-#[cfg(doc)]
-use crate::options::Mode;
 use crate::parse::Versions;
 use merger::Merger;
 
@@ -25,7 +23,7 @@ pub use plan::Conflict;
 pub(crate) use plan::Plan;
 
 /// Plans the merge of theirs' changes since base into ours (merge3), or of theirs laid onto
-/// ours as a patch (merge2, [`Mode::TwoWay`]), resource by resource as the alignment paired
+/// ours as a patch (merge2, [`crate::options::Mode::TwoWay`]), resource by resource as the alignment paired
 /// the documents (`groups`), with a conflict marked at each of `forced` (a resource and a
 /// field path both ours and theirs have) whatever the rules say there: where the check of a
 /// result found the rules wrong, the user decides.
