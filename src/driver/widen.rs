@@ -159,27 +159,41 @@ fn document(b: &[&str], at: usize) -> Range<usize> {
 
 /// The `level`-th block of base around `lines` (1: the nearest): from the nearest
 /// structural line before them that is indented less than they are, up to the next
-/// structural line indented no deeper than it; the document at last.
+/// structural line indented no deeper than it; the document at last. A list written flush
+/// with its key (`endpoints:` over `- port: …` at the key's own indent) is the key's block:
+/// its items are no deeper than the key, yet the key heads them, and the block runs on over
+/// the items to the next line that is not one of them.
 fn enclosing(b: &[&str], lines: Range<usize>, level: usize) -> Range<usize> {
     let doc = document(b, lines.start);
     let mut inner = lines;
+    let item = |line: &str| {
+        let t = line.trim_start();
+        t.starts_with("- ") || t.trim_end() == "-"
+    };
+    let key_of_a_block = |line: &str| !item(line) && line.trim_end().ends_with(':');
     for _ in 0..level {
         let within = |i: &usize| structural(b[*i]);
-        let depth = inner
+        let first = inner
             .clone()
             .filter(within)
-            .map(|i| indent(b[i]))
-            .min()
-            .or_else(|| (inner.end..doc.end).find(within).map(|i| indent(b[i])))
-            .unwrap_or(0);
-        let Some(head) = (doc.start..inner.start)
-            .rev()
-            .find(|&i| structural(b[i]) && indent(b[i]) < depth)
-        else {
+            .min_by_key(|&i| indent(b[i]))
+            .or_else(|| (inner.end..doc.end).find(within));
+        let depth = first.map_or(0, |i| indent(b[i]));
+        let flush = first.is_some_and(|i| item(b[i]));
+        let Some(head) = (doc.start..inner.start).rev().find(|&i| {
+            structural(b[i])
+                && (indent(b[i]) < depth
+                    || (flush && indent(b[i]) == depth && key_of_a_block(b[i])))
+        }) else {
             return doc;
         };
+        let level_items = indent(b[head]) == depth && flush;
         let end = (inner.end.max(head + 1)..doc.end)
-            .find(|&i| structural(b[i]) && indent(b[i]) <= indent(b[head]))
+            .find(|&i| {
+                structural(b[i])
+                    && (indent(b[i]) < indent(b[head])
+                        || (indent(b[i]) == indent(b[head]) && !(level_items && item(b[i]))))
+            })
             .unwrap_or(doc.end);
         inner = head..end;
     }
@@ -483,6 +497,24 @@ mod tests {
         assert_eq!(enclosing(&b, 5..6, 4), 0..9);
         // An item inserted between two belongs to their list.
         assert_eq!(enclosing(&b, 6..6, 1), 2..8);
+    }
+
+    #[test]
+    fn a_list_flush_with_its_key_is_the_keys_block() {
+        let b: Vec<&str> = text_lines(concat!(
+            "spec:\n",             // 0
+            "  endpoints:\n",      // 1
+            "  - port: http\n",    // 2
+            "    path: /a\n",      // 3
+            "  {{- if .x }}\n",    // 4
+            "  - port: metrics\n", // 5
+            "  {{- end }}\n",      // 6
+            "  jobLabel: x\n",     // 7
+        ));
+        assert_eq!(enclosing(&b, 3..4, 1), 2..5);
+        assert_eq!(enclosing(&b, 3..4, 2), 1..7);
+        assert_eq!(enclosing(&b, 2..3, 1), 1..7);
+        assert_eq!(enclosing(&b, 3..4, 3), 0..8);
     }
 
     #[test]
