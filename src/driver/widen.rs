@@ -582,7 +582,9 @@ mod tests {
             Some("a\n<<<<<<< ours\nB\n=======\nb\n>>>>>>> theirs\nc\nD\n")
         );
         // Where no change of its own holds, the whole file is the conflict.
-        let got = conflicted_clean(texts, &MARKERS, |text| text.starts_with("<<<<<<<"));
+        let got = conflicted_clean(texts, &MARKERS, |text| {
+            text.starts_with("<<<<<<<") && text.ends_with(">>>>>>> theirs\n")
+        });
         assert_eq!(
             got.as_deref(),
             Some("<<<<<<< ours\na\nB\nc\nd\n=======\na\nb\nc\nD\n>>>>>>> theirs\n")
