@@ -207,14 +207,14 @@ impl Checker<'_> {
             return self.extend(found);
         }
         let (ot, tt) = (self.o, self.t);
-        // Ours' items both sides put in under one key, each with its own content.
-        let added_apart: Vec<usize> = rows
+        // Ours' and theirs' items both sides put in under one key, each with its own content.
+        let added_apart: Vec<(usize, usize)> = rows
             .iter()
             .filter_map(|row| match row.0 {
                 [None, Some(o), Some(t), _]
                     if !same_data(ot, refs[1][o].node, tt, refs[2][t].node) =>
                 {
-                    Some(o)
+                    Some((o, t))
                 }
                 _ => None,
             })
@@ -230,10 +230,18 @@ impl Checker<'_> {
         let Some(alike) = by_likeness(trees, refs, &keys, self.rule.winner()) else {
             return self.extend(found);
         };
-        let renamed = |o: &usize| {
+        // Both sides' items of the key read as one base item both renamed alike, whose key
+        // neither side keeps: elements alike but for their keys (ports) pair any way.
+        let gone = |b: usize| {
+            let key = &refs[0][b].key;
+            !refs[1..3]
+                .iter()
+                .any(|side| side.iter().any(|i| &i.key == key))
+        };
+        let renamed = |&(o, t): &(usize, usize)| {
             alike
                 .iter()
-                .any(|row| row.0[0].is_some() && row.0[1] == Some(*o))
+                .any(|row| row.0[0].is_some_and(gone) && row.0[1] == Some(o) && row.0[2] == Some(t))
         };
         let alike_found = self.attempt(|c| c.keyed_rows(path, common, set, refs, &alike));
         if found.is_empty() {
