@@ -123,8 +123,8 @@ fn widened_from(
     // first level that holds is then narrowed back conflict by conflict: one conflict may
     // need its whole block while another needs a few stretches.
     let block = |c: usize, level: usize, trim: bool| {
-        let lines = enclosing(&b, all[c].base.clone(), level);
-        block_range(&all, c, &b, lines, trim)
+        let lines = enclosing(b, all[c].base.clone(), level);
+        block_range(all, c, b, lines, trim)
     };
     let everything = |ranges: &[Range<usize>]| {
         let groups = joined_ranges(ranges);
@@ -134,7 +134,7 @@ fn widened_from(
     'levels: for level in 1.. {
         let at_documents = conflicts
             .iter()
-            .all(|&c| enclosing(&b, all[c].base.clone(), level) == document(&b, all[c].base.start));
+            .all(|&c| enclosing(b, all[c].base.clone(), level) == document(b, all[c].base.start));
         for trim in [true, false] {
             let ranges: Vec<Range<usize>> =
                 conflicts.iter().map(|&c| block(c, level, trim)).collect();
