@@ -202,22 +202,68 @@ fn fallback(
         std::str::from_utf8(theirs),
         std::str::from_utf8(&line.bytes),
     ) {
-        if !line.conflicted && !line_result_is_sound(b, o, t, merged) {
-            if let Reason::Template { .. } = reason {
-                if let Some(outcome) = template::by_documents([b, o, t], opts, &mut messages) {
-                    return Ok(Outcome {
-                        fallback: Some(reason),
-                        ..outcome
-                    });
+        if !line.conflicted {
+            let sound = line_result_is_sound(b, o, t, merged);
+            if !sound {
+                if let Reason::Template { .. } = reason {
+                    if let Some(outcome) = template::by_documents([b, o, t], opts, &mut messages) {
+                        return Ok(Outcome {
+                            fallback: Some(reason),
+                            ..outcome
+                        });
+                    }
+                    messages.push(
+                        "git's clean line merge breaks the YAML or repeats a key: marked as a conflict"
+                            .into(),
+                    );
+                    let mut outcome = last_resort(b, o, t, opts, None, messages);
+                    outcome.fallback = Some(reason);
+                    return Ok(outcome);
                 }
             }
-            messages.push(
-                "git's clean line merge breaks the YAML or repeats a key: marked as a conflict"
-                    .into(),
-            );
-            let mut outcome = last_resort(b, o, t, opts, None, messages);
-            outcome.fallback = Some(reason);
-            return Ok(outcome);
+            // Where the check reads what the structural merge does not take (two documents
+            // of one identity, read in order), git's clean result must hold as data too:
+            // git's text outside any conflict can take back a field or a document a side
+            // deleted.
+            let versions = read_by_the_check(&reason, [b, o, t], opts);
+            let wrong = match (&versions, sound) {
+                (_, false) => Some(
+                    "git's clean line merge breaks the YAML or repeats a key: marked as a conflict"
+                        .to_string(),
+                ),
+                (Some(v), true) => match verify::check_text(v, merged, opts.policy) {
+                    verify::Verdict::Broken(found) => Some(format!(
+                        "git's clean line merge is wrong as data ({}): marked as a conflict",
+                        found[0]
+                    )),
+                    _ => None,
+                },
+                (None, true) => None,
+            };
+            if let Some(wrong) = wrong {
+                // Git marks no line there: the conflict is as narrow as each side of it
+                // loads and (where the check reads the versions) holds its data.
+                messages.push(format!("{wrong}, as narrow as each side of it holds"));
+                let marks = written_markers(opts, o);
+                let holds = |text: &str| {
+                    markers::sides(text, opts.marker_size)
+                        .iter()
+                        .all(|side| line_result_is_sound(b, o, t, side))
+                        && versions.as_ref().is_none_or(|v| {
+                            verify::sides_hold(v, text.as_bytes(), opts.marker_size, None).is_ok()
+                        })
+                };
+                let text = widen::conflicted_clean([b, o, t], &marks, holds)
+                    .unwrap_or_else(|| marks.wrap(o, b, t));
+                return Ok(Outcome {
+                    bytes: text.into_bytes(),
+                    conflicted: true,
+                    fallback: Some(reason),
+                    messages,
+                    resolved_hunks: 0,
+                    git_markers_kept: false,
+                });
+            }
         }
         // Both sides inserted lines at one place of a template (each a key or a block after
         // the same line): where both insertions together, in one order or the other, make a
@@ -413,19 +459,7 @@ fn checked_conflicts(
     // A merge that would leave an alias without its anchor is no structural merge either:
     // git's conflicts cross a key one side moved as readily there (theirs moves a key up and
     // anchors it; a side that only loads still drops ours' copy of the key).
-    let versions = match reason {
-        Reason::Unsupported(_) | Reason::AliasWithoutAnchor => Versions::parse(b, o, t)
-            .ok()
-            .filter(|v| {
-                matches!(reason, Reason::AliasWithoutAnchor)
-                    || [&v.base, &v.ours, &v.theirs]
-                        .iter()
-                        .any(|tree| !crate::resource::duplicate_identities(tree).is_empty())
-            })
-            .map(|v| v.named(opts.file_name.as_deref())),
-        _ => None,
-    };
-    if let Some(versions) = versions {
+    if let Some(versions) = read_by_the_check(reason, [b, o, t], opts) {
         let holds = |text: &str| {
             sides_load(text)
                 && verify::sides_hold(&versions, text.as_bytes(), opts.marker_size, None).is_ok()
@@ -445,6 +479,28 @@ fn checked_conflicts(
         return Checked::Hold;
     }
     widened_until_loading([b, o, t], &marks, sides_load)
+}
+
+/// The versions, where the structural merge stood aside for `reason` but the check reads
+/// them: two documents of one identity (read in order), or a merge that would leave an alias
+/// without its anchor.
+fn read_by_the_check<'a>(
+    reason: &Reason,
+    [b, o, t]: [&'a str; 3],
+    opts: &MergeOptions,
+) -> Option<Versions<'a>> {
+    match reason {
+        Reason::Unsupported(_) | Reason::AliasWithoutAnchor => Versions::parse(b, o, t)
+            .ok()
+            .filter(|v| {
+                matches!(reason, Reason::AliasWithoutAnchor)
+                    || [&v.base, &v.ours, &v.theirs]
+                        .iter()
+                        .any(|tree| !crate::resource::duplicate_identities(tree).is_empty())
+            })
+            .map(|v| v.named(opts.file_name.as_deref())),
+        _ => None,
+    }
 }
 
 /// Git's conflicts, some side of which does not load, widened until each side loads: at

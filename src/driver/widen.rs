@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use crate::text::diff3::{stretches, Chunk, Stretch};
-use crate::text::markers::Markers;
+use crate::text::markers::{marked_lines, Markers};
 
 /// The widest a conflict grows, in stretches taken in beside it, before the whole file is
 /// the conflict: each try runs the caller's check on the whole file (at most 91 tries), and a
@@ -48,9 +48,66 @@ pub(crate) fn widened(
         all: &all,
         lines: [&b, &o, &t],
     };
+    widened_from(&texts, &conflicts, markers, &mut holds).or_else(|| {
+        let whole = markers.wrap(ours, base, theirs);
+        holds(&whole).then_some(whole)
+    })
+}
+
+/// The most changed stretches of a clean line merge tried as seeds of a conflict
+/// ([`conflicted_clean`]): each seed costs up to a hundred checks of the whole file.
+const SEEDS: usize = 8;
+
+/// A clean line merge the caller's check (`holds`) rejects, made a conflict: each changed
+/// stretch in turn is taken as a conflict of its own and widened as [`widened`] widens git's
+/// conflicts, and the text that holds with the fewest lines marked is the answer; the whole
+/// file, ours against theirs, where none short of it holds (or the texts have more changed
+/// stretches than are tried). `None` where nothing holds. Where git is clean but wrong as
+/// data, git marks no line: the conflict is as narrow as the check lets it be.
+pub(crate) fn conflicted_clean(
+    [base, ours, theirs]: [&str; 3],
+    markers: &Markers,
+    mut holds: impl FnMut(&str) -> bool,
+) -> Option<String> {
+    let (b, o, t) = (text_lines(base), text_lines(ours), text_lines(theirs));
+    let all = pieces(stretches(&b, &o, &t));
+    let changed: Vec<usize> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !matches!(s.chunk, Chunk::Same { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    let texts = Texts {
+        all: &all,
+        lines: [&b, &o, &t],
+    };
+    let narrowest = (changed.len() <= SEEDS)
+        .then(|| {
+            changed
+                .iter()
+                .filter_map(|&c| widened_from(&texts, &[c], markers, &mut holds))
+                .min_by_key(|text| marked_lines(text.as_bytes(), markers.size))
+        })
+        .flatten();
+    narrowest.or_else(|| {
+        let whole = markers.wrap(ours, base, theirs);
+        holds(&whole).then_some(whole)
+    })
+}
+
+/// The conflicts at stretches `conflicts` widened until `holds` accepts the text, short of
+/// the whole file: see [`widened`].
+fn widened_from(
+    texts: &Texts,
+    conflicts: &[usize],
+    markers: &Markers,
+    holds: &mut impl FnMut(&str) -> bool,
+) -> Option<String> {
+    let all = texts.all;
+    let b = texts.lines[0];
     'widen: for width in 0..=WIDEST {
         for before in 0..=width {
-            let groups = groups(&conflicts, before, width - before, all.len());
+            let groups = groups(conflicts, before, width - before, all.len());
             if groups.len() == 1 && groups[0] == (0..all.len()) {
                 break 'widen;
             }
@@ -66,8 +123,8 @@ pub(crate) fn widened(
     // first level that holds is then narrowed back conflict by conflict: one conflict may
     // need its whole block while another needs a few stretches.
     let block = |c: usize, level: usize, trim: bool| {
-        let lines = enclosing(&b, all[c].base.clone(), level);
-        block_range(&all, c, &b, lines, trim)
+        let lines = enclosing(b, all[c].base.clone(), level);
+        block_range(all, c, b, lines, trim)
     };
     let everything = |ranges: &[Range<usize>]| {
         let groups = joined_ranges(ranges);
@@ -77,7 +134,7 @@ pub(crate) fn widened(
     'levels: for level in 1.. {
         let at_documents = conflicts
             .iter()
-            .all(|&c| enclosing(&b, all[c].base.clone(), level) == document(&b, all[c].base.start));
+            .all(|&c| enclosing(b, all[c].base.clone(), level) == document(b, all[c].base.start));
         for trim in [true, false] {
             let ranges: Vec<Range<usize>> =
                 conflicts.iter().map(|&c| block(c, level, trim)).collect();
@@ -119,8 +176,7 @@ pub(crate) fn widened(
         }
         return Some(texts.render(&joined_ranges(&ranges), markers));
     }
-    let whole = markers.wrap(ours, base, theirs);
-    holds(&whole).then_some(whole)
+    None
 }
 
 /// Whether a line is YAML structure, not a comment, a blank or a template's control line (a
@@ -543,6 +599,27 @@ mod tests {
                 items(Some((15, "O"))),
                 items(Some((15, "T")))
             ))
+        );
+    }
+
+    #[test]
+    fn a_clean_merge_the_check_rejects_conflicts_at_the_narrowest_change_that_holds() {
+        // The check wants ours' `B` inside a conflict: theirs' `D` stays merged outside it.
+        let texts = ["a\nb\nc\nd\n", "a\nB\nc\nd\n", "a\nb\nc\nD\n"];
+        let got = conflicted_clean(texts, &MARKERS, |text| {
+            text.contains("<<<<<<< ours\nB\n") || text.contains("<<<<<<< ours\na\nB\n")
+        });
+        assert_eq!(
+            got.as_deref(),
+            Some("a\n<<<<<<< ours\nB\n=======\nb\n>>>>>>> theirs\nc\nD\n")
+        );
+        // Where no change of its own holds, the whole file is the conflict.
+        let got = conflicted_clean(texts, &MARKERS, |text| {
+            text.starts_with("<<<<<<<") && text.ends_with(">>>>>>> theirs\n")
+        });
+        assert_eq!(
+            got.as_deref(),
+            Some("<<<<<<< ours\na\nB\nc\nd\n=======\na\nb\nc\nD\n>>>>>>> theirs\n")
         );
     }
 

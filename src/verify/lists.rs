@@ -185,8 +185,12 @@ impl Checker<'_> {
     /// A keyed list: each element checked as a value, the elements paired by key; where
     /// that finds the result wrong at an element some version lacks, by likeness too (an
     /// element renamed), and the result stands if either reading holds. Where both sides
-    /// kept an element, the result keeps the order both agree on (init containers and CI
-    /// steps run in order); set lists have no order.
+    /// put in an element of one key, each its own content, and the likeness reading finds
+    /// it a base element both renamed, the result must hold under that reading too: read
+    /// as two additions, a field one side took out of the renamed element looks like the
+    /// other side's addition, and comes back. Where both sides kept an element, the result
+    /// keeps the order both agree on (init containers and CI steps run in order); set lists
+    /// have no order.
     fn keyed(
         &mut self,
         path: &Path,
@@ -199,20 +203,55 @@ impl Checker<'_> {
         let rows = by_key(refs);
         let found = self.attempt(|c| c.keyed_rows(path, common, set, refs, &rows));
         // kyaml pairs elements by key only; a set's element is its value.
-        if !found.is_empty() && !set && self.rule != Rule::Kyaml && rows.iter().any(Row::incomplete)
-        {
-            let keys: Vec<&str> = match kind {
-                Some(ListKind::Keyed(keys)) => keys.iter().map(String::as_str).collect(),
-                _ => IDENTITY_FIELDS.to_vec(),
-            };
-            let trees = [self.b, self.o, self.t, self.r];
-            let alike = by_likeness(trees, refs, &keys, self.rule.winner())
-                .map(|rows| self.attempt(|c| c.keyed_rows(path, common, set, refs, &rows)));
-            if alike.is_some_and(|v| v.is_empty()) {
-                return;
-            }
+        if set || self.rule == Rule::Kyaml || !rows.iter().any(Row::incomplete) {
+            return self.extend(found);
         }
-        self.extend(found);
+        let (ot, tt) = (self.o, self.t);
+        // Ours' and theirs' items both sides put in under one key, each with its own content.
+        let added_apart: Vec<(usize, usize)> = rows
+            .iter()
+            .filter_map(|row| match row.0 {
+                [None, Some(o), Some(t), _]
+                    if !same_data(ot, refs[1][o].node, tt, refs[2][t].node) =>
+                {
+                    Some((o, t))
+                }
+                _ => None,
+            })
+            .collect();
+        if found.is_empty() && added_apart.is_empty() {
+            return;
+        }
+        let keys: Vec<&str> = match kind {
+            Some(ListKind::Keyed(keys)) => keys.iter().map(String::as_str).collect(),
+            _ => IDENTITY_FIELDS.to_vec(),
+        };
+        let trees = [self.b, self.o, self.t, self.r];
+        let Some(alike) = by_likeness(trees, refs, &keys, self.rule.winner()) else {
+            return self.extend(found);
+        };
+        // Both sides' items of the key read as one base item both renamed alike, whose key
+        // neither side keeps: elements alike but for their keys (ports) pair any way.
+        let gone = |b: usize| {
+            let key = &refs[0][b].key;
+            !refs[1..3]
+                .iter()
+                .any(|side| side.iter().any(|i| &i.key == key))
+        };
+        let renamed = |&(o, t): &(usize, usize)| {
+            alike
+                .iter()
+                .any(|row| row.0[0].is_some_and(gone) && row.0[1] == Some(o) && row.0[2] == Some(t))
+        };
+        let alike_found = self.attempt(|c| c.keyed_rows(path, common, set, refs, &alike));
+        if found.is_empty() {
+            // The key's reading holds: the likeness reading must too where it sees a rename.
+            if added_apart.iter().any(renamed) {
+                self.extend(alike_found);
+            }
+        } else if !alike_found.is_empty() {
+            self.extend(found);
+        }
     }
 
     /// [`Checker::keyed`] under one reading, `rows`.
