@@ -52,6 +52,17 @@ pub(crate) fn planned_with_conflicts_at(
     written(versions, plan, opts).map(|(merged, _)| merged)
 }
 
+/// [`planned_and_rendered`] with list elements paired by key alone, no renamed element
+/// paired ([`merge::plan_elements_by_key`]), and a conflict marked at each of `forced`.
+pub(crate) fn planned_elements_by_key(
+    versions: &Versions,
+    opts: &MergeOptions,
+    forced: &[(String, String)],
+) -> Result<(Merged, Option<Parsed>), Reason> {
+    let plan = merge::plan_elements_by_key(versions, opts, forced)?;
+    written(versions, plan, opts)
+}
+
 /// [`planned_and_rendered`] with documents paired by identity alone, no rename paired
 /// ([`merge::plan_by_identity`]).
 pub(crate) fn planned_by_identity(

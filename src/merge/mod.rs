@@ -43,7 +43,21 @@ pub(crate) fn plan_with_conflicts_at(
     let patch = matches!(opts.mode, Mode::TwoWay { .. });
     let groups =
         resource::match_documents(&versions.base, &versions.ours, &versions.theirs, patch)?;
-    Ok(planned_groups(versions, opts, forced, &groups))
+    Ok(planned_groups(versions, opts, forced, &groups, true))
+}
+
+/// [`plan_with_conflicts_at`] with list elements paired by key alone: an element a side
+/// renamed is one deleted and one added. For where the rename rule's pairing gave a result
+/// the check (which pairs a renamed element only where that is unambiguous) rejects.
+pub(crate) fn plan_elements_by_key(
+    versions: &Versions,
+    opts: &MergeOptions,
+    forced: &[(String, String)],
+) -> Result<Plan, Reason> {
+    let patch = matches!(opts.mode, Mode::TwoWay { .. });
+    let groups =
+        resource::match_documents(&versions.base, &versions.ours, &versions.theirs, patch)?;
+    Ok(planned_groups(versions, opts, forced, &groups, false))
 }
 
 /// [`plan`] with documents paired by identity alone
@@ -52,7 +66,7 @@ pub(crate) fn plan_with_conflicts_at(
 pub(crate) fn plan_by_identity(versions: &Versions, opts: &MergeOptions) -> Result<Plan, Reason> {
     let groups =
         resource::match_documents_by_identity(&versions.base, &versions.ours, &versions.theirs)?;
-    Ok(planned_groups(versions, opts, &[], &groups))
+    Ok(planned_groups(versions, opts, &[], &groups, true))
 }
 
 fn planned_groups(
@@ -60,9 +74,11 @@ fn planned_groups(
     opts: &MergeOptions,
     forced: &[(String, String)],
     groups: &[resource::Group],
+    pair_renamed_elements: bool,
 ) -> Plan {
     let mut merger = Merger::new(&versions.base, &versions.ours, &versions.theirs, opts);
     merger.forced = forced;
+    merger.pair_renamed_elements = pair_renamed_elements;
     merger.file_name = versions.file_name.as_deref();
     merger.merge_resources(groups);
     merger.plan
