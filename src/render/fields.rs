@@ -11,7 +11,7 @@ use crate::text::{indent_of_line, line_end, line_start, next_line_start, reinden
 
 use super::regions::{
     after_indicator, column, entry_lines, first_child_line, item_lines, lines, list_key,
-    sequence_offset,
+    past_comments_inside, sequence_offset,
 };
 use super::Renderer;
 use crate::text::splice::{splice, Edit};
@@ -210,7 +210,7 @@ impl Renderer<'_> {
         };
         Edit {
             start: range.start,
-            end: range.end,
+            end: past_comments_inside(text, range.end, column(self.ours, o)),
             text: String::new(),
         }
     }
@@ -423,11 +423,10 @@ impl Renderer<'_> {
                 let r = lines(self.ours, first);
                 let ls = line_start(self.ours.text, r.start);
                 let prefix = (ls < r.start).then(|| self.ours.text[ls..r.start].to_string());
-                (
-                    ls..lines(self.ours, last).end,
-                    column(self.ours, first),
-                    prefix,
-                )
+                let col = column(self.ours, first);
+                let end = lines(self.ours, last).end;
+                let end = past_comments_inside(self.ours.text, end, column(self.ours, last));
+                (ls..end, col, prefix)
             }
             _ => (anchor..anchor, column_if_none, None),
         };
