@@ -168,9 +168,20 @@ impl Renderer<'_> {
         }
         let text = text.strip_suffix(eol).unwrap_or(&text).to_string();
         let start = after_indicator(self.ours, o).unwrap_or(on.start);
+        // Theirs' last element ending in a `|+` scalar brings its blank lines, which are its
+        // value: the blank lines after ours' empty value (a gap before the next key) would
+        // join it and lengthen it, so they go, theirs' standing in for them.
+        let kept = children
+            .iter()
+            .rfind(|f| !omit.contains(f))
+            .is_some_and(|f| theirs.value_outruns_text(f.node));
+        let end = match kept {
+            true => past_blank_lines(self.ours.text, line_end(self.ours.text, on.end)),
+            false => on.end,
+        };
         Ok(Edit {
             start,
-            end: on.end,
+            end,
             text: format!("{eol}{text}"),
         })
     }
