@@ -435,8 +435,13 @@ impl Renderer<'_> {
                 let ls = line_start(self.ours.text, r.start);
                 let prefix = (ls < r.start).then(|| self.ours.text[ls..r.start].to_string());
                 let col = column(self.ours, first);
-                let end = lines(self.ours, last).end;
-                let end = past_comments_inside(self.ours.text, end, column(self.ours, last));
+                let mut end = lines(self.ours, last).end;
+                // Where theirs deleted the fields, the comment lines indented into ours' last
+                // one are ours' change to it, and go into ours' side: left below the markers,
+                // taking theirs' side would leave them under whatever precedes.
+                if theirs.is_empty() {
+                    end = past_comments_inside(self.ours.text, end, column(self.ours, last));
+                }
                 (ls..end, col, prefix)
             }
             _ => (anchor..anchor, column_if_none, None),
