@@ -1007,6 +1007,10 @@ class Rules:
             # line merge keeps it twice where the places differ, and people commit that.
             if d_o == d_t > 0:
                 more[f] = d_o
+            # Likewise where the two sides added different numbers of copies: the fewer may be
+            # among the more (added at one place), or beside them.
+            elif d_o > 0 and d_t > 0:
+                fewer[f] = min(d_o, d_t)
         if self.win:
             # The other side's version of an element the winning side deleted may be read as that
             # element modified (the deletion wins) as well as a new element.
@@ -3700,6 +3704,16 @@ def shrink_package(case_dir, cmd, policy, oracle):
 
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something)
+    ("ours added one copy of an element, theirs two: two copies may hold ours' (added at one place)", "ours",
+     "m:\n- name: a\n",
+     "m:\n- name: b\n  url: u\n",
+     "m:\n- name: a\n- name: b\n  url: u\n- name: b\n  url: u\n",
+     "m:\n- name: b\n  url: u\n- name: b\n  url: u\n", False),
+    ("ours added one copy of an element, theirs two: one copy loses theirs' second", "mark",
+     "m:\n- name: a\n",
+     "m:\n- name: b\n  url: u\n",
+     "m:\n- name: a\n- name: b\n  url: u\n- name: b\n  url: u\n",
+     "m:\n- name: b\n  url: u\n", True),
     ("a renamed element takes the other side's edit", "mark",
      "l:\n- name: a\n  x: 1\n  y: 2\n- name: b\n  x: 3\n",
      "l:\n- name: a2\n  x: 1\n  y: 2\n- name: b\n  x: 3\n",

@@ -2,7 +2,7 @@
 //! ours' text, then the comment stage's decisions spliced in. Every attempt (the structural
 //! one, a template's skeletons, merge2) merges through it.
 
-use crate::align;
+use crate::align::{self, Pairing};
 use crate::comments::{self, Carried, PlannedSide};
 use crate::fallback::Reason;
 use crate::merge::{self, Conflict, Plan};
@@ -39,16 +39,7 @@ pub(crate) fn planned_and_rendered(
     versions: &Versions,
     opts: &MergeOptions,
 ) -> Result<(Merged, Option<Parsed>), Reason> {
-    planned(versions, opts, Pairing::Renames, &[])
-}
-
-/// [`planned_and_rendered`] with a conflict marked at each of `forced`.
-pub(crate) fn planned_with_conflicts_at(
-    versions: &Versions,
-    opts: &MergeOptions,
-    forced: &[(String, String)],
-) -> Result<Merged, Reason> {
-    planned(versions, opts, Pairing::Renames, forced).map(|(merged, _)| merged)
+    merged_as(versions, opts, Pairing::Renames, &[])
 }
 
 /// [`planned_and_rendered`] with documents paired by identity alone, no rename paired
@@ -58,21 +49,13 @@ pub(crate) fn planned_by_identity(
     versions: &Versions,
     opts: &MergeOptions,
 ) -> Result<(Merged, Option<Parsed>), Reason> {
-    planned(versions, opts, Pairing::Identity, &[])
+    merged_as(versions, opts, Pairing::DocumentsByIdentity, &[])
 }
 
-/// How the alignment pairs documents whose identity changed.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pairing {
-    /// A rename is the same resource ([`align::match_documents`]).
-    Renames,
-    /// By identity alone ([`align::match_documents_by_identity`]).
-    Identity,
-}
-
-/// The versions' documents aligned, then planned, rendered and given their comments.
-/// Documents the alignment cannot pair (an identity repeated) are a reason to fall back.
-fn planned(
+/// The versions' documents aligned as `pairing` says, then planned with a conflict marked at
+/// each of `forced`, rendered and given their comments. Documents the alignment cannot pair
+/// (an identity repeated) are a reason to fall back.
+pub(crate) fn merged_as(
     versions: &Versions,
     opts: &MergeOptions,
     pairing: Pairing,
@@ -80,13 +63,13 @@ fn planned(
 ) -> Result<(Merged, Option<Parsed>), Reason> {
     let (base, ours, theirs) = (&versions.base, &versions.ours, &versions.theirs);
     let groups = match pairing {
-        Pairing::Renames => {
+        Pairing::Renames | Pairing::ElementsByKey => {
             let patch = matches!(opts.mode, Mode::TwoWay { .. });
             align::match_documents(base, ours, theirs, patch)?
         }
-        Pairing::Identity => align::match_documents_by_identity(base, ours, theirs)?,
+        Pairing::DocumentsByIdentity => align::match_documents_by_identity(base, ours, theirs)?,
     };
-    let plan = merge::plan(versions, &groups, opts, forced);
+    let plan = merge::plan(versions, &groups, opts, forced, pairing);
     written(versions, plan, opts)
 }
 

@@ -13,3 +13,19 @@ pub(crate) use documents::{match_documents, match_documents_by_identity, Group};
 pub(crate) use elements::{elements, resources, Named, UNNAMED};
 pub(crate) use likeness::{likeness, similar};
 pub(crate) use renames::{close_identities, keyed_renames, pair_renames, Lost, Placed};
+
+/// How the alignment pairs what a side renamed. The rename rules are tried first; where the
+/// check rejects what they paired, the merge is tried again reading the renames as deletions
+/// and additions, as the check does where a rename is unsure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pairing {
+    /// Documents and list elements by the rename rules ([`match_documents`],
+    /// [`keyed_renames`]).
+    Renames,
+    /// Documents by identity alone ([`match_documents_by_identity`]): a renamed document is
+    /// one deleted and one added; list elements by the rename rules.
+    DocumentsByIdentity,
+    /// List elements by key alone: a renamed element is one deleted and one added;
+    /// documents by the rename rules.
+    ElementsByKey,
+}

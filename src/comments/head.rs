@@ -121,6 +121,11 @@ pub(super) fn decide_head(
         return;
     }
     let indent = r.reference(spot) as isize;
+    // Right below a block scalar, a comment line indented past its header's line would be
+    // its content (ours' comment below a field theirs deleted, carried to where it ends).
+    let limit = (run.start > 0)
+        .then(|| r.comment_column_below(run.start - 1))
+        .flatten();
     let eol = r.tree.eol;
     let mut text = String::new();
     let at_eof_without_break = eof && !r.tree.text.ends_with('\n');
@@ -130,6 +135,7 @@ pub(super) fn decide_head(
         }
         if !h.text.trim().is_empty() {
             let col = (indent + h.rel).max(0) as usize;
+            let col = limit.map_or(col, |limit| col.min(limit));
             text.extend(std::iter::repeat_n(' ', col));
             text.push_str(h.text.trim_end_matches(['\r', '\n']));
         }

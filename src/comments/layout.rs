@@ -2,12 +2,12 @@
 //! one, and where the comment lines and line-end comments around a field stand.
 
 use std::cell::Cell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use crate::parse::{Kind, NodeId, Style, Tree};
 use crate::text::skeleton;
-use crate::text::{dash_of, line_end};
+use crate::text::{dash_of, indent_of_line, line_end};
 
 /// Which of the fields starting on one line: the outermost owns the comment lines above it,
 /// the innermost the comment at the line's end.
@@ -95,6 +95,9 @@ pub(super) struct Layout<'t> {
     /// The last line of each block scalar kept with `+` (its last blank line, if any): a
     /// blank line written right below one would join its value.
     kept_ends: HashSet<usize>,
+    /// The last line of each block scalar, with the indentation of its header's line: a
+    /// comment line written right below one, indented past that, would be its content.
+    block_ends: HashMap<usize, usize>,
     /// Whether the text may hold closing control lines (a template's skeleton): only then
     /// are feet looked for.
     pub(super) feet: bool,
@@ -130,6 +133,7 @@ impl<'t> Layout<'t> {
             separators: vec![None; tree.docs.len()],
             claimed: HashSet::new(),
             kept_ends: HashSet::new(),
+            block_ends: HashMap::new(),
             feet: skeleton::may_hold_closing_lines(text),
             last: Cell::new(0),
         };
@@ -233,6 +237,10 @@ impl<'t> Layout<'t> {
                             self.content[line] = true;
                         }
                         self.kept_ends.insert(line);
+                        self.block_ends.insert(line, indent_of_line(text, n.start));
+                    } else {
+                        let last = self.line(n.end.max(n.start + 1) - 1);
+                        self.block_ends.insert(last, indent_of_line(text, n.start));
                     }
                 } else {
                     let last = self.line(n.end.max(n.start + 1) - 1);
@@ -337,6 +345,17 @@ impl<'t> Layout<'t> {
     /// would be that scalar's value.
     pub(super) fn ends_kept_scalar(&self, line: usize) -> bool {
         self.kept_ends.contains(&line)
+    }
+
+    /// The column the comment lines right below `line` may stand at, where `line` (or the
+    /// last line above it that is not blank) ends a block scalar: right of it, they would be
+    /// that scalar's content. `None` below anything else.
+    pub(super) fn comment_column_below(&self, line: usize) -> Option<usize> {
+        let mut at = line;
+        while at > 0 && self.is_blank_text(at) && !self.kept_ends.contains(&at) {
+            at -= 1;
+        }
+        self.block_ends.get(&at).copied()
     }
 
     /// Whether a line's text is blank (whatever it was marked as).

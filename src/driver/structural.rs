@@ -4,7 +4,8 @@
 
 use anyhow::Result;
 
-use crate::engine::{planned_and_rendered, planned_by_identity, planned_with_conflicts_at, Merged};
+use crate::align::Pairing;
+use crate::engine::{merged_as, planned_and_rendered, planned_by_identity, Merged};
 use crate::fallback::Reason;
 use crate::git::line_merge::LineMerge;
 use crate::merge::Conflict;
@@ -93,12 +94,26 @@ pub(super) fn attempt(
             messages.extend(widenings);
             return Ok(conflicted(merged, messages));
         }
+        // Likewise list elements paired as renamed where the check reads a deletion and an
+        // addition (a rename it finds ambiguous): so read by the merge too, its result stands.
+        if let Some((merged, widenings)) = elements_by_key(&versions, opts) {
+            messages.push(format!(
+                "list elements paired by key alone (a renamed one is deleted and added): paired as renamed, the merge would lose data ({})",
+                violations[0]
+            ));
+            messages.extend(widenings);
+            messages.extend(merged.notes.iter().cloned());
+            return Ok(match merged.conflicts.is_empty() {
+                true => clean(merged.text.into_bytes(), messages, 0),
+                false => conflicted(merged, messages),
+            });
+        }
         messages.push(format!(
             "kmerge's check rejected its own clean merge ({}), a bug in kmerge (please report it): marked as a conflict",
             violations[0]
         ));
         forced = wider(&forced, &violations);
-        merged = match planned_with_conflicts_at(&versions, opts, &forced) {
+        merged = match merged_as(&versions, opts, Pairing::Renames, &forced).map(|(m, _)| m) {
             Ok(m) if !m.conflicts.is_empty() => m,
             _ => {
                 return Ok(last_resort(
@@ -113,7 +128,7 @@ pub(super) fn attempt(
         };
     }
     let size = opts.marker_size;
-    let checked = widened(&versions, opts, merged, forced);
+    let checked = widened(&versions, opts, merged, forced, Pairing::Renames);
     // Git's markers count only where they hold whichever side is taken (checked only where
     // they would be used: two more parses of a large file otherwise).
     let git_holds =
@@ -185,7 +200,29 @@ fn by_identity(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<
     if merged.conflicts.is_empty() {
         return None;
     }
-    widened(versions, opts, merged, Vec::new()).ok()
+    widened(versions, opts, merged, Vec::new(), Pairing::Renames).ok()
+}
+
+/// The merge again with list elements paired by key alone, where the rename rule's pairing
+/// gave a clean result the check rejects: the check pairs a renamed element only where that
+/// is unambiguous (an element renamed beside a copy of it is not), and so read it is one
+/// deleted and one added. Its conflicts, widened until each side holds; a clean result only
+/// where a policy decides (`ours`; `theirs` pairs no element renames anyway) and the check
+/// accepts it: in `mark` mode, a clean result read otherwise is not trusted (the rename was
+/// the conflict). `None` where neither holds.
+fn elements_by_key(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<String>)> {
+    let (merged, tree) = merged_as(versions, opts, Pairing::ElementsByKey, &[]).ok()?;
+    if !merged.conflicts.is_empty() {
+        return widened(versions, opts, merged, Vec::new(), Pairing::ElementsByKey).ok();
+    }
+    if opts.policy == Policy::Mark {
+        return None;
+    }
+    let result = reads_back(&merged.text, tree).ok()?;
+    match verify::check(versions, &result, opts.policy) {
+        Verdict::Holds => Some((merged, Vec::new())),
+        Verdict::Unsure | Verdict::Broken(_) => None,
+    }
 }
 
 /// The merge again with documents paired by identity alone, where it is clean and the check
@@ -259,6 +296,7 @@ fn widened(
     opts: &MergeOptions,
     mut merged: Merged,
     mut forced: Vec<(String, String)>,
+    pairing: Pairing,
 ) -> Result<(Merged, Vec<String>), String> {
     let mut notes = Vec::new();
     for _ in 0..WIDENINGS {
@@ -280,7 +318,9 @@ fn widened(
         }
         notes.push(format!("a conflict widened, since {}", broken.what));
         forced = wider;
-        merged = planned_with_conflicts_at(versions, opts, &forced).map_err(|e| e.to_string())?;
+        merged = merged_as(versions, opts, pairing, &forced)
+            .map(|(merged, _)| merged)
+            .map_err(|e| e.to_string())?;
     }
     Err("its conflicts could not be widened enough".into())
 }

@@ -618,6 +618,9 @@ impl<'t> Merger<'t> {
         tree: &Tree,
         keys: &[String],
     ) -> Option<Vec<Child<'c>>> {
+        if !self.pair_renamed_elements {
+            return None;
+        }
         fn elements<'a>(v: &'a [Child]) -> Vec<(&'a str, NodeId)> {
             v.iter().map(|c| (c.name.as_ref(), c.field.node)).collect()
         }
@@ -643,7 +646,7 @@ impl<'t> Merger<'t> {
     /// The elements of theirs' keyed list `t` that rename an element of base's list `b`
     /// (`align::keyed_renames`), where ours emptied the list: kyaml pairs by key alone.
     fn renamed_by_theirs(&self, b: NodeId, t: NodeId, keys: &[String]) -> Vec<NodeId> {
-        if self.opts.policy.kyaml() {
+        if self.opts.policy.kyaml() || !self.pair_renamed_elements {
             return Vec::new();
         }
         fn keyed(tree: &Tree, l: NodeId, keys: &[String]) -> Vec<(String, NodeId)> {

@@ -24,6 +24,9 @@ pub(crate) struct Merger<'t> {
     pub forced: &'t [(String, String)],
     /// The file's name, which some list rules depend on.
     pub file_name: Option<&'t str>,
+    /// Whether an element a side renamed is paired with its base element
+    /// (`align::keyed_renames`); off, elements pair by key alone, as kyaml pairs them.
+    pub pair_renamed_elements: bool,
 }
 
 impl<'t> Merger<'t> {
@@ -44,6 +47,7 @@ impl<'t> Merger<'t> {
             deleted: HashSet::new(),
             forced: &[],
             file_name: None,
+            pair_renamed_elements: true,
         }
     }
 

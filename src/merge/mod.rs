@@ -14,7 +14,7 @@ mod policy;
 mod resources;
 mod strings;
 
-use crate::align::Group;
+use crate::align::{Group, Pairing};
 use crate::options::MergeOptions;
 use crate::parse::Versions;
 use merger::Merger;
@@ -23,18 +23,21 @@ pub use plan::Conflict;
 pub(crate) use plan::Plan;
 
 /// Plans the merge of theirs' changes since base into ours (merge3), or of theirs laid onto
-/// ours as a patch (merge2, [`crate::options::Mode::TwoWay`]), resource by resource as the alignment paired
-/// the documents (`groups`), with a conflict marked at each of `forced` (a resource and a
-/// field path both ours and theirs have) whatever the rules say there: where the check of a
-/// result found the rules wrong, the user decides.
+/// ours as a patch (merge2, [`crate::options::Mode::TwoWay`]), resource by resource as the
+/// alignment paired the documents (`groups`), list elements paired as `pairing` says, with a
+/// conflict marked at each of `forced` (a resource and a field path both ours and theirs
+/// have) whatever the rules say there: where the check of a result found the rules wrong,
+/// the user decides.
 pub(crate) fn plan(
     versions: &Versions,
     groups: &[Group],
     opts: &MergeOptions,
     forced: &[(String, String)],
+    pairing: Pairing,
 ) -> Plan {
     let mut merger = Merger::new(&versions.base, &versions.ours, &versions.theirs, opts);
     merger.forced = forced;
+    merger.pair_renamed_elements = pairing != Pairing::ElementsByKey;
     merger.file_name = versions.file_name.as_deref();
     merger.merge_resources(groups);
     merger.plan

@@ -11,7 +11,7 @@ use crate::text::{indent_of_line, line_end, line_start, next_line_start, reinden
 
 use super::regions::{
     after_indicator, column, entry_lines, first_child_line, item_lines, lines, list_key,
-    sequence_offset,
+    past_comments_inside, sequence_offset,
 };
 use super::Renderer;
 use crate::text::splice::{splice, Edit};
@@ -168,9 +168,20 @@ impl Renderer<'_> {
         }
         let text = text.strip_suffix(eol).unwrap_or(&text).to_string();
         let start = after_indicator(self.ours, o).unwrap_or(on.start);
+        // Theirs' last element ending in a `|+` scalar brings its blank lines, which are its
+        // value: the blank lines after ours' empty value (a gap before the next key) would
+        // join it and lengthen it, so they go, theirs' standing in for them.
+        let kept = children
+            .iter()
+            .rfind(|f| !omit.contains(f))
+            .is_some_and(|f| theirs.value_outruns_text(f.node));
+        let end = match kept {
+            true => past_blank_lines(self.ours.text, line_end(self.ours.text, on.end)),
+            false => on.end,
+        };
         Ok(Edit {
             start,
-            end: on.end,
+            end,
             text: format!("{eol}{text}"),
         })
     }
@@ -210,7 +221,7 @@ impl Renderer<'_> {
         };
         Edit {
             start: range.start,
-            end: range.end,
+            end: past_comments_inside(text, range.end, column(self.ours, o)),
             text: String::new(),
         }
     }
@@ -423,11 +434,15 @@ impl Renderer<'_> {
                 let r = lines(self.ours, first);
                 let ls = line_start(self.ours.text, r.start);
                 let prefix = (ls < r.start).then(|| self.ours.text[ls..r.start].to_string());
-                (
-                    ls..lines(self.ours, last).end,
-                    column(self.ours, first),
-                    prefix,
-                )
+                let col = column(self.ours, first);
+                let mut end = lines(self.ours, last).end;
+                // Where theirs deleted the fields, the comment lines indented into ours' last
+                // one are ours' change to it, and go into ours' side: left below the markers,
+                // taking theirs' side would leave them under whatever precedes.
+                if theirs.is_empty() {
+                    end = past_comments_inside(self.ours.text, end, column(self.ours, last));
+                }
+                (ls..end, col, prefix)
             }
             _ => (anchor..anchor, column_if_none, None),
         };

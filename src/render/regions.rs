@@ -72,6 +72,23 @@ pub(crate) fn lines(tree: &Tree, f: Field) -> Range<usize> {
     }
 }
 
+/// Past the comment lines right below `end` (the end of a field's lines) that stand right of
+/// the field's column `col`: they are inside its block in the text. Where the field's lines
+/// go (deleted, or taken into a conflict) they go with it; left behind, a block scalar whose
+/// header is above them would read them as its content.
+pub(crate) fn past_comments_inside(text: &str, mut end: usize, col: usize) -> usize {
+    while end < text.len() {
+        let next = next_line_start(text, end);
+        let line = &text[end..next];
+        let body = line.trim_start_matches(' ');
+        if !(body.starts_with('#') && line.len() - body.len() > col) {
+            break;
+        }
+        end = next;
+    }
+    end
+}
+
 /// The key of a block sequence that is a map value (with content); `None` for anything else.
 pub(crate) fn list_key(tree: &Tree, seq: NodeId) -> Option<NodeId> {
     let n = tree.node(seq);
