@@ -239,6 +239,68 @@ def load_docs(text):
         return [canon(d) for d in yaml.load_all(text, Loader=StrictPyLoader) if d is not None]
 
 
+GUARDED_KEY = re.compile("^(.+)\u2039([^\u203a]*)\u203a$")
+
+
+def guards_as_fields(v):
+    """A value of a skeleton read with keys named by their blocks (Skeleton.block_keys), each
+    such key `k‹blocks›` read as the key `k` beside a field `k‹guard›` holding its blocks,
+    where no sibling has the same name under other blocks (an `if`'s and its `else`'s `k`
+    stay two keys). The blocks around a key are then one more thing a side can change, and
+    the key keeps its identity: a side whose control lines put `spec` under other blocks (an
+    `end` moved above it) changed the guard of `spec`, not deleted one `spec` and added
+    another, so the other side's edit inside `spec` is no delete/modify, and a result must
+    hold both. A key a side moved into a block still reads as a change of its guard that a
+    result may not drop, and two sides moving it into different blocks as a conflict."""
+    if isinstance(v, list):
+        return [guards_as_fields(x) for x in v]
+    if not isinstance(v, dict):
+        return v
+
+    def split(k):
+        m = GUARDED_KEY.match(k[1]) if isinstance(k, tuple) and k[0] == "str" else None
+        return (("str", m.group(1)), m.group(2)) if m else (k, None)
+    names = [split(k)[0] for k in v]
+    out = {}
+    for k, x in v.items():
+        name, guard = split(k)
+        if guard is not None and names.count(name) == 1:
+            out[name] = guards_as_fields(x)
+            out[("str", name[1] + "\u2039guard\u203a")] = ("str", guard)
+        else:
+            out[k] = guards_as_fields(x)
+    return out
+
+
+def is_guard(k):
+    return isinstance(k, tuple) and k[0] == "str" and k[1].endswith("\u2039guard\u203a")
+
+
+def drop_guards(v):
+    """A value without the guard fields guards_as_fields added."""
+    if isinstance(v, list):
+        return [drop_guards(x) for x in v]
+    if isinstance(v, dict):
+        return {k: drop_guards(x) for k, x in v.items() if not is_guard(k)}
+    return v
+
+
+def guard_fields(v, at=()):
+    """The guard fields (guards_as_fields) inside a value, each with its path."""
+    if isinstance(v, list):
+        return frozenset().union(*(guard_fields(x, at + (i,)) for i, x in enumerate(v)))
+    if isinstance(v, dict):
+        return frozenset().union(*((guard_fields(x, at + (k,)) | ({(at + (k,), x)} if is_guard(k) else set()))
+                                   for k, x in v.items()))
+    return frozenset()
+
+
+def load_guarded(text):
+    """load_docs of a skeleton read with keys named by their blocks, each guard a field of
+    its key (guards_as_fields); the same as load_docs on a text with no such names."""
+    return [guards_as_fields(d) for d in load_docs(text)]
+
+
 def load_refs(text, tie=False):
     """All documents with aliases NOT expanded: an alias is ("alias", where its anchor is) and
     `<<` an ordinary key. The second reading of a file with anchors: an alias added or kept by
@@ -1276,6 +1338,12 @@ class Kyaml(Rules):
             exp, rule = o, "kyaml-keep-local"
         # A value taken whole may keep the nulls inside it or lose them (null clears a field).
         if r != exp and isinstance(exp, (dict, list)) and drop_nulls(exp) == r:
+            return
+        # The blocks around keys inside a value taken whole (a template's guards, see
+        # guards_as_fields) are where the control lines put them, which no kyaml rule
+        # decides: the value taken whole with either side's guards.
+        if r != exp and isinstance(exp, (dict, list)) and drop_guards(exp) == drop_guards(r) \
+                and guard_fields(r) in (guard_fields(o), guard_fields(t)):
             return
         self.expect(path, exp, r, rule, out)
 
@@ -3042,7 +3110,7 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             if None in tagged:
                 continue
             try:
-                texts, inputs, blocks = tagged, [load_docs(t) for t in tagged], True
+                texts, inputs, blocks = tagged, [load_guarded(t) for t in tagged], True
                 break
             except (yaml.YAMLError, RecursionError, ValueError, TypeError):
                 pass
@@ -3069,7 +3137,7 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             bad.cat = "wrong-clean"
             return out + [bad]
         try:
-            r_docs = load_docs(text)
+            r_docs = load_guarded(text)
         except DuplicateKeyError as e:
             return out + [Violation("duplicate-key", "<file>", str(e).replace("\n", " "), cat="wrong-clean")]
         except (yaml.YAMLError, RecursionError, ValueError, TypeError) as e:
@@ -3085,7 +3153,7 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             out.append(bad)
             continue
         try:
-            docs = load_docs(text)
+            docs = load_guarded(text)
         except DuplicateKeyError as e:
             bad = Violation("conflict-side-duplicate-key", side, str(e).replace("\n", " ")[:300], cat="side-unloadable")
         except (yaml.YAMLError, RecursionError, ValueError, TypeError) as e:
@@ -3781,6 +3849,38 @@ SELF_TESTS = [
      "x: &a\n  k: 1\ny:\n  j: 1\n  z: *a\n",
      "x:\n  k: 2\ny:\n  j: 1\n",
      "x: &a\n  k: 2\ny:\n  j: 1\n  z: *a\n", False),
+    # Templates read with keys named by their blocks (Skeleton.block_keys): ours' control
+    # lines closed the document's block above `spec` (`spec‹^›`), theirs edited inside it.
+    ("a key whose blocks ours changed takes theirs' edit inside it (a template's guard)", "mark",
+     "kind: A\nspec:\n  x‹9›: 1\n  y: 2\n",
+     "kind: A\nspec‹^›:\n  x‹›: 1\n  y: 2\n",
+     "kind: A\nspec:\n  x‹9›: 5\n  y: 2\n",
+     "kind: A\nspec‹^›:\n  x‹›: 5\n  y: 2\n", False),
+    ("a key whose blocks ours changed: a result with base's blocks loses ours' change", "mark",
+     "kind: A\nspec:\n  x‹9›: 1\n  y: 2\n",
+     "kind: A\nspec‹^›:\n  x‹›: 1\n  y: 2\n",
+     "kind: A\nspec:\n  x‹9›: 5\n  y: 2\n",
+     "kind: A\nspec:\n  x‹9›: 5\n  y: 2\n", True),
+    ("a key both sides moved into different blocks is a conflict, not either", "mark",
+     "kind: A\nspec:\n  x: 1\n",
+     "kind: A\nspec:\n  x‹9›: 1\n",
+     "kind: A\nspec:\n  x‹8›: 1\n",
+     "kind: A\nspec:\n  x‹8›: 1\n", True),
+    ("theirs' unkeyed list taken whole may keep the blocks ours' control lines put its keys in", "theirs",
+     "kind: A\nspec:\n  l:\n  - a: 1\n    x‹9›: 1\n",
+     "kind: A\nspec:\n  l:\n  - a: 1\n    x‹›: 1\n",
+     "kind: A\nspec:\n  l:\n  - a: 1\n    x‹9›: 5\n",
+     "kind: A\nspec:\n  l:\n  - a: 1\n    x‹›: 5\n", False),
+    ("theirs' unkeyed list taken whole: ours' value inside is not theirs'", "theirs",
+     "kind: A\nspec:\n  l:\n  - a: 1\n    x‹9›: 1\n",
+     "kind: A\nspec:\n  l:\n  - a: 1\n    x‹›: 1\n",
+     "kind: A\nspec:\n  l:\n  - a: 1\n    x‹9›: 5\n",
+     "kind: A\nspec:\n  l:\n  - a: 1\n    x‹›: 1\n", True),
+    ("an `if`'s and its `else`'s same key stay two keys", "mark",
+     "kind: A\nspec:\n  x‹9›: 1\n  x‹a›: 2\n",
+     "kind: A\nspec:\n  x‹9›: 1\n",
+     "kind: A\nspec:\n  x‹9›: 1\n  x‹a›: 3\n",
+     "kind: A\nspec:\n  x‹9›: 1\n", True),
 ]
 
 
@@ -3795,7 +3895,7 @@ def self_test(table, conformance):
             check = lambda *a, side=policy[5:]: Oracle(table).check_side(side, *a)
         else:
             check = Oracle(table, policy).check
-        viol = two_readings(check, texts, [load_docs(x) for x in texts], r, load_docs(r))
+        viol = two_readings(check, texts, [load_guarded(x) for x in texts], r, load_guarded(r))
         if bool(viol) != wrong:
             bad += 1
             print("self-test: %s (%s): %s" % (name, policy, "; ".join(map(str, viol)) or "no violation found"))

@@ -384,7 +384,7 @@ fn clean_holds_with(
         }
     };
     controls_hold
-        && controls_stay_in_place(&masked, &versions)
+        && controls_stay_in_place(&masked, &versions, &skeletons.tokens)
         && matches!(
             verify::check_text(&versions, &masked, Policy::Mark),
             Verdict::Holds
@@ -473,8 +473,10 @@ pub(crate) fn with_placements<R>(
         .all(|s| tokens.whole_blocks(&controls(s)));
     let expected = merged_controls(&tokens, &sb, &so, &st);
     // A half holds both sides' data and keeps its blocks whole where the versions do; its
-    // control lines are its side's, or their 3-way merge (`strict`), or at least each stands
-    // under keys where ours or theirs has it, as a clean merge made document by document must.
+    // control lines are its side's, or their 3-way merge (`strict`), or in another order, and
+    // each stands under keys where ours or theirs has it, as a clean merge made document by
+    // document must: in its side's order, the comment pass can still carry a line that writes
+    // keys (an `include` of labels) below another map with the other side's moved key.
     // Where the sides only reorder control lines, each key stands in blocks one side gives
     // it: a half asks where the lines go, so it may keep its own side's guards, but a control
     // line placed as one side has it must not take in a key no side put in that block (a
@@ -482,9 +484,8 @@ pub(crate) fn with_placements<R>(
     let reordered_only = sides_only_reorder_controls(&versions);
     let half_holds = |tokens: &mut Tokens, masked: &str, own: &[String], strict: bool| {
         let held = controls(masked);
-        (held == own
-            || expected.as_deref() == Some(&held[..])
-            || (!strict && controls_stay_in_place(masked, &versions)))
+        (held == own || expected.as_deref() == Some(&held[..]) || !strict)
+            && controls_stay_in_place(masked, &versions, tokens)
             && (!whole || tokens.whole_blocks(&held))
             && matches!(
                 verify::check_text(&versions, masked, opts.policy),
@@ -558,10 +559,10 @@ fn skeleton_sides_hold(
 /// key moved away from below one. Counted as a 3-way merge counts them: a line and place
 /// base has `b` times, ours `o` and theirs `t` may stand there up to `o + t - b` times (each
 /// side's added copies), and never fewer than either side's count allows.
-fn controls_stay_in_place(merged: &str, versions: &Versions) -> bool {
+fn controls_stay_in_place(merged: &str, versions: &Versions, tokens: &Tokens) -> bool {
     let count = |text: &str| {
         let mut counts: HashMap<(String, Vec<String>), usize> = HashMap::new();
-        for placed in placed_controls(text) {
+        for placed in placed_controls(text, tokens) {
             *counts.entry(placed).or_default() += 1;
         }
         counts
@@ -620,7 +621,7 @@ fn merge_skeletons(
         if controls(&merged.text) != expected {
             return Err(refused("would misplace its control lines"));
         }
-        if !controls_stay_in_place(&merged.text, versions) {
+        if !controls_stay_in_place(&merged.text, versions, tokens) {
             return Err(refused("would move a control line under another key"));
         }
         // Control lines in order and under the same keys can still close a block above a

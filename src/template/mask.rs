@@ -388,7 +388,12 @@ pub(crate) fn controls(skeleton: &str) -> Vec<String> {
 /// whole document) is placed at the document's end besides ([`DOCUMENT_END`]): under the
 /// same keys, a merge that left it above a key (ours' order, where theirs moved that key to
 /// the end) would render that key whatever the block's `if` says.
-pub(crate) fn placed_controls(skeleton: &str) -> Vec<(String, Vec<String>)> {
+///
+/// A line of one action that writes text at an indentation of its own stands at that column
+/// ([`written_column`]): `{{ include "x.labels" . | indent 4 }}` at column 0 below `labels:`
+/// renders into `labels`, and read at column 0 it would stand under no key, so a merge that
+/// carried it below another map would keep its place.
+pub(crate) fn placed_controls(skeleton: &str, tokens: &Tokens) -> Vec<(String, Vec<String>)> {
     let lines: Vec<&str> = skeleton.lines().collect();
     let content = |line: &str| {
         let body = line.trim_start();
@@ -428,7 +433,10 @@ pub(crate) fn placed_controls(skeleton: &str) -> Vec<(String, Vec<String>)> {
         }
         let control = is_control(line);
         let column = if control {
-            indent_of(line)
+            tokens
+                .control_text(line)
+                .and_then(written_column)
+                .unwrap_or_else(|| indent_of(line))
         } else if content(line) {
             key_column(line)
         } else {
@@ -454,6 +462,22 @@ pub(crate) fn placed_controls(skeleton: &str) -> Vec<(String, Vec<String>)> {
 /// The place [`placed_controls`] gives a control line after its document's data: no key
 /// holds a line break.
 const DOCUMENT_END: &str = "\n(the end of its document)";
+
+/// The column at which a control line's text writes, where it is one action that is no
+/// block's and ends in `| indent N` or `| nindent N`: N.
+fn written_column(text: &str) -> Option<usize> {
+    let inner = text.trim().strip_prefix("{{")?.strip_suffix("}}")?;
+    if inner.contains("{{")
+        || words(text).any(|(word, _)| OPENERS.contains(&word) || word == "else" || word == "end")
+    {
+        return None;
+    }
+    let (_, last) = inner.trim_end_matches('-').rsplit_once('|')?;
+    match last.split_whitespace().collect::<Vec<_>>()[..] {
+        ["indent" | "nindent", n] => n.parse().ok(),
+        _ => None,
+    }
+}
 
 /// Whether a skeleton line is a control line.
 fn is_control(line: &str) -> bool {
@@ -522,7 +546,7 @@ mod tests {
         let place = |text: &str| {
             let mut tokens = Tokens::default();
             let masked = tokens.mask(text).expect("masks");
-            placed_controls(&masked)
+            placed_controls(&masked, &tokens)
                 .into_iter()
                 .map(|(_, under)| under.join("."))
                 .collect::<Vec<_>>()
@@ -532,6 +556,13 @@ mod tests {
         let moved =
             "spec:\n  selector:\n    matchLabels:\n  template:\n      {{- include \"l\" . }}\n";
         assert_eq!(place(base), ["spec.selector.matchLabels"]);
+        // A line that writes keys at an indentation of its own stands at that column.
+        let written =
+            "metadata:\n  labels:\n    app: a\n{{ include \"l\" . | indent 4 }}\ndata: {}\n";
+        let carried =
+            "metadata:\n  labels:\n    app: a\ndata:\n  x: y\n{{ include \"l\" . | indent 4 }}\n";
+        assert_eq!(place(written), ["metadata.labels"]);
+        assert_eq!(place(carried), [format!("data.x.{DOCUMENT_END}")]);
         assert_eq!(place(moved), [format!("spec.template.{DOCUMENT_END}")]);
         // The end of a block around the document: after its data, or above a key.
         let closing = "{{- if .x }}\nkind: A\nspec: {}\n{{- end }}\n";
