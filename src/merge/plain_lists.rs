@@ -293,6 +293,11 @@ impl Merger<'_> {
             })
         });
         if alike_but_not_one {
+            // Under ours, ours' whole list would also undo theirs' edits elsewhere in it (an
+            // element theirs alone deleted): each element is counted instead.
+            if counted {
+                return self.ours_by_count([&base, &ours, &theirs], o);
+            }
             return self.both_changed(path, Some(b), o, t);
         }
         let mark = self.opts.policy.resolve() == Resolution::Mark;
