@@ -55,10 +55,20 @@ pub(crate) fn render(
         ranked.extend(edits.into_iter().map(|e| (rank(op), deletes, e)));
     }
     // A field ending in a `|+` scalar inserted where ours' deleted field stood would take
-    // the blank lines below that field as its value once the field is gone: they go with it.
-    for (_, deletes, e) in &mut ranked {
-        if *deletes && outrunning.contains(&e.start) {
-            e.end = past_blank_lines(r.ours.text, e.end);
+    // the blank lines below that field as its value once the field is gone: they go with it,
+    // unless another edit reaches them (its text then stands between the two, or the lines
+    // are its business).
+    let spans: Vec<(usize, usize)> = ranked.iter().map(|(_, _, e)| (e.start, e.end)).collect();
+    for (i, (_, deletes, e)) in ranked.iter_mut().enumerate() {
+        if !*deletes || !outrunning.contains(&e.start) {
+            continue;
+        }
+        let end = past_blank_lines(r.ours.text, e.end);
+        let reached = spans.iter().enumerate().any(|(j, &(start, stop))| {
+            j != i && start < end && stop >= e.end && (start, stop) != (e.start, e.start)
+        });
+        if !reached {
+            e.end = end;
         }
     }
     // Insertions at one offset keep the order they were planned in, but for whole
