@@ -193,7 +193,7 @@ impl Merger<'_> {
             // (or ours' whole list) would lose theirs' move or theirs' other edits.
             return self.ours_by_count([&base, &ours, &theirs], o);
         }
-        if ours_mode && moved_across([&base, &ours, &theirs], None) {
+        if ours_mode && moved_across([&base, &ours, &theirs], None, true) {
             return;
         }
         let (cb, co, ct) = (base.count(), ours.count(), theirs.count());
@@ -293,6 +293,11 @@ impl Merger<'_> {
             })
         });
         if alike_but_not_one {
+            // Under ours, ours' whole list would also undo theirs' edits elsewhere in it (an
+            // element theirs alone deleted): each element is counted instead.
+            if counted {
+                return self.ours_by_count([&base, &ours, &theirs], o);
+            }
             return self.both_changed(path, Some(b), o, t);
         }
         let mark = self.opts.policy.resolve() == Resolution::Mark;
@@ -481,7 +486,7 @@ impl Merger<'_> {
                         // the element as base had it, as if deleted): theirs' side would lose
                         // it. Ours mode keeps such a list whole for the same reason.
                         None if self.opts.policy.resolve() == Resolution::Mark
-                            && moved_across([&base, &ours, &theirs], Some(&br)) =>
+                            && moved_across([&base, &ours, &theirs], Some(&br), true) =>
                         {
                             let (ops, conflicts, deleted) = planned;
                             self.plan.ops.truncate(ops);
@@ -498,6 +503,19 @@ impl Merger<'_> {
                                 &base.data[br.clone()],
                                 &theirs.data[tr.clone()],
                             ) =>
+                        {
+                            let (ops, conflicts, deleted) = planned;
+                            self.plan.ops.truncate(ops);
+                            self.plan.conflicts.truncate(conflicts);
+                            self.deleted = deleted;
+                            return self.ours_by_count([&base, &ours, &theirs], o);
+                        }
+                        // Under `--on-conflict ours`, a stretch holding an element a side
+                        // repeats and another stretch a side changed also holds (theirs moved
+                        // it out, ours added a copy): ours' stretch kept beside theirs' other
+                        // stretch would hold it once too often. Each element is counted.
+                        None if self.opts.policy.resolve() == Resolution::Ours
+                            && moved_across([&base, &ours, &theirs], Some(&br), false) =>
                         {
                             let (ops, conflicts, deleted) = planned;
                             self.plan.ops.truncate(ops);
@@ -569,11 +587,12 @@ fn reordered(versions: [&Items; 3]) -> bool {
 
 /// Whether an element of a stretch both sides changed differently (the one at base's `at`,
 /// or any where `at` is `None`) also stands in another stretch a side changed: a side moved
-/// it across the conflict's bounds. Only an element each version holds once at most can be
-/// said to move (a repeated `-t` in `args` cannot).
-fn moved_across([base, ours, theirs]: [&Items; 3], at: Option<&Range<usize>>) -> bool {
+/// it across the conflict's bounds. With `once`, only an element each version holds once at
+/// most can be said to move (a repeated `-t` in `args` cannot); without it, any element
+/// counts, for a rule that only needs to know the two stretches share one (to count them).
+fn moved_across([base, ours, theirs]: [&Items; 3], at: Option<&Range<usize>>, once: bool) -> bool {
     let counts = [base.count(), ours.count(), theirs.count()];
-    let single = |d: &u128| counts.iter().all(|c| c.get(d).is_none_or(|&n| n <= 1));
+    let single = |d: &u128| !once || counts.iter().all(|c| c.get(d).is_none_or(|&n| n <= 1));
     let changed: Vec<(bool, HashSet<u128>)> = stretches(&base.data, &ours.data, &theirs.data)
         .into_iter()
         .filter(|s| !matches!(s.chunk, Chunk::Same { .. }))

@@ -6,7 +6,9 @@
 //! The file merge pairs the documents of its three texts by its own rules. Where those would
 //! pair them otherwise than the package did (a file of one document pairs it whatever its
 //! name; a rename inside the file that the package did not see), the file's resources are
-//! merged one by one instead, each alone in its three texts, and the results joined.
+//! merged one by one instead, each alone in its three texts, and the results joined; but a
+//! rename the package left undecided, between a resource and a like one found nowhere else,
+//! is the file merge's to pair (see [`renamed_here`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -55,7 +57,7 @@ pub(crate) fn merge_resources(
     // Where a side changed nothing there is nothing to pair: the other side is the answer.
     let merged = match settled(texts[BASE], texts[OURS], texts[THEIRS], opts) {
         Some(merged) => merged,
-        None if pairs_alike(pkg, &versions) => {
+        None if pairs_alike(pkg, groups, path, &versions) => {
             merge_texts(texts[BASE], texts[OURS], texts[THEIRS], opts)?
         }
         None => one_by_one(pkg, groups, order, opts)?,
@@ -161,8 +163,9 @@ fn tally(
 }
 
 /// Whether the file merge, given these three texts, pairs their documents into the same
-/// resources as the package did.
-fn pairs_alike(pkg: &Package, versions: &[Version; 3]) -> bool {
+/// resources as the package did, or differs only by a rename inside this file that the
+/// package left unpaired (see [`renamed_here`]).
+fn pairs_alike(pkg: &Package, groups: &[Group], path: PathId, versions: &[Version; 3]) -> bool {
     let own: Vec<Option<Tree>> = versions
         .iter()
         .map(|v| match v.parsed {
@@ -208,11 +211,50 @@ fn pairs_alike(pkg: &Package, versions: &[Version; 3]) -> bool {
         let Some(g) = mine.iter().flatten().next().copied() else {
             return false;
         };
+        if renamed_here(pkg, groups, path, &mine) {
+            return true;
+        }
         (0..3).all(|s| match sides[s] {
             Some(_) => mine[s] == Some(g),
             None => !present[s].contains(&g),
         })
     })
+}
+
+/// Whether the file merge's triple of groups `mine` (per side) is a rename by one side inside
+/// this file that the package left unpaired: base's resource (kept by the other side here,
+/// or deleted by it) and the side's new one, neither found anywhere else in the side's or the
+/// other side's package, one identity part apart and alike in content. The package reads
+/// renames by elimination across every file, so a lost resource elsewhere (one a side
+/// deleted or renamed in another file) leaves it undecided; merged one by one, the rename
+/// becomes a deletion beside an addition, and taking the other side's part of the conflict
+/// loses the rename. Inside the file it is the only reading: the file merge's pairing stands.
+fn renamed_here(pkg: &Package, groups: &[Group], path: PathId, mine: &[Option<usize>]) -> bool {
+    let (Some(old), Some(b)) = (mine[BASE], mine[BASE].and_then(|g| groups[g].locs[BASE])) else {
+        return false;
+    };
+    [(OURS, THEIRS), (THEIRS, OURS)]
+        .into_iter()
+        .any(|(side, other)| {
+            let Some(new) = mine[side].filter(|&n| n != old) else {
+                return false;
+            };
+            let (o, n) = (&groups[old], &groups[new]);
+            let Some(d) = n.locs[side] else {
+                return false;
+            };
+            let here = |l: Option<super::pairing::Loc>| l.is_none_or(|l| l.path == path);
+            let (bt, bd) = pkg.doc(BASE, b);
+            let (st, sd) = pkg.doc(side, d);
+            o.locs[side].is_none()
+                && n.locs[BASE].is_none()
+                && n.locs[other].is_none()
+                && mine[other].is_none_or(|g| g == old)
+                && here(o.locs[other])
+                && d.path == path
+                && crate::align::close_identities(o.identity.as_ref(), n.identity.as_ref(), false)
+                && crate::align::similar(bt, bd.root, st, sd.root)
+        })
 }
 
 /// Each resource of the file merged alone, the results joined in the file's order.

@@ -18,6 +18,7 @@ use crate::merge::plan::{Anchor, Op, Plan};
 use crate::parse::{Tree, Versions};
 use crate::text::markers::Markers;
 use crate::text::splice::{splice, Edit};
+use crate::text::{line_end, line_start, next_line_start};
 
 /// A plan render cannot write (two edits of one range): a planning bug, which the caller
 /// reports as one.
@@ -41,17 +42,52 @@ pub(crate) fn render(
 ) -> Result<String, Unwritable> {
     let r = Renderer::new(versions, markers);
     let mut ranked = Vec::new();
+    let mut outrunning = Vec::new();
     for op in &plan.ops {
         let mut edits = Vec::new();
         r.edits(op, &mut edits).map_err(Unwritable)?;
-        ranked.extend(edits.into_iter().map(|e| (rank(op), e)));
+        if let Op::Insert { theirs, .. } = op {
+            if r.theirs.value_outruns_text(theirs.node) {
+                outrunning.extend(edits.iter().map(|e| e.start));
+            }
+        }
+        let deletes = matches!(op, Op::Delete { .. });
+        ranked.extend(edits.into_iter().map(|e| (rank(op), deletes, e)));
+    }
+    // A field ending in a `|+` scalar inserted where ours' deleted field stood would take
+    // the blank lines below that field as its value once the field is gone: they go with it,
+    // unless another edit reaches them (its text then stands between the two, or the lines
+    // are its business).
+    let spans: Vec<(usize, usize)> = ranked.iter().map(|(_, _, e)| (e.start, e.end)).collect();
+    for (i, (_, deletes, e)) in ranked.iter_mut().enumerate() {
+        if !*deletes || !outrunning.contains(&e.start) {
+            continue;
+        }
+        let end = past_blank_lines(r.ours.text, e.end);
+        let reached = spans.iter().enumerate().any(|(j, &(start, stop))| {
+            j != i && start < end && stop >= e.end && (start, stop) != (e.start, e.start)
+        });
+        if !reached {
+            e.end = end;
+        }
     }
     // Insertions at one offset keep the order they were planned in, but for whole
     // documents: one placed where ours' document starts goes before that document's new
     // first lines, one placed where it ends goes after its new last lines.
-    ranked.sort_by_key(|(rank, e)| (e.start, *rank));
-    let mut edits: Vec<Edit> = ranked.into_iter().map(|(_, e)| e).collect();
+    ranked.sort_by_key(|(rank, _, e)| (e.start, *rank));
+    let mut edits: Vec<Edit> = ranked.into_iter().map(|(_, _, e)| e).collect();
     splice(r.ours.text, &mut edits).map_err(Unwritable)
+}
+
+/// From a line start, past the lines that hold only whitespace.
+fn past_blank_lines(text: &str, mut at: usize) -> usize {
+    while at < text.len()
+        && at == line_start(text, at)
+        && text[at..line_end(text, at)].trim().is_empty()
+    {
+        at = next_line_start(text, at);
+    }
+    at
 }
 
 /// Where an op's insertions go among others at the same offset (see [`render`]).
