@@ -40,6 +40,18 @@ pub fn write_atomically_as(
     bytes: &[u8],
     durability: Durability,
 ) -> anyhow::Result<()> {
+    // A device or a pipe (`-o /dev/null`, `-o /dev/stdout`) is written to, not replaced: a
+    // file renamed over it would stand where the device was (as root, /dev/null for the
+    // whole machine). Nothing is there to be left half written.
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut device = fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        return device
+            .write_all(bytes)
+            .with_context(|| format!("writing {}", path.display()));
+    }
     let target = resolve_link(path);
     let dir = match target.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
@@ -113,6 +125,25 @@ fn sync_dir(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_is_written_to_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo made no pipe");
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read(fifo).unwrap())
+        };
+        write_atomically(&fifo, b"merged\n").unwrap();
+        // Checked first: replaced, the pipe would leave its reader waiting for ever.
+        let kind = fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "the pipe is still a pipe");
+        assert_eq!(reader.join().unwrap(), b"merged\n");
+    }
 
     #[test]
     fn replaces_contents() {
