@@ -35,12 +35,7 @@ pub(crate) fn widened(
 ) -> Option<String> {
     let (b, o, t) = (text_lines(base), text_lines(ours), text_lines(theirs));
     let all = pieces(stretches(&b, &o, &t));
-    let conflicts: Vec<usize> = all
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| matches!(s.chunk, Chunk::Conflict { .. }))
-        .map(|(i, _)| i)
-        .collect();
+    let conflicts = indices(&all, |c| matches!(c, Chunk::Conflict { .. }));
     if conflicts.is_empty() {
         return None;
     }
@@ -48,10 +43,24 @@ pub(crate) fn widened(
         all: &all,
         lines: [&b, &o, &t],
     };
-    widened_from(&texts, &conflicts, markers, &mut holds).or_else(|| {
-        let whole = markers.wrap(ours, base, theirs);
-        holds(&whole).then_some(whole)
-    })
+    widened_from(&texts, &conflicts, markers, &mut holds)
+        .or_else(|| whole_file([base, ours, theirs], markers, holds))
+}
+
+/// The indices of the stretches whose chunk `pick` accepts.
+fn indices(all: &[Stretch], pick: impl Fn(&Chunk) -> bool) -> Vec<usize> {
+    let picked = all.iter().enumerate().filter(|(_, s)| pick(&s.chunk));
+    picked.map(|(i, _)| i).collect()
+}
+
+/// The last try: the whole file in conflict, ours against theirs, where `holds` accepts it.
+fn whole_file(
+    [base, ours, theirs]: [&str; 3],
+    markers: &Markers,
+    mut holds: impl FnMut(&str) -> bool,
+) -> Option<String> {
+    let whole = markers.wrap(ours, base, theirs);
+    holds(&whole).then_some(whole)
 }
 
 /// The most changed stretches of a clean line merge tried as seeds of a conflict
@@ -71,12 +80,7 @@ pub(crate) fn conflicted_clean(
 ) -> Option<String> {
     let (b, o, t) = (text_lines(base), text_lines(ours), text_lines(theirs));
     let all = pieces(stretches(&b, &o, &t));
-    let changed: Vec<usize> = all
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| !matches!(s.chunk, Chunk::Same { .. }))
-        .map(|(i, _)| i)
-        .collect();
+    let changed = indices(&all, |c| !matches!(c, Chunk::Same { .. }));
     let texts = Texts {
         all: &all,
         lines: [&b, &o, &t],
@@ -89,10 +93,7 @@ pub(crate) fn conflicted_clean(
                 .min_by_key(|text| marked_lines(text.as_bytes(), markers.size))
         })
         .flatten();
-    narrowest.or_else(|| {
-        let whole = markers.wrap(ours, base, theirs);
-        holds(&whole).then_some(whole)
-    })
+    narrowest.or_else(|| whole_file([base, ours, theirs], markers, holds))
 }
 
 /// The conflicts at stretches `conflicts` widened until `holds` accepts the text, short of
