@@ -2,13 +2,15 @@
 //! ours' text, then the comment stage's decisions spliced in. Every attempt (the structural
 //! one, a template's skeletons, merge2) merges through it.
 
+use std::collections::HashMap;
+
 use crate::align::{self, Pairing};
 use crate::comments::{self, Carried, PlannedSide};
 use crate::fallback::Reason;
 use crate::merge::{self, Conflict, Plan};
 use crate::options::{ConflictStyle, MergeOptions, Mode};
 use crate::parse::{Parsed, Versions};
-use crate::render;
+use crate::render::{self, Origin};
 use crate::text::markers::Markers;
 use crate::verify::reads_back;
 
@@ -70,24 +72,50 @@ pub(crate) fn merged_as(
         Pairing::DocumentsByIdentity => align::match_documents_by_identity(base, ours, theirs)?,
     };
     let plan = merge::plan(versions, &groups, opts, forced, pairing);
-    written(versions, plan, opts)
+    written(versions, &groups, plan, opts)
 }
 
 /// The plan rendered into ours' text and given the comments the comment stage decides, with
 /// the result's tree where that stage parsed it. A plan render cannot write is a bug.
+///
+/// The comment stage reads the result's documents by the alignment the plan was made from:
+/// render says which document of ours or theirs wrote each stretch of the result, and that
+/// document's group names its partners in the three versions.
 fn written(
     versions: &Versions,
+    groups: &[align::Group],
     plan: Plan,
     opts: &MergeOptions,
 ) -> Result<(Merged, Option<Parsed>), Reason> {
     let rendered = render::render(versions, &plan, markers(versions, opts))
         .map_err(|e| Reason::Internal(e.to_string()))?;
+    let mut of_ours = HashMap::new();
+    let mut of_theirs = HashMap::new();
+    for g in groups {
+        let partners = [g.base, g.ours, g.theirs];
+        if let Some(o) = g.ours {
+            of_ours.insert(o.doc, partners);
+        }
+        if let Some(t) = g.theirs {
+            of_theirs.insert(t.doc, partners);
+        }
+    }
+    let partners = |at: usize| match rendered.origin(at)? {
+        Origin::Ours(doc) => of_ours.get(&doc).copied(),
+        Origin::Theirs(doc) => of_theirs.get(&doc).copied(),
+    };
     let Carried {
         text,
         notes,
         tree,
         planned_side,
-    } = comments::carried(versions, rendered, !plan.conflicts.is_empty(), opts);
+    } = comments::carried(
+        versions,
+        &rendered.text,
+        &partners,
+        !plan.conflicts.is_empty(),
+        opts,
+    );
     let merged = Merged {
         text,
         conflicts: plan.conflicts,

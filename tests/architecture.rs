@@ -97,6 +97,12 @@ const RULES: &[Rule] = &[
         why: "the merge plans from the documents the alignment paired; it pairs none itself",
     },
     Rule {
+        place: "comments",
+        needle: "crate::align",
+        why: "the comment stage reads the result's documents by the alignment the plan was \
+              made from (render's trace); it pairs none itself",
+    },
+    Rule {
         place: "resource",
         needle: "crate::align",
         why: "resource says what one version's resource is; align pairs them",

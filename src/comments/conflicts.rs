@@ -7,7 +7,7 @@ use crate::text::markers;
 use crate::text::splice::{splice, Edit};
 
 use super::bare::all_bare;
-use super::{bug, planned, PlannedSide};
+use super::{bug, planned, Partners, PlannedSide};
 
 /// Gives the fields outside the conflicts of `marked` (a conflicted result, markers of
 /// `size`) the comments [`carry`] would: a comment edit of theirs is not lost because a
@@ -19,6 +19,7 @@ use super::{bug, planned, PlannedSide};
 pub(super) fn carry_around_conflicts(
     versions: &Versions,
     marked: &str,
+    partners: Partners,
     policy: Policy,
     size: usize,
 ) -> (String, Vec<String>, Option<PlannedSide>) {
@@ -27,7 +28,18 @@ pub(super) fn carry_around_conflicts(
         return unchanged();
     }
     let (side, shared) = markers::ours_side(marked, size);
-    let Some((result, Some((edits, notes)))) = planned(versions, &side, policy) else {
+    // An offset of ours' side is the marked text's offset of the same line where the line
+    // stands outside every conflict; inside one, the conflict's own (its first marker line).
+    let marked_at = |at: usize| match shared.partition_point(|r| r.side.start <= at) {
+        0 => 0,
+        i => {
+            let run = &shared[i - 1];
+            run.marked + (at.min(run.side.end) - run.side.start)
+        }
+    };
+    let side_partners = |at: usize| partners(marked_at(at));
+    let Some((result, Some((edits, notes)))) = planned(versions, &side, &side_partners, policy)
+    else {
         return unchanged();
     };
     // Each edit kept is moved from ours' side to the marked text: it lies inside one run of

@@ -16,26 +16,31 @@
 //! open that collection: they belong to it, not to its first entry (each side's first new
 //! entry would bring them again) nor to the field after it (which base's text puts them above).
 //!
-//! Fields are paired across the versions by their place in the data (resources by identity,
-//! map fields by key, list elements by merge key or content), never by line position. The
+//! Fields are paired across the versions by their place in the data (resources as the
+//! alignment paired them, map fields by key, list elements by merge key or content), never by line position. The
 //! pass only touches comment and blank lines and the comments at line ends; the result must
 //! read as the same data afterwards, or the pass is dropped.
 //!
 //! The pass is a stage of its own, after render and before the verifier, so render stays a
 //! splicer that decides nothing.
 //!
+//! Which document of base, ours and theirs each of the result's documents is comes from the
+//! alignment the plan was made from: render traces which document of ours or theirs wrote
+//! each stretch of the result, and the engine hands that document's partners over
+//! ([`Partners`]); the pass pairs no documents itself.
+//!
 //! What still reads the rendered result, and why (issue 29 item 2 wants these decisions made
 //! in the plan, from the aligned versions, before render): the result is parsed again
-//! ([`planned`]) and laid out; its documents are paired with each version's by identity
-//! ([`plan_edits`]) and its fields by key, list key or content ([`pairing`]); each field's
-//! head and trailing comment are decided against the comment lines the result holds there
-//! now, and written at the result's offsets ([`head`], [`trailing`]); a result the edits
-//! would make read as other data is left as rendered (`same_documents`). It must, until the
-//! one alignment of base, ours and theirs (item 1) pairs the comment lines too: the plan
-//! names the nodes each edit writes, but not the comment lines an edit's range takes or
-//! drops (a reindented block brings theirs' lines inside it, a new document brings the empty
-//! documents before it, a line merge of a block or a template's skeleton moves lines the
-//! plan does not model), so only the result tells which comment lines each field holds.
+//! ([`planned`]) and laid out; its fields are paired with each version's by key, list key or
+//! content ([`pairing`]); each field's head and trailing comment are decided against the
+//! comment lines the result holds there now, and written at the result's offsets ([`head`],
+//! [`trailing`]); a result the edits would make read as other data is left as rendered
+//! (`same_documents`). It must, until the one alignment of base, ours and theirs (item 1)
+//! pairs fields and comment lines too: the plan names the nodes each edit writes, but not the
+//! comment lines an edit's range takes or drops (a reindented block brings theirs' lines
+//! inside it, a new document brings the empty documents before it, a line merge of a block or
+//! a template's skeleton moves lines the plan does not model), so only the result tells which
+//! comment lines each field holds.
 //!
 //! Its parts, by what they decide: [`layout`] (where each text's fields, comment
 //! lines and line-end comments stand), [`pairing`] (which field of each version is the
@@ -54,7 +59,7 @@ use std::collections::HashSet;
 
 use crate::options::{MergeOptions, Mode, Policy};
 use crate::parse::{self, Parsed, Tree, Versions};
-use crate::resource;
+use crate::resource::{self, DocRef};
 use crate::text::splice::{splice, Edit};
 
 use bare::all_bare;
@@ -80,14 +85,15 @@ pub(crate) struct Carried {
 /// conflicted result every field outside the conflicts.
 pub(crate) fn carried(
     versions: &Versions,
-    rendered: String,
+    rendered: &str,
+    partners: Partners,
     conflicted: bool,
     opts: &MergeOptions,
 ) -> Carried {
     // A patch (merge2) has no base to tell its comment edits from its comments.
     if matches!(opts.mode, Mode::TwoWay { .. }) {
         return Carried {
-            text: rendered,
+            text: rendered.to_string(),
             notes: Vec::new(),
             tree: None,
             planned_side: None,
@@ -95,7 +101,7 @@ pub(crate) fn carried(
     }
     if conflicted {
         let (text, notes, planned_side) =
-            carry_around_conflicts(versions, &rendered, opts.policy, opts.marker_size);
+            carry_around_conflicts(versions, rendered, partners, opts.policy, opts.marker_size);
         return Carried {
             text,
             notes,
@@ -103,13 +109,17 @@ pub(crate) fn carried(
             planned_side,
         };
     }
-    carry(versions, &rendered, opts.policy)
+    carry(versions, rendered, partners, opts.policy)
 }
+
+/// The documents of base, ours and theirs that the result's document whose data starts at an
+/// offset was written from, as the alignment paired them (`None` where no document wrote it).
+pub(crate) type Partners<'p> = &'p dyn Fn(usize) -> Option<[Option<DocRef>; 3]>;
 
 /// Gives every field of `merged` (a clean result that parses) the comments the 3-way merge
 /// of base's, ours' and theirs' decides for it. Returns `merged` unchanged where the pass
 /// cannot pair the versions.
-fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carried {
+fn carry(versions: &Versions, merged: &str, partners: Partners, policy: Policy) -> Carried {
     if all_bare(versions, merged) {
         return Carried {
             text: merged.to_string(),
@@ -118,7 +128,7 @@ fn carry(versions: &Versions, merged: &str, policy: Policy) -> Carried {
             planned_side: None,
         };
     }
-    let Some((result, planned)) = planned(versions, merged, policy) else {
+    let Some((result, planned)) = planned(versions, merged, partners, policy) else {
         return Carried {
             text: merged.to_string(),
             notes: Vec::new(),
@@ -164,6 +174,7 @@ pub(crate) type PlannedSide = crate::parse::OwnedParse;
 pub(super) fn planned<'m>(
     versions: &Versions,
     merged: &'m str,
+    partners: Partners,
     policy: Policy,
 ) -> Option<(Tree<'m>, Option<(Vec<Edit>, Vec<String>)>)> {
     let trees = [&versions.base, &versions.ours, &versions.theirs];
@@ -185,6 +196,7 @@ pub(super) fn planned<'m>(
             layouts,
             &result,
             r,
+            partners,
             policy,
             versions.file_name.as_deref(),
         );
@@ -213,18 +225,10 @@ fn plan_edits<'t>(
     mut layouts: [Layout<'t>; 3],
     result: &Tree,
     mut r: Layout<'t>,
+    partners: Partners,
     policy: Policy,
     file_name: Option<&str>,
 ) -> Option<(Vec<Edit>, Vec<String>)> {
-    // The result's documents and their partners in each version.
-    let mut partner_docs: Vec<[Option<resource::DocRef>; 3]> = vec![[None; 3]; result.docs.len()];
-    for (i, tree) in trees.iter().enumerate() {
-        for g in crate::align::match_documents(tree, result, result, false).ok()? {
-            if let Some(doc) = g.ours {
-                partner_docs[doc.doc][i] = g.base;
-            }
-        }
-    }
     let [base, _, theirs] = trees;
     let mut walk = Walk {
         r: &r,
@@ -239,7 +243,7 @@ fn plan_edits<'t>(
     };
     for doc in resource::documents(result) {
         let (d, identity) = doc;
-        let [b, o, t] = partner_docs[d.doc];
+        let [b, o, t] = partners(result.node(d.root).start).unwrap_or_default();
         // Only theirs brings comment changes: a document theirs left as it was keeps ours'.
         let Some(t) = t else { continue };
         let parts = [b, o, Some(t)];
@@ -395,9 +399,12 @@ mod tests {
     use super::*;
     use crate::parse::Versions;
 
+    /// The pass on one document written from the versions' one documents.
     fn carried(base: &str, ours: &str, theirs: &str, merged: &str, policy: Policy) -> Carried {
         let v = Versions::parse(base, ours, theirs).unwrap();
-        carry(&v, merged, policy)
+        let first = |t: &Tree| resource::documents(t).first().map(|d| d.0);
+        let docs = [first(&v.base), first(&v.ours), first(&v.theirs)];
+        carry(&v, merged, &|_| Some(docs), policy)
     }
 
     /// A result whose versions hold comments still gets them where only one is bare.

@@ -14,10 +14,10 @@ use std::fmt;
 
 use anyhow::Result;
 
-use crate::merge::plan::{Anchor, Op, Plan};
+use crate::merge::plan::{Anchor, Field, Op, Plan};
 use crate::parse::{Tree, Versions};
 use crate::text::markers::Markers;
-use crate::text::splice::{splice, Edit};
+use crate::text::splice::{splice_traced, Edit, From, Trace};
 use crate::text::{line_end, line_start, next_line_start};
 
 /// A plan render cannot write (two edits of one range): a planning bug, which the caller
@@ -31,6 +31,49 @@ impl fmt::Display for Unwritable {
     }
 }
 
+/// A document of ours or theirs, by its index among that tree's documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    Ours(usize),
+    Theirs(usize),
+}
+
+/// The plan written into ours' text, and which document of ours or theirs each stretch of
+/// it was written from: what lets the stages after render read the result's documents by the
+/// alignment the plan was made from instead of pairing them again.
+pub(crate) struct Rendered {
+    pub text: String,
+    /// The result's stretches in order, each from ours' text (at an offset) or from one op.
+    trace: Trace,
+    /// Each op's document, by the op's index in the plan.
+    ops: Vec<Option<Origin>>,
+    /// Where ours' documents start.
+    ours_docs: Vec<usize>,
+}
+
+impl Rendered {
+    /// The document of ours or theirs the result's text at `at` was written from; `None` at
+    /// the end of the text or for an op that names no document (an insertion at the end).
+    pub(crate) fn origin(&self, at: usize) -> Option<Origin> {
+        let i = self.trace.partition_point(|(out, _)| out.end <= at);
+        let (out, from) = self.trace.get(i)?;
+        if out.start > at {
+            return None;
+        }
+        match *from {
+            From::Source(start) => {
+                document_at(&self.ours_docs, start + (at - out.start)).map(Origin::Ours)
+            }
+            From::Edit(op) => self.ops[op],
+        }
+    }
+}
+
+/// The document whose region holds `at`, of documents starting at `starts`.
+fn document_at(starts: &[usize], at: usize) -> Option<usize> {
+    starts.partition_point(|&s| s <= at).checked_sub(1)
+}
+
 /// Ours' text with the plan's edits spliced in.
 ///
 /// Fails only on a planning error (two edits of one range): that is a bug, and the driver
@@ -39,11 +82,11 @@ pub(crate) fn render(
     versions: &Versions,
     plan: &Plan,
     markers: Markers,
-) -> Result<String, Unwritable> {
+) -> Result<Rendered, Unwritable> {
     let r = Renderer::new(versions, markers);
     let mut ranked = Vec::new();
     let mut outrunning = Vec::new();
-    for op in &plan.ops {
+    for (index, op) in plan.ops.iter().enumerate() {
         let mut edits = Vec::new();
         r.edits(op, &mut edits).map_err(Unwritable)?;
         if let Op::Insert { theirs, .. } = op {
@@ -52,14 +95,14 @@ pub(crate) fn render(
             }
         }
         let deletes = matches!(op, Op::Delete { .. });
-        ranked.extend(edits.into_iter().map(|e| (rank(op), deletes, e)));
+        ranked.extend(edits.into_iter().map(|e| (rank(op), deletes, e, index)));
     }
     // A field ending in a `|+` scalar inserted where ours' deleted field stood would take
     // the blank lines below that field as its value once the field is gone: they go with it,
     // unless another edit reaches them (its text then stands between the two, or the lines
     // are its business).
-    let spans: Vec<(usize, usize)> = ranked.iter().map(|(_, _, e)| (e.start, e.end)).collect();
-    for (i, (_, deletes, e)) in ranked.iter_mut().enumerate() {
+    let spans: Vec<(usize, usize)> = ranked.iter().map(|(_, _, e, _)| (e.start, e.end)).collect();
+    for (i, (_, deletes, e, _)) in ranked.iter_mut().enumerate() {
         if !*deletes || !outrunning.contains(&e.start) {
             continue;
         }
@@ -74,9 +117,20 @@ pub(crate) fn render(
     // Insertions at one offset keep the order they were planned in, but for whole
     // documents: one placed where ours' document starts goes before that document's new
     // first lines, one placed where it ends goes after its new last lines.
-    ranked.sort_by_key(|(rank, _, e)| (e.start, *rank));
-    let mut edits: Vec<Edit> = ranked.into_iter().map(|(_, _, e)| e).collect();
-    splice(r.ours.text, &mut edits).map_err(Unwritable)
+    ranked.sort_by_key(|(rank, _, e, _)| (e.start, *rank));
+    let mut edits: Vec<(Edit, usize)> = ranked
+        .into_iter()
+        .map(|(_, _, e, index)| (e, index))
+        .collect();
+    let (text, trace) = splice_traced(r.ours.text, &mut edits).map_err(Unwritable)?;
+    let ours_docs: Vec<usize> = r.ours.docs.iter().map(|d| d.region.start).collect();
+    let ops = plan.ops.iter().map(|op| r.origin(op, &ours_docs)).collect();
+    Ok(Rendered {
+        text,
+        trace,
+        ops,
+        ours_docs,
+    })
 }
 
 /// From a line start, past the lines that hold only whitespace.
@@ -193,6 +247,35 @@ impl<'t> Renderer<'t> {
             } => self.document_conflict(*base, *ours, *theirs, self.place(*at), out)?,
         }
         Ok(())
+    }
+
+    /// The document an op writes into: ours' document of the field or place it edits, or
+    /// theirs' document it inserts.
+    fn origin(&self, op: &Op, ours_docs: &[usize]) -> Option<Origin> {
+        let field = |f: &Field| document_at(ours_docs, self.ours.node(f.node).start);
+        let anchor = |at: &Anchor| match at {
+            Anchor::Before(f) | Anchor::After(f) => field(f),
+            Anchor::DocStart(doc) | Anchor::DocEnd(doc) => Some(*doc),
+            Anchor::End => None,
+        };
+        let ours = match op {
+            Op::Take { ours, .. }
+            | Op::Delete { ours }
+            | Op::AddAnchor { ours, .. }
+            | Op::Empty { ours, .. }
+            | Op::Lines { ours, .. }
+            | Op::FlowList { ours, .. }
+            | Op::Fill { ours, .. }
+            | Op::FlowMap { ours, .. }
+            | Op::Reorder { ours, .. }
+            | Op::ReplaceChildren { ours, .. } => field(ours),
+            Op::Insert { at, .. } => anchor(at),
+            Op::Conflict { ours, at, .. } => ours.first().map_or_else(|| anchor(at), field),
+            Op::InsertDocument { theirs, .. } => return Some(Origin::Theirs(theirs.doc)),
+            Op::DeleteDocument { ours } => Some(ours.doc),
+            Op::DocumentConflict { ours, at, .. } => ours.map(|d| d.doc).or_else(|| anchor(at)),
+        };
+        ours.map(Origin::Ours)
     }
 
     /// How conflicts are written in this file.
