@@ -1510,6 +1510,30 @@ def fmt(path):
 MARK = re.compile(r"^(<{7}|\|{7}|={7}|>{7})(?![<|=>])")
 
 
+def spans_the_file(text):
+    """Whether a conflicted text's conflicts take in every line of data: outside them stand
+    only blank, comment and document separator lines. Such a conflict is the whole file, ours
+    against theirs: a person sees every difference in it, so a side may hold that side's whole
+    file, as a side may hold its whole value at a document or path both sides changed."""
+    marked, state = False, None
+    for line in text.splitlines():
+        m = MARK.match(line)
+        if m:
+            tok = m.group(1)[0]
+            if tok == "<":
+                state, marked = "in", True
+                continue
+            if state and tok == ">":
+                state = None
+                continue
+            if state:
+                continue
+        s = line.strip()
+        if state is None and s and not s.startswith(("#", "---", "...")):
+            return False
+    return marked
+
+
 def take_side(text, side):
     """The file a user gets by keeping one side of every conflict block."""
     out, state = [], None
@@ -3162,6 +3186,8 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             bad.fallback = fallback
             out.append(bad)
             continue
+        if spans_the_file(res) and docs == inputs[1 if side == "ours" else 2]:
+            continue
         check = lambda *a, side=side: oracle.check_side(side, *a)
         for v in two_readings(check, texts, inputs, text, docs, tie=True):
             v.cat, v.side, v.fallback = "side-loses-data", side, fallback
@@ -3515,11 +3541,11 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
     (bd, _), (od, _), (td, _) = load_tree(b, "base"), load_tree(o, "ours"), load_tree(t, "theirs")
     fallback = "line merge used:" in err
 
-    def verdict(rules, r_files, rd, clean):
-        viol = package_check(rules, bd, od, td, rd, clean)
-        if viol and has_anchors(*[x for f in (b, o, t, r_files) for x in f.values()]):
+    def verdict(rules, r_files, rd, clean, files=(b, o, t), docs=(bd, od, td)):
+        viol = package_check(rules, *docs, rd, clean)
+        if viol and has_anchors(*[x for f in (*files, r_files) for x in f.values()]):
             try:
-                refs = [{p: load_refs(x) for p, x in f.items()} for f in (b, o, t, r_files)]
+                refs = [{p: load_refs(x) for p, x in f.items()} for f in (*files, r_files)]
             except (yaml.YAMLError, RecursionError, ValueError, TypeError):
                 return viol
             if not package_check(rules, *refs, clean=clean):
@@ -3541,7 +3567,15 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
             bad.cat, bad.fallback = "side-unloadable", fallback
             out.append(bad)
             continue
-        for v in verdict(oracle.sides[side], r_side, rd, False):
+        # A file whose conflict spans it and whose side is that side's file is the side's
+        # whole value (spans_the_file): read as a file no version changed, the rest checked.
+        s_files, s_docs = (o, od) if side == "ours" else (t, td)
+        whole = {p for p, x in res.items() if p in s_files and spans_the_file(x) and rd.get(p) == s_docs.get(p)}
+        files, docs = (b, o, t), (bd, od, td)
+        if whole:
+            files = tuple({**f, **{p: s_files[p] for p in whole}} for f in files)
+            docs = tuple({**d, **{p: s_docs[p] for p in whole}} for d in docs)
+        for v in verdict(oracle.sides[side], r_side, rd, False, files, docs):
             v.cat, v.side, v.fallback = "side-loses-data", side, fallback
             out.append(v)
     return out

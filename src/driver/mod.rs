@@ -467,11 +467,11 @@ fn checked_conflicts(
         if holds(merged) {
             return Checked::Hold;
         }
+        // Where no conflict short of the whole file holds, the whole file is the conflict,
+        // ours against theirs, which holds both sides whole: git's conflicts failed the
+        // check, so a person taking a side of them would lose the other side's change.
         match widen::widened([b, o, t], &marks, holds) {
             Some(text) if text != marks.wrap(o, b, t) => return Checked::Widened(text, "a side of git's conflicts would lose data: its conflicts widened until each side holds"),
-            _ if sides_load(merged) => return Checked::FailButNothingWiderHolds("a side of git's conflicts would lose data, and no conflict short of the whole file holds: git's conflicts kept"),
-            // A side of git's that does not load widens until each side loads and holds
-            // its data: at worst the whole file, which holds both sides whole.
             _ => return Checked::Widened(marks.wrap(o, b, t), "a side of git's conflicts breaks the YAML or would lose data: the whole file is the conflict"),
         }
     }
