@@ -41,20 +41,28 @@ pub(crate) fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Named>> {
 /// Opens the name of an element whose key has no value: its content's digest follows.
 pub(crate) const UNNAMED: char = '\u{1}';
 
-/// A list's elements (`items`) named by their merge key (`keys`), or by their value for a
-/// set. `None` when an element cannot be named or two share a name: such a list is merged as
-/// plain. merge2 passes `patch` (and leaves its directive elements out of `items`). Under
+/// How a list's elements are named: by its merge keys (`keys`), or by value for a set
+/// (`None`). merge2 sets `patch` (and leaves its directive elements out of the items). Under
 /// kyaml's rules (`kyaml`) an element missing its key is named by `""`; with `first_stands`,
 /// of two elements sharing a key the first stands for both, as kyaml's lookups read base's
 /// and theirs' lists.
-pub(crate) fn elements(
-    tree: &Tree,
-    items: &[NodeId],
-    keys: Option<&[String]>,
-    patch: bool,
-    kyaml: bool,
-    first_stands: bool,
-) -> Option<Vec<Named>> {
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Naming<'k> {
+    pub keys: Option<&'k [String]>,
+    pub patch: bool,
+    pub kyaml: bool,
+    pub first_stands: bool,
+}
+
+/// A list's elements (`items`) named as `naming` says. `None` when an element cannot be named
+/// or two share a name: such a list is merged as plain.
+pub(crate) fn elements(tree: &Tree, items: &[NodeId], naming: Naming) -> Option<Vec<Named>> {
+    let Naming {
+        keys,
+        patch,
+        kyaml,
+        first_stands,
+    } = naming;
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for &e in items {

@@ -10,7 +10,7 @@ mod likeness;
 mod renames;
 
 pub(crate) use documents::{match_documents, match_documents_by_identity, Group};
-pub(crate) use elements::{elements, resources, Named, UNNAMED};
+pub(crate) use elements::{elements, resources, Named, Naming, UNNAMED};
 pub(crate) use likeness::{likeness, similar};
 pub(crate) use renames::{close_identities, keyed_renames, pair_renames, Lost, Placed};
 

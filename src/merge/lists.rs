@@ -54,34 +54,24 @@ impl Merger<'_> {
             all.filter(|&e| !(patch && list_directive(tree, e).is_some()))
                 .collect()
         };
-        let keyed = |keys: &[String]| -> Option<[Vec<Child>; 3]> {
+        // Each version's elements named alike (base's where it held a list).
+        let named = |naming: align::Naming| -> Option<[Vec<Child>; 3]> {
+            let name = |tree: &Tree, list: NodeId| {
+                align::elements(tree, &items(tree, list), naming).map(children)
+            };
             let base = match b {
-                Some(b) if self.base.node(b.node).kind == Kind::Seq => elements(
-                    self.base,
-                    &items(self.base, b.node),
-                    Some(keys),
-                    patch,
-                    kyaml,
-                    kyaml,
-                )?,
+                Some(b) if self.base.node(b.node).kind == Kind::Seq => name(self.base, b.node)?,
                 _ => Vec::new(),
             };
-            let ours = elements(
-                self.ours,
-                &items(self.ours, o.node),
-                Some(keys),
+            Some([base, name(self.ours, o.node)?, name(self.theirs, t.node)?])
+        };
+        let keyed = |keys: &[String]| -> Option<[Vec<Child>; 3]> {
+            let [base, ours, theirs] = named(align::Naming {
+                keys: Some(keys),
                 patch,
                 kyaml,
-                kyaml,
-            )?;
-            let theirs = elements(
-                self.theirs,
-                &items(self.theirs, t.node),
-                Some(keys),
-                patch,
-                kyaml,
-                kyaml,
-            )?;
+                first_stands: kyaml,
+            })?;
             // An element without a key pairs only with itself: edited by both sides, it
             // would be two elements, each side's copy. Where both sides changed such
             // elements, the list merges element by element, so that is a conflict.
@@ -97,37 +87,13 @@ impl Merger<'_> {
             }
             Some([base, ours, theirs])
         };
-        let set = || -> Option<[Vec<Child>; 3]> {
-            let base = match b {
-                Some(b) if self.base.node(b.node).kind == Kind::Seq => elements(
-                    self.base,
-                    &items(self.base, b.node),
-                    None,
-                    patch,
-                    kyaml,
-                    false,
-                )?,
-                _ => Vec::new(),
-            };
-            Some([
-                base,
-                elements(
-                    self.ours,
-                    &items(self.ours, o.node),
-                    None,
-                    patch,
-                    kyaml,
-                    false,
-                )?,
-                elements(
-                    self.theirs,
-                    &items(self.theirs, t.node),
-                    None,
-                    patch,
-                    kyaml,
-                    false,
-                )?,
-            ])
+        let set = || {
+            named(align::Naming {
+                keys: None,
+                patch,
+                kyaml,
+                first_stands: false,
+            })
         };
         if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
             let resources = |tree: &Tree, list: Option<NodeId>| {
@@ -314,19 +280,6 @@ impl Merger<'_> {
         }
         conflict && (ours_side <= 0 || theirs_side <= 0)
     }
-}
-
-/// A list's elements as the alignment names them ([`align::elements`]), as the merge's
-/// children.
-fn elements(
-    tree: &Tree,
-    items: &[NodeId],
-    keys: Option<&[String]>,
-    patch: bool,
-    kyaml: bool,
-    first_stands: bool,
-) -> Option<Vec<Child<'static>>> {
-    align::elements(tree, items, keys, patch, kyaml, first_stands).map(children)
 }
 
 /// The merge's children of a list's elements the alignment named: each an item.
