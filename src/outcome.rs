@@ -54,6 +54,24 @@ pub(crate) fn clean(bytes: Vec<u8>, messages: Vec<String>, resolved_hunks: usize
     }
 }
 
+/// Git's line merge (or the driver's conflict over it) as the answer, `reason` saying why the
+/// structural merge stood aside.
+pub(crate) fn fell_back(
+    bytes: Vec<u8>,
+    conflicted: bool,
+    reason: Reason,
+    messages: Vec<String>,
+) -> Outcome {
+    Outcome {
+        bytes,
+        conflicted,
+        fallback: Some(reason),
+        messages,
+        resolved_hunks: 0,
+        git_markers_kept: false,
+    }
+}
+
 /// The structural result with its conflicts, each named on a line of its own.
 pub(crate) fn conflicted(merged: Merged, mut messages: Vec<String>) -> Outcome {
     messages.extend(conflict_messages(&merged.conflicts));

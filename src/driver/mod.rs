@@ -28,7 +28,7 @@ use crate::git::line_merge::{is_binary, line_merge};
 pub use crate::merge::Conflict;
 use crate::options::{MergeOptions, Mode, Policy};
 pub use crate::outcome::Outcome;
-use crate::outcome::{last_resort, written_markers, Attempt};
+use crate::outcome::{self, last_resort, written_markers, Attempt};
 use crate::parse::{self, Versions};
 use crate::sides::Version;
 use crate::template;
@@ -255,14 +255,12 @@ fn fallback(
                 };
                 let text = widen::conflicted_clean([b, o, t], &marks, holds)
                     .unwrap_or_else(|| marks.wrap(o, b, t));
-                return Ok(Outcome {
-                    bytes: text.into_bytes(),
-                    conflicted: true,
-                    fallback: Some(reason),
+                return Ok(outcome::fell_back(
+                    text.into_bytes(),
+                    true,
+                    reason,
                     messages,
-                    resolved_hunks: 0,
-                    git_markers_kept: false,
-                });
+                ));
             }
         }
         // Both sides inserted lines at one place of a template (each a key or a block after
@@ -279,14 +277,12 @@ fn fallback(
                     "git's conflicts are insertions both sides made at one place: both kept, which the check holds"
                         .into(),
                 );
-                return Ok(Outcome {
-                    bytes: text.into_bytes(),
-                    conflicted: false,
-                    fallback: Some(reason),
+                return Ok(outcome::fell_back(
+                    text.into_bytes(),
+                    false,
+                    reason,
                     messages,
-                    resolved_hunks: 0,
-                    git_markers_kept: false,
-                });
+                ));
             }
         }
         if line.conflicted {
@@ -302,26 +298,22 @@ fn fallback(
                 }
                 Checked::Widened(text, why) => {
                     messages.push(why.into());
-                    return Ok(Outcome {
-                        bytes: text.into_bytes(),
-                        conflicted: true,
-                        fallback: Some(reason),
+                    return Ok(outcome::fell_back(
+                        text.into_bytes(),
+                        true,
+                        reason,
                         messages,
-                        resolved_hunks: 0,
-                        git_markers_kept: false,
-                    });
+                    ));
                 }
             }
         }
     }
-    Ok(Outcome {
-        bytes: line.bytes,
-        conflicted: line.conflicted,
+    Ok(outcome::fell_back(
+        line.bytes,
+        line.conflicted,
+        reason,
         messages,
-        fallback: Some(reason),
-        resolved_hunks: 0,
-        git_markers_kept: false,
-    })
+    ))
 }
 
 /// What the check of git's conflicts found.
