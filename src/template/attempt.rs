@@ -239,6 +239,32 @@ fn guards_from_a_side(tokens: &mut Tokens, masked: &str, sides: [&str; 2]) -> bo
     key_paths(&half).is_subset(&known)
 }
 
+/// Whether every key that base, ours and theirs all hold under the same blocks (read by its
+/// path of keys, each named by its blocks: [`Tokens::guarded`]) stands so in the skeleton
+/// `masked` too. A placement half asks only where the lines a side moved go: its control
+/// lines may balance and still put one that no side moved below a key it opened in every
+/// version (a `with` line carried under the map it guards). `false` where a text cannot be
+/// read.
+fn keeps_unmoved_guards(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) -> bool {
+    let half = tokens.guarded(masked);
+    let Ok(half) = crate::parse::parse(&half) else {
+        return false;
+    };
+    let mut unmoved: Option<HashSet<String>> = None;
+    for text in versions {
+        let guarded = tokens.guarded(text);
+        let Ok(tree) = crate::parse::parse(&guarded) else {
+            return false;
+        };
+        let paths = key_paths(&tree);
+        unmoved = Some(match unmoved {
+            Some(kept) => kept.intersection(&paths).cloned().collect(),
+            None => paths,
+        });
+    }
+    unmoved.is_none_or(|kept| kept.is_subset(&key_paths(&half)))
+}
+
 /// The paths of keys of every document of `tree` (`a.b.-.c`), documents taken together.
 fn key_paths(tree: &crate::parse::Tree) -> HashSet<String> {
     fn walk(tree: &crate::parse::Tree, at: NodeId, path: &str, out: &mut HashSet<String>) {
@@ -492,6 +518,7 @@ pub(crate) fn with_placements<R>(
                 Verdict::Holds
             )
             && (!reordered_only || guards_from_a_side(tokens, masked, [&so, &st]))
+            && keeps_unmoved_guards(tokens, masked, [&sb, &so, &st])
     };
     // The rendering into a side's text, else that text itself where it already holds the
     // other side's data: the comment pass can carry a control line with the other side's

@@ -252,17 +252,31 @@ impl Tokens {
                 out.push_str(line);
                 continue;
             }
-            match plain_key_end(line) {
-                Some(at) if !stack.is_empty() => {
-                    let guard: Vec<String> =
-                        stack.iter().map(|(b, n)| format!("{b}/{n}")).collect();
-                    let token = self.token(BRANCH, &guard.join("\u{0}"));
-                    out.push_str(&line[..at]);
-                    out.push_str(&token);
-                    out.push_str(&line[at..]);
-                }
-                _ => out.push_str(line),
+            if stack.is_empty() {
+                out.push_str(line);
+                continue;
             }
+            // The keys of a one-line flow map are named too: a side that writes a map as
+            // `{a: 1}` instead of `a: 1` lines changes no key, and so no guard.
+            let mut ends: Vec<usize> = plain_key_end(line)
+                .into_iter()
+                .chain(flow_key_ends(line))
+                .collect();
+            ends.sort_unstable();
+            ends.dedup();
+            if ends.is_empty() {
+                out.push_str(line);
+                continue;
+            }
+            let guard: Vec<String> = stack.iter().map(|(b, n)| format!("{b}/{n}")).collect();
+            let token = self.token(BRANCH, &guard.join("\u{0}"));
+            let mut from = 0;
+            for at in ends {
+                out.push_str(&line[from..at]);
+                out.push_str(&token);
+                from = at;
+            }
+            out.push_str(&line[from..]);
         }
         out
     }
@@ -359,6 +373,61 @@ fn plain_key_end(line: &str) -> Option<usize> {
         return None;
     }
     Some(start + colon)
+}
+
+/// Where each plain key of the flow maps on one line ends (`{a: 1, b: {c: 2}}`), in order;
+/// none where the line's flow text is not closed on it or holds a quoted scalar, which this
+/// reading does not follow.
+fn flow_key_ends(line: &str) -> Vec<usize> {
+    let Some(open) = line.find('{') else {
+        return Vec::new();
+    };
+    let mut ends = Vec::new();
+    // The open collections (true for a map), and whether a key may start here.
+    let mut stack: Vec<bool> = Vec::new();
+    let mut key_start: Option<usize> = None;
+    let mut expect_key = false;
+    for (i, c) in line[open..].char_indices() {
+        let at = open + i;
+        match c {
+            '"' | '\'' => return Vec::new(),
+            '{' | '[' => {
+                stack.push(c == '{');
+                expect_key = c == '{';
+                key_start = None;
+            }
+            '}' | ']' => {
+                if stack.pop() != Some(c == '}') {
+                    return Vec::new();
+                }
+                expect_key = false;
+                key_start = None;
+            }
+            ',' => {
+                expect_key = stack.last() == Some(&true);
+                key_start = None;
+            }
+            ':' if key_start.is_some() => {
+                let next = line[at + 1..].chars().next();
+                if next.is_none_or(|n| matches!(n, ' ' | ',' | '}' | '\n' | '\r')) {
+                    ends.push(at);
+                    key_start = None;
+                }
+            }
+            ' ' | '\t' => {}
+            _ if expect_key => {
+                expect_key = false;
+                key_start = (!matches!(c, '&' | '*' | '!' | '?' | '#')).then_some(at);
+            }
+            _ => {}
+        }
+        if stack.is_empty() {
+            // One flow collection per line is read: what follows is a comment or nothing.
+            return ends;
+        }
+    }
+    // Not closed on this line: left as it is.
+    Vec::new()
 }
 
 /// The control and value tokens of a skeleton, in order: its template structure.
@@ -625,6 +694,23 @@ spec:
         let skeleton = tokens.mask(text).expect("masks");
         assert_eq!(controls(&skeleton).len(), 2);
         assert_eq!(tokens.unmask(&skeleton).as_deref(), Some(text));
+    }
+
+    /// A map a side wrote in flow style keeps its keys' guards: a block→flow rewrite moves
+    /// no key into or out of a block.
+    #[test]
+    fn keys_of_a_flow_map_are_named_by_their_blocks_too() {
+        let mut tokens = Tokens::default();
+        let block = "{{- if .Values.a }}\nm:\n  ann:\n    c: x\n{{- end }}\n";
+        let flow = "{{- if .Values.a }}\nm:\n  ann: {c: x, d: {e: y}}\n{{- end }}\n";
+        let block = tokens.mask(block).expect("masks");
+        let flow = tokens.mask(flow).expect("masks");
+        let (block, flow) = (tokens.guarded(&block), tokens.guarded(&flow));
+        let line = block.lines().nth(3).expect("the key line");
+        let guard = &line["    c".len()..line.len() - ": x".len()];
+        assert!(!guard.is_empty(), "{block}");
+        let expected = format!("  ann{guard}: {{c{guard}: x, d{guard}: {{e{guard}: y}}}}");
+        assert_eq!(flow.lines().nth(2), Some(expected.as_str()), "{flow}");
     }
 
     /// The skeleton of `text`, which must parse with no key repeated and unmask to `text`.
