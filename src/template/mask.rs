@@ -480,6 +480,75 @@ fn written_column(text: &str) -> Option<usize> {
 }
 
 /// Whether a skeleton line is a control line.
+/// What a `key:` line of a skeleton with nothing after its colon holds below it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Below {
+    /// Nothing: the key is a null.
+    Nothing,
+    /// Control lines and no data: to the skeleton a null, rendered whatever the actions
+    /// write (an `include` of labels is a map).
+    ActionsOnly,
+    /// Data: a value (never in [`bare_keys`]' answer).
+    Data,
+}
+
+/// Each `key:` line of a skeleton that has no value on its line and holds nothing below it
+/// or only control lines, by its place (the keys down to it, list items as the text of
+/// their first line; in any document, as a renamed or copied document has it) and what it
+/// holds. Rendered, a key holding only an `include` line is a map and the same key emptied
+/// is a null, which kyaml reads as clearing the field; to the skeleton both are nulls.
+pub(crate) fn bare_keys(skeleton: &str) -> Vec<(Vec<String>, Below)> {
+    let lines: Vec<&str> = skeleton.lines().collect();
+    let blank = |line: &str| line.trim().is_empty();
+    let mut out = Vec::new();
+    // The keys open above the line: column and text.
+    let mut keys: Vec<(usize, String)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts_with("---") {
+            keys.clear();
+            continue;
+        }
+        let body = line.trim_start();
+        if blank(line) || body.starts_with('#') {
+            continue;
+        }
+        let column = key_column(line);
+        while keys.last().is_some_and(|k| k.0 >= indent_of(line)) {
+            keys.pop();
+        }
+        let text = body.trim_end();
+        keys.push((column, text.to_string()));
+        if !text.ends_with(':') || text.contains(": ") {
+            continue;
+        }
+        let mut below = Below::Nothing;
+        for next in &lines[i + 1..] {
+            let next_body = next.trim_start();
+            if next.starts_with("---") {
+                break;
+            }
+            if is_control(next) {
+                below = Below::ActionsOnly;
+                continue;
+            }
+            if blank(next) || next_body.starts_with('#') {
+                continue;
+            }
+            // Data below the key (a deeper line, or a list at its column) is a value.
+            if indent_of(next) > column || next_body.starts_with('-') && indent_of(next) >= column {
+                below = Below::Data;
+            }
+            break;
+        }
+        if below == Below::Data {
+            continue;
+        }
+        let place = keys.iter().map(|k| k.1.clone()).collect();
+        out.push((place, below));
+    }
+    out
+}
+
 fn is_control(line: &str) -> bool {
     let body = line.trim_start();
     body.starts_with(&format!("#{CONTROL}")) || is_closing_line(body)
