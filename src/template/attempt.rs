@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 
-use super::mask::{bare_keys, placed_controls, Below};
+use super::mask::placed_controls;
 use super::{controls, merged_controls, Skeletons, Tokens};
 use crate::comments::PlannedSide;
 use crate::engine::{self, Merged};
@@ -104,16 +104,11 @@ pub(crate) fn attempt(
         controls: expected,
         whole,
     };
-    let settled = match opts.policy.kyaml() && empties_an_action_value([&sb, &so, &st]) {
-        true => Err(unsettled(
-            "would guess: a side emptied a key whose value was only template actions, which rendered clears the field under kyaml's rules and to the skeleton is no change",
-        )),
-        false => merge_skeletons(&versions, tokens, expected, git_conflicts, messages, opts)
-            .map_err(|what| match what {
-                Settle::Refused(what) => unsettled(&what),
-                Settle::Failed(attempt) => attempt,
-            }),
-    };
+    let settled = merge_skeletons(&versions, tokens, expected, git_conflicts, messages, opts)
+        .map_err(|what| match what {
+            Settle::Refused(what) => unsettled(&what),
+            Settle::Failed(attempt) => attempt,
+        });
     let git_wrong = match (&settled, git_wrong) {
         (Err(Attempt::Refused(_)), None) if judge_later && opts.policy != Policy::Mark => {
             let line = line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts)
@@ -156,27 +151,6 @@ pub(crate) fn attempt(
         }
         (settled, _) => settled,
     }
-}
-
-/// Whether a side left a key with nothing below it where base's value was only control
-/// lines (an `include` of labels): rendered, base's value is data and the side's a null,
-/// which kyaml reads as clearing the field; the skeletons read a null both times, so their
-/// merge would keep the null. Under `--on-conflict theirs` that file is the line merge's.
-fn empties_an_action_value([base, ours, theirs]: [&str; 3]) -> bool {
-    let count = |keys: &[(Vec<String>, Below)], place: &[String], what: Below| {
-        keys.iter()
-            .filter(|(p, below)| p.as_slice() == place && *below == what)
-            .count()
-    };
-    let base = bare_keys(base);
-    [ours, theirs].into_iter().any(|side| {
-        let side = bare_keys(side);
-        side.iter().any(|(place, below)| {
-            *below == Below::Nothing
-                && count(&base, place, Below::ActionsOnly) > 0
-                && count(&side, place, Below::Nothing) > count(&base, place, Below::Nothing)
-        })
-    })
 }
 
 /// How git's clean line merge of a template reads as a skeleton.
