@@ -210,6 +210,14 @@ fn by_identity(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<
 /// where a policy decides (`ours`; `theirs` pairs no element renames anyway) and the check
 /// accepts it: in `mark` mode, a clean result read otherwise is not trusted (the rename was
 /// the conflict). `None` where neither holds.
+///
+/// Under `ours`, where that clean result is rejected too, the two readings disagree about
+/// which elements are one: both sides put in an element under one new key, which the merge
+/// (by key, and by the rename rule, which pairs no rename both sides made alike) reads as two
+/// additions ours wins, and the check as one base element both renamed, a field one side
+/// took out of it coming back. Neither reading is the merge's to choose there (issue 29's
+/// alignment will pair them): a conflict at what the check found, widened until each side
+/// holds, is the answer, not a bug report.
 fn elements_by_key(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<String>)> {
     let (merged, tree) = merged_as(versions, opts, Pairing::ElementsByKey, &[]).ok()?;
     if !merged.conflicts.is_empty() {
@@ -221,6 +229,20 @@ fn elements_by_key(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, 
     let result = reads_back(&merged.text, tree).ok()?;
     match verify::check(versions, &result, opts.policy) {
         Verdict::Holds => Some((merged, Vec::new())),
+        Verdict::Broken(violations) if opts.policy == Policy::Ours => {
+            let forced = wider(&[], &violations);
+            let (merged, _) = merged_as(versions, opts, Pairing::ElementsByKey, &forced).ok()?;
+            if merged.conflicts.is_empty() {
+                return None;
+            }
+            let (merged, mut notes) =
+                widened(versions, opts, merged, forced, Pairing::ElementsByKey).ok()?;
+            notes.insert(
+                0,
+                "so read, the merge is clean, but the check reads there an element both sides renamed alike: marked as a conflict".into(),
+            );
+            Some((merged, notes))
+        }
         Verdict::Unsure | Verdict::Broken(_) => None,
     }
 }
