@@ -271,11 +271,16 @@ fn checked_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merge
 /// deletion against theirs' change, which ours wins: the document stays away, ours' new ones
 /// stand. So ours may read so where theirs renamed no document: where it added none, or
 /// deleted none (a rename is both; ours renamed a document and copied it, and which copy is
-/// the rename is the merge's guess and the check's other guess).
+/// the rename is the merge's guess and the check's other guess). Nor where theirs added more
+/// documents than it deleted: a rename beside a copy, where which new document is the
+/// renamed one is again the merge's guess, and read by identity ours' edit stays where ours
+/// made it and every document theirs added stands.
 fn clean_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merged> {
     let allowed = match opts.policy {
         Policy::Theirs => true,
-        Policy::Ours => theirs_renamed_no_document(versions),
+        Policy::Ours => {
+            theirs_renamed_no_document(versions) || theirs_added_more_than_deleted(versions)
+        }
         Policy::Mark => false,
     };
     if !allowed {
@@ -303,6 +308,21 @@ fn theirs_renamed_no_document(versions: &Versions) -> bool {
             .all(|identity| identity.as_ref().is_some_and(|i| those.contains(i)))
     };
     within(&theirs, &base) || within(&base, &theirs)
+}
+
+/// Whether theirs has more identities base lacks than base has identities theirs lacks: a
+/// document renamed beside a copy of it, as identities read.
+fn theirs_added_more_than_deleted(versions: &Versions) -> bool {
+    use std::collections::HashSet;
+    let identities = |tree: &parse::Tree| -> HashSet<_> {
+        crate::resource::documents(tree)
+            .into_iter()
+            .filter_map(|(_, identity)| identity)
+            .collect()
+    };
+    let base = identities(&versions.base);
+    let theirs = identities(&versions.theirs);
+    theirs.difference(&base).count() > base.difference(&theirs).count()
 }
 
 /// How many times a conflicted result's conflicts are widened before git's result is used.

@@ -724,10 +724,11 @@ impl<'a> Reader<'a> {
             leading_blank = trailing_blank;
             let end = self.line_end(k);
             self.value.push_str(&self.text[k..end]);
+            // A line of only blanks past the indentation is content too (its blanks are the
+            // value's): the span takes it whole, or a pass moving the lines below the span
+            // would drop part of the value.
             let text_end = k + self.text[k..end].trim_end_matches([' ', '\t']).len();
-            if text_end > k {
-                last_text = text_end;
-            }
+            last_text = if text_end > k { text_end } else { end };
             if end >= self.b.len() {
                 leading_break = false;
                 line = end;

@@ -62,6 +62,24 @@ fn block_scalar_spans_include_header_and_stop_at_last_content_line() {
     assert_eq!(at(&t, 0, &["z"]), "1");
 }
 
+/// A content line of only blanks (indented past the scalar's indentation) is part of the
+/// value, so of the span, in either reader (a multi-line flow map sends a text to granit's);
+/// empty lines after the last content line are not.
+#[test]
+fn block_scalar_spans_take_content_lines_of_only_blanks() {
+    for tail in ["", "f: {a: 1,\n  b: 2}\n"] {
+        let text = format!("k: |\n  a\n    \n\nl: |+\n  b\n   \n\nm: >-\n  d\n\n  \nz: 1\n{tail}");
+        let t = parse(&text).expect("parses");
+        assert_eq!(at(&t, 0, &["k"]), "|\n  a\n    ", "in {text:?}");
+        assert_eq!(
+            t.value(t.get(t.docs[0].root.expect("root"), "k").expect("k")),
+            "a\n  \n"
+        );
+        assert_eq!(at(&t, 0, &["l"]), "|+\n  b\n   ", "in {text:?}");
+        assert_eq!(at(&t, 0, &["m"]), ">-\n  d", "in {text:?}");
+    }
+}
+
 #[test]
 fn anchors_tags_and_aliases_belong_to_their_nodes() {
     let t = parse("base: &b\n  x: 1\nref: *b\ns: !!str 5\nm: &m !t\n  a: 1\n").expect("parses");

@@ -346,7 +346,11 @@ impl<'a> Builder<'a> {
                         .bytes()
                         .take_while(|b| b"|>+-0123456789".contains(b))
                         .count();
-                    e = (start + trimmed).max(header + header_len);
+                    e = past_blank_content(
+                        self.text,
+                        (start + trimmed).max(header + header_len),
+                        &value,
+                    );
                     // No content line: granit's span stands at the next node, past the line
                     // break, and the scalar is its header, with the empty lines a `|+` keeps
                     // (taken further, a key holding it carries the line after it along).
@@ -525,4 +529,30 @@ fn lines_at(text: &str, at: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+/// From `end`, the end of a block scalar's last line holding more than blanks, past its
+/// content lines of only blanks (indented past the scalar's indentation): they are part of
+/// its value, so of its span, or a pass moving the lines below the span would drop them.
+/// They are the value's lines after its last one holding more than blanks (a literal or
+/// folded scalar keeps every line break there), the line breaks ending it left out.
+fn past_blank_content(text: &str, mut end: usize, value: &str) -> usize {
+    let lines = value.trim_end_matches('\n');
+    let blank_lines = lines
+        .rsplit('\n')
+        .take_while(|l| l.trim_matches([' ', '\t']).is_empty())
+        .count();
+    // Only where the last of them holds blanks: empty lines at the end are not content.
+    if !lines.ends_with([' ', '\t']) {
+        return end;
+    }
+    for _ in 0..blank_lines {
+        let next = lines::next_line_start(text, end);
+        let line = lines::line_end(text, next);
+        if next == end || !text[next..line].trim().is_empty() {
+            break;
+        }
+        end = line;
+    }
+    end
 }
