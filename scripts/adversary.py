@@ -1510,6 +1510,10 @@ def fmt(path):
 MARK = re.compile(r"^(<{7}|\|{7}|={7}|>{7})(?![<|=>])")
 
 
+# A template line of nothing but block actions (opening, `else` or `end`), which write no text.
+BLOCK_LINE = re.compile(r"^\s*(\{\{-?\s*(if|with|range|define|block|else|end)\b[^{}]*-?\}\}\s*)+$")
+
+
 def spans_the_file(text):
     """Whether a conflicted text's conflicts take in every line of data: outside them stand
     only blank, comment and document separator lines. Such a conflict is the whole file, ours
@@ -3170,6 +3174,13 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             v.cat, v.fallback = "wrong-clean", fallback
             out.append(v)
         return out
+    # A template's line of block actions only (`{{- end }}`, `{{- if .x }}`) writes no text:
+    # left outside a conflict that holds all else (every version ends with the same `end`),
+    # it is no data, and the conflict is the whole file still. A line of an action that
+    # writes text (`{{ toYaml .x | indent 4 }}`) stays data, as block_keys' content reads it.
+    spread = res
+    if skeleton is not None:
+        spread = "".join("#" + line if BLOCK_LINE.match(line) else line for line in res.splitlines(keepends=True))
     for side in ("ours", "theirs"):
         text, bad = masked(take_side(res, side), side)
         if bad:
@@ -3186,7 +3197,7 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             bad.fallback = fallback
             out.append(bad)
             continue
-        if spans_the_file(res) and docs == inputs[1 if side == "ours" else 2]:
+        if spans_the_file(spread) and docs == inputs[1 if side == "ours" else 2]:
             continue
         check = lambda *a, side=side: oracle.check_side(side, *a)
         for v in two_readings(check, texts, inputs, text, docs, tie=True):

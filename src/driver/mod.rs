@@ -417,9 +417,12 @@ fn checked_conflicts(
         {
             // Git's conflicts stand there only where each side at least loads as a
             // skeleton: a side that repeats a key or a resource is no file a person can
-            // take, so those widen until each side loads.
+            // take, so those widen until each side loads. Their data is not checked again:
+            // the check above already failed them, and where it reads a template's lists
+            // as repeating keys (kube-state-metrics' containers) the whole file would
+            // mark far more than git's conflicts for a reading it cannot make.
             if let Checked::FailButNothingWiderHolds(_) = found {
-                let unsound = template::with_sound_sides([b, o, t], opts.marker_size, |sound| {
+                let unsound = template::with_sound_sides([b, o, t], opts, false, |sound| {
                     (!sound(merged)).then(|| widened_until_loading([b, o, t], &marks, sound))
                 });
                 if let Some(Some(widened)) = unsound {
@@ -431,12 +434,18 @@ fn checked_conflicts(
     }
     // A template the structural merge does not take as a skeleton (two documents of one
     // identity): each side must still load as a skeleton, since its text does not parse as
-    // YAML whichever side is taken.
-    let skeleton_sides =
-        template::with_sound_sides([b, o, t], opts.marker_size, |sound| match sound(merged) {
+    // YAML whichever side is taken, and hold its data where the check reads the skeletons
+    // (documents of one identity read in order, as for plain YAML below).
+    let skeleton_sides = template::with_sound_sides([b, o, t], opts, true, |sound| {
+        match sound(merged) {
             true => Checked::Hold,
-            false => widened_until_loading([b, o, t], &marks, sound),
-        });
+            false => {
+                let text =
+                    widen::widened([b, o, t], &marks, sound).unwrap_or_else(|| marks.wrap(o, b, t));
+                Checked::Widened(text, "a side of git's conflicts breaks the YAML, repeats a key or would lose data: its conflicts widened until each side holds")
+            }
+        }
+    });
     if let Some(checked) = skeleton_sides {
         return checked;
     }

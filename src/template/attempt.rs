@@ -16,7 +16,7 @@ use crate::options::{MergeOptions, Policy};
 use crate::outcome::{clean, conflict_messages, conflicted, last_resort, Attempt, Outcome};
 use crate::parse::{Kind, NodeId, Versions};
 use crate::text::markers::{self, conflict_hunks, marked_lines};
-use crate::verify::{self, Finding, Verdict};
+use crate::verify::{self, Finding, Taken, Verdict};
 
 /// A Helm/Go template, merged as its skeleton ([`super`]): git's clean line merge where the
 /// check accepts it on the skeleton (or where the skeleton cannot be read, as before), else
@@ -319,13 +319,18 @@ fn guarded_violation(
 }
 
 /// Runs `f` with a check of a line merge's conflicted text of three templates that the
-/// structural merge does not take as skeletons (two documents of one identity, say), so
-/// their data cannot be checked: each side, read as a skeleton, must parse and repeat nothing
-/// no version repeats, as a plain file's sides must. `None` where the versions are no
-/// templates (their skeletons are their texts) or cannot be read as skeletons.
+/// structural merge does not take as skeletons (two documents of one identity, say): each
+/// side, read as a skeleton, must parse and repeat nothing no version repeats, as a plain
+/// file's sides must, and, `with_data`, hold its data where the check reads the skeletons
+/// (documents of one identity in order, as [`verify::sides_hold`] reads a plain file's), each
+/// side masked on its own and each action line that writes text read as the key its output
+/// lands in ([`Tokens::content_keys`]). `None` where
+/// the versions are no templates (their skeletons are their texts) or cannot be read as
+/// skeletons.
 pub(crate) fn with_sound_sides<R>(
     [base, ours, theirs]: [&str; 3],
-    marker_size: usize,
+    opts: &MergeOptions,
+    with_data: bool,
     f: impl FnOnce(&mut dyn FnMut(&str) -> bool) -> R,
 ) -> Option<R> {
     let Skeletons {
@@ -337,12 +342,43 @@ pub(crate) fn with_sound_sides<R>(
     if [base, ours, theirs] == [&sb, &so, &st].map(String::as_str) {
         return None;
     }
+    // The data read with each action line that writes text as a key where its output lands
+    // ([`Tokens::content_keys`]), where every version so read parses: a side whose change at
+    // a place is such a line changed that place, as a person reads it.
+    let content = [&sb, &so, &st].map(|s| tokens.content_keys(s));
+    let by_content = Versions::parse(&content[0], &content[1], &content[2]).is_ok();
+    let data = match by_content {
+        true => &content,
+        false => &[sb.clone(), so.clone(), st.clone()],
+    };
+    let versions = Versions::parse(&data[0], &data[1], &data[2])
+        .ok()
+        .filter(|_| with_data)
+        .map(|v| v.named(opts.file_name.as_deref()));
+    let size = opts.marker_size;
     let tokens = &mut tokens;
     let mut sound = |text: &str| {
-        markers::sides(text, marker_size).iter().all(|side| {
+        markers::sides(text, size).iter().all(|side| {
             tokens
                 .mask(side)
                 .is_some_and(|masked| verify::line_result_is_sound(&sb, &so, &st, &masked))
+        }) && versions.as_ref().is_none_or(|v| {
+            // Each side masked on its own: a line's masking depends on the lines around it
+            // (an `else` branch names the keys below it), and a line outside the conflicts
+            // stands under one side's `else` only.
+            let [o, t] = markers::sides(text, size);
+            [(Taken::Ours, o), (Taken::Theirs, t)]
+                .into_iter()
+                .all(|(taken, side)| {
+                    let read = tokens.mask(&side).map(|masked| match by_content {
+                        true => tokens.content_keys(&masked),
+                        false => masked,
+                    });
+                    read.and_then(|read| {
+                        markers::with_side_lines(text, size, taken == Taken::Ours, &read)
+                    })
+                    .is_some_and(|marked| verify::side_holds(v, &marked, size, taken).is_ok())
+                })
         })
     };
     Some(f(&mut sound))

@@ -281,6 +281,32 @@ impl Tokens {
         out
     }
 
+    /// The skeleton with each line of one action that writes text at an indentation of its
+    /// own (`{{- include "x.labels" . | nindent 4 }}`, no block's line) read as a key of that
+    /// indentation, named by its token: its output lands in the map that stands above it
+    /// there. As a comment, such a line is no data, so a side whose only change at a place is
+    /// one would read as having changed nothing there, and a conflict side holding it, as
+    /// that side wrote it, as dropping the other side's change beside it.
+    pub(crate) fn content_keys(&self, skeleton: &str) -> String {
+        let mut out = String::with_capacity(skeleton.len());
+        for line in skeleton.split_inclusive('\n') {
+            let (body, eol) = split_eol(line);
+            let token = body.trim_start().strip_prefix('#');
+            let column = self.control_text(line).and_then(content_column);
+            match (
+                body.trim_start().starts_with(&format!("#{CONTROL}")),
+                token,
+                column,
+            ) {
+                (true, Some(token), Some(column)) => {
+                    out.push_str(&format!("{}{token}:{eol}", " ".repeat(column)));
+                }
+                _ => out.push_str(line),
+            }
+        }
+        out
+    }
+
     /// Whether control tokens (as [`controls`] lists them) make whole blocks: every `if`,
     /// `with`, `range`, `define` or `block` they open closed by an `end` of theirs, no `end`
     /// or `else` outside one they opened.
@@ -568,6 +594,28 @@ fn indent_of(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
+/// The column where the output of a control line's action lands, where the line is one
+/// action that writes text indented by a pipeline's last command (`… | nindent 4`) and opens
+/// or closes no block.
+fn content_column(text: &str) -> Option<usize> {
+    let inner = text.strip_prefix("{{")?.strip_suffix("}}")?;
+    if inner.contains(['{', '}']) {
+        return None;
+    }
+    let inner = inner.strip_prefix('-').unwrap_or(inner);
+    let inner = inner.strip_suffix('-').unwrap_or(inner);
+    let word = inner.split_whitespace().next()?;
+    if OPENERS.contains(&word) || matches!(word, "else" | "end") {
+        return None;
+    }
+    let mut last = inner.rsplit_once('|')?.1.split_whitespace();
+    let (Some("indent" | "nindent"), Some(column), None) = (last.next(), last.next(), last.next())
+    else {
+        return None;
+    };
+    column.parse().ok()
+}
+
 /// A line's text and its line break.
 fn split_eol(line: &str) -> (&str, &str) {
     let body = line.trim_end_matches(['\n', '\r']);
@@ -746,5 +794,24 @@ spec:
         assert!(tokens.mask("a: {{ .x\n  }} b\n").is_none());
         assert!(tokens.mask("a: \u{E000}\n").is_none());
         assert!(tokens.mask("a: b {{ .x\n").is_none());
+    }
+
+    /// A line of one action that writes text at its own indentation reads as a key of that
+    /// column; a block's line or an action with no indentation of its own stays a comment.
+    #[test]
+    fn a_line_that_writes_text_reads_as_a_key_where_it_lands() {
+        let mut tokens = Tokens::default();
+        let text = "metadata:\n  labels:\n    app: a\n    {{- include \"l\" . | nindent 4 }}\n  {{- with .x }}\n  {{ .y }}\n  {{- end }}\n";
+        let masked = tokens.mask(text).expect("masks");
+        let read = tokens.content_keys(&masked);
+        let tree = crate::parse::parse(&read).expect("parses");
+        let lines: Vec<&str> = read.lines().collect();
+        assert!(lines[3].starts_with(&format!("    {CONTROL}")), "{read}");
+        assert!(lines[3].ends_with(':'), "{read}");
+        assert_eq!(&lines[4..], &masked.lines().collect::<Vec<_>>()[4..]);
+        assert!(tree.duplicate_keys.is_empty());
+        assert_eq!(content_column("{{- toYaml . | indent 6 -}}"), Some(6));
+        assert_eq!(content_column("{{- with .x | nindent 4 }}"), None);
+        assert_eq!(content_column("{{ .x }}{{ .y | indent 2 }}"), None);
     }
 }

@@ -253,6 +253,21 @@ pub(crate) fn sides(text: &str, size: usize) -> [String; 2] {
     [ours, theirs]
 }
 
+/// The conflicted `text` with the lines ours' side holds (`ours`), or theirs', replaced in
+/// order by the lines of `side`, a text of as many lines read from that side alone: what the
+/// side's own reading is in the conflicted text. `None` where the line counts differ.
+pub(crate) fn with_side_lines(text: &str, size: usize, ours: bool, side: &str) -> Option<String> {
+    let mut lines = side.split_inclusive('\n');
+    let mut out = String::with_capacity(text.len());
+    for (_, line, here) in lines_in(text, size) {
+        match (here, ours) {
+            (In::Both, _) | (In::Ours, true) | (In::Theirs, false) => out.push_str(lines.next()?),
+            _ => out.push_str(line),
+        }
+    }
+    lines.next().is_none().then_some(out)
+}
+
 /// Whether a conflicted text holds no data outside its conflicts: every line outside them is
 /// blank, a comment or a document marker (`---`, `...`). Such a conflict is as wide as the
 /// file: taking a side gives that side's file, and every difference is in view inside it.

@@ -246,20 +246,7 @@ pub(crate) fn sides_hold(
                 }
             }
         }
-        let file = match taken {
-            Taken::Ours => &versions.ours,
-            Taken::Theirs => &versions.theirs,
-        };
-        if whole && same_documents(file, &tree) {
-            return Ok(());
-        }
-        match documents::check(versions, &tree, Rule::Resolved(taken)) {
-            Verdict::Holds | Verdict::Unsure => Ok(()),
-            Verdict::Broken(violations) => Err(SidesBroken {
-                what: format!("taking {taken} side of every conflict, {}", violations[0]),
-                violations,
-            }),
-        }
+        resolved_holds(versions, whole, taken, &tree)
     };
     // Two whole parses and checks: on a large file, one on each core. Ours' finding is
     // reported first.
@@ -275,6 +262,50 @@ pub(crate) fn sides_hold(
         }
     });
     ours.and(theirs)
+}
+
+/// One side of [`sides_hold`] alone: the conflicted `text` taken to `taken`'s side of every
+/// conflict. For a text whose lines read differently on each side (a template's skeleton,
+/// whose masking of a line depends on the lines around it), each side is checked on a text
+/// of its own.
+pub(crate) fn side_holds(
+    versions: &Versions,
+    text: &str,
+    marker_size: usize,
+    taken: Taken,
+) -> Result<(), SidesBroken> {
+    let whole = markers::conflicts_span_the_file(text, marker_size);
+    let [ours, theirs] = markers::sides(text, marker_size);
+    let picked = match taken {
+        Taken::Ours => ours,
+        Taken::Theirs => theirs,
+    };
+    let tree = side_tree(taken, &picked)?;
+    resolved_holds(versions, whole, taken, &tree)
+}
+
+/// Whether a side's tree holds that side's data plus the other side's changes outside the
+/// conflicts, or, where the conflicts span the file (`whole`), is that side's file.
+fn resolved_holds(
+    versions: &Versions,
+    whole: bool,
+    taken: Taken,
+    tree: &Tree,
+) -> Result<(), SidesBroken> {
+    let file = match taken {
+        Taken::Ours => &versions.ours,
+        Taken::Theirs => &versions.theirs,
+    };
+    if whole && same_documents(file, tree) {
+        return Ok(());
+    }
+    match documents::check(versions, tree, Rule::Resolved(taken)) {
+        Verdict::Holds | Verdict::Unsure => Ok(()),
+        Verdict::Broken(violations) => Err(SidesBroken {
+            what: format!("taking {taken} side of every conflict, {}", violations[0]),
+            violations,
+        }),
+    }
 }
 
 /// The tree of one side of a conflicted result, if it parses with no repeated key.
