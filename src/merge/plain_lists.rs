@@ -488,10 +488,7 @@ impl Merger<'_> {
                         None if self.opts.policy.resolve() == Resolution::Mark
                             && moved_across([&base, &ours, &theirs], Some(&br), true) =>
                         {
-                            let (ops, conflicts, deleted) = planned;
-                            self.plan.ops.truncate(ops);
-                            self.plan.conflicts.truncate(conflicts);
-                            self.deleted = deleted;
+                            self.undo(planned);
                             return self.both_changed(path, Some(b), o, t);
                         }
                         // Under `--on-conflict ours`, a stretch theirs only reordered and added
@@ -504,10 +501,7 @@ impl Merger<'_> {
                                 &theirs.data[tr.clone()],
                             ) =>
                         {
-                            let (ops, conflicts, deleted) = planned;
-                            self.plan.ops.truncate(ops);
-                            self.plan.conflicts.truncate(conflicts);
-                            self.deleted = deleted;
+                            self.undo(planned);
                             return self.ours_by_count([&base, &ours, &theirs], o);
                         }
                         // Under `--on-conflict ours`, a stretch holding an element a side
@@ -517,10 +511,7 @@ impl Merger<'_> {
                         None if self.opts.policy.resolve() == Resolution::Ours
                             && moved_across([&base, &ours, &theirs], Some(&br), false) =>
                         {
-                            let (ops, conflicts, deleted) = planned;
-                            self.plan.ops.truncate(ops);
-                            self.plan.conflicts.truncate(conflicts);
-                            self.deleted = deleted;
+                            self.undo(planned);
                             return self.ours_by_count([&base, &ours, &theirs], o);
                         }
                         // Under `--on-conflict ours` ours keeps a stretch that is a conflict
@@ -553,6 +544,14 @@ impl Merger<'_> {
         if !inserted {
             self.empty_if_all_deleted(o, &ours.nodes);
         }
+    }
+
+    /// Takes back what was planned since `planned` (the plan's op and conflict counts and the
+    /// nodes deleted then): a stretch that turns out to need another reading is planned anew.
+    fn undo(&mut self, (ops, conflicts, deleted): (usize, usize, HashSet<NodeId>)) {
+        self.plan.ops.truncate(ops);
+        self.plan.conflicts.truncate(conflicts);
+        self.deleted = deleted;
     }
 }
 
