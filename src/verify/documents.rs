@@ -3,12 +3,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::parse::{same_data, NodeId, Tree, Versions};
+use crate::parse::{NodeId, Tree, Versions};
 use crate::resource::Path;
 
 use super::identity::{documents, repeated, Document, Identity, IDENTITY_FIELDS};
 use super::pairing::{by_key, by_likeness, identity_of_row, Item, Row};
-use super::values::Checker;
+use super::values::{same, Checker};
 use super::{Rule, Taken, Verdict};
 
 /// Checks a parsed result against the three versions.
@@ -262,13 +262,4 @@ fn merged_order(rows: &[Row], ours_docs: usize, theirs_docs: usize) -> Vec<usize
     order.retain(|&r| !std::mem::replace(&mut seen[r], true));
     order.extend((0..rows.len()).filter(|&r| !seen[r]));
     order
-}
-
-/// Whether two values of different trees are the same data (both absent counts).
-pub(super) fn same(a: &Tree, an: Option<NodeId>, b: &Tree, bn: Option<NodeId>) -> bool {
-    match (an, bn) {
-        (None, None) => true,
-        (Some(x), Some(y)) => same_data(a, x, b, y),
-        _ => false,
-    }
 }

@@ -8,7 +8,6 @@ use crate::parse::{canonical, same_data, Kind, NodeId, Tree, Versions};
 use crate::resource::Path;
 use crate::text::markers;
 
-use super::documents::same;
 use super::pairing::{by_key, by_likeness, Item, Row};
 use super::{Finding, Rule, Taken, Verdict, Violation};
 
@@ -920,5 +919,14 @@ fn leaves(bt: &Tree, b: At, xt: &Tree, x: NodeId, key: &str, out: &mut Vec<(Stri
             }
         }
         Kind::Scalar | Kind::Alias => out.push((key.to_string(), canonical(xt, x))),
+    }
+}
+
+/// Whether two values of different trees are the same data (both absent counts).
+pub(super) fn same(a: &Tree, an: Option<NodeId>, b: &Tree, bn: Option<NodeId>) -> bool {
+    match (an, bn) {
+        (None, None) => true,
+        (Some(x), Some(y)) => same_data(a, x, b, y),
+        _ => false,
     }
 }
