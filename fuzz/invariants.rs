@@ -114,12 +114,12 @@ pub fn check_merge3(data: &[u8]) {
         let out = merge_bytes(base, ours, theirs, &options(policy))
             .unwrap_or_else(|e| panic!("{policy:?}: merge_bytes failed: {e:#}"));
         for m in &out.messages {
-            assert!(!m.contains("internal error"), "{policy:?}: {m}");
+            assert!(!m.text().contains("internal error"), "{policy:?}: {m}");
         }
         let structural = !out
             .messages
             .iter()
-            .any(|m| m.starts_with("line merge used"));
+            .any(|m| m.text().starts_with("line merge used"));
         if all_parse && structural && !out.conflicted {
             let text = std::str::from_utf8(&out.bytes)
                 .unwrap_or_else(|e| panic!("{policy:?}: a clean merge is not UTF-8: {e}"));

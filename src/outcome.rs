@@ -8,6 +8,57 @@ use crate::merge::Conflict;
 use crate::options::{ConflictStyle, MergeOptions};
 use crate::text::markers::Markers;
 
+/// One line for stderr about a merged file, and what it is: a caller counts and filters the
+/// lines by their kind, never by their words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// Names one conflict left in the result: where it is, and why.
+    Conflict(String),
+    /// Anything else: why git's line merge was used, what a widening or a reading did.
+    Note(String),
+}
+
+impl Message {
+    /// The line's words.
+    pub fn text(&self) -> &str {
+        match self {
+            Message::Conflict(text) | Message::Note(text) => text,
+        }
+    }
+
+    /// The same line, its words prefixed (a package names the file each line is about).
+    pub(crate) fn prefixed(self, prefix: &str) -> Message {
+        match self {
+            Message::Conflict(text) => Message::Conflict(format!("{prefix}{text}")),
+            Message::Note(text) => Message::Note(format!("{prefix}{text}")),
+        }
+    }
+}
+
+impl std::fmt::Display for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+/// A note: most lines are.
+impl From<String> for Message {
+    fn from(text: String) -> Message {
+        Message::Note(text)
+    }
+}
+
+impl From<&str> for Message {
+    fn from(text: &str) -> Message {
+        Message::Note(text.to_string())
+    }
+}
+
+/// Notes (a merge's, a widening's) as lines for stderr.
+pub(crate) fn notes(notes: Vec<String>) -> impl Iterator<Item = Message> {
+    notes.into_iter().map(Message::Note)
+}
+
 /// The merged bytes, whether conflicts remain in them, and the lines for stderr.
 #[derive(Clone, Debug)]
 pub struct Outcome {
@@ -16,7 +67,7 @@ pub struct Outcome {
     /// Why git's line merge was used instead of the structural merge, if it was.
     pub fallback: Option<Reason>,
     /// One line each: why the line fallback was used, or a conflict and where it is.
-    pub messages: Vec<String>,
+    pub messages: Vec<Message>,
     /// How many conflicting hunks git's line merge left that the structural merge resolved:
     /// all of them when its result is clean, else 0 (and always 0 where the line merge was
     /// not run first, outside `mark` mode). The command line tells the user so, since git's
@@ -43,7 +94,7 @@ impl From<Reason> for Attempt {
 }
 
 /// A clean outcome, which resolved `resolved_hunks` conflicts of git's line merge.
-pub(crate) fn clean(bytes: Vec<u8>, messages: Vec<String>, resolved_hunks: usize) -> Outcome {
+pub(crate) fn clean(bytes: Vec<u8>, messages: Vec<Message>, resolved_hunks: usize) -> Outcome {
     Outcome {
         bytes,
         conflicted: false,
@@ -60,7 +111,7 @@ pub(crate) fn fell_back(
     bytes: Vec<u8>,
     conflicted: bool,
     reason: Reason,
-    messages: Vec<String>,
+    messages: Vec<Message>,
 ) -> Outcome {
     Outcome {
         bytes,
@@ -73,9 +124,9 @@ pub(crate) fn fell_back(
 }
 
 /// The structural result with its conflicts, each named on a line of its own.
-pub(crate) fn conflicted(merged: Merged, mut messages: Vec<String>) -> Outcome {
+pub(crate) fn conflicted(merged: Merged, mut messages: Vec<Message>) -> Outcome {
     messages.extend(conflict_messages(&merged.conflicts));
-    messages.extend(merged.notes);
+    messages.extend(notes(merged.notes));
     Outcome {
         conflicted: !merged.conflicts.is_empty(),
         bytes: merged.text.into_bytes(),
@@ -87,10 +138,15 @@ pub(crate) fn conflicted(merged: Merged, mut messages: Vec<String>) -> Outcome {
 }
 
 /// One line for each conflict, naming where it is.
-pub(crate) fn conflict_messages(conflicts: &[Conflict]) -> Vec<String> {
+pub(crate) fn conflict_messages(conflicts: &[Conflict]) -> Vec<Message> {
     conflicts
         .iter()
-        .map(|c| format!("conflict in {} at {}: {}", c.resource, c.path, c.what))
+        .map(|c| {
+            Message::Conflict(format!(
+                "conflict in {} at {}: {}",
+                c.resource, c.path, c.what
+            ))
+        })
         .collect()
 }
 
@@ -114,7 +170,7 @@ pub(crate) fn last_resort(
     theirs: &str,
     opts: &MergeOptions,
     git_conflicts: Option<LineMerge>,
-    messages: Vec<String>,
+    messages: Vec<Message>,
 ) -> Outcome {
     if let Some(line) = git_conflicts {
         return Outcome {

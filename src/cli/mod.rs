@@ -549,7 +549,7 @@ fn said(outcome: &Outcome) -> Vec<String> {
         .then(|| resolved(outcome.resolved_hunks));
     resolved
         .into_iter()
-        .chain(outcome.messages.iter().map(|m| one_line(m)))
+        .chain(outcome.messages.iter().map(|m| one_line(m.text())))
         .collect()
 }
 

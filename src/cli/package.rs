@@ -9,6 +9,7 @@ use anyhow::{bail, Context};
 
 use super::{one_line, Merge3Args, EXIT_CLEAN, EXIT_CONFLICT};
 use crate::options::MergeOptions;
+use crate::outcome::Message;
 use crate::package::{self, Changes, Counting, Snapshot, Source};
 
 pub(super) fn merge3(
@@ -70,8 +71,8 @@ pub(super) fn merge3(
     };
     let outcome = package::merge(&base, &ours, &theirs, opts, counting).context("merging")?;
     for message in &outcome.messages {
-        if !quiet || message.contains("conflict") {
-            eprintln!("kmerge: {}", one_line(message));
+        if !quiet || message.text().contains("conflict") {
+            eprintln!("kmerge: {}", one_line(message.text()));
         }
     }
     if !quiet {
@@ -128,10 +129,7 @@ fn summary(outcome: &package::Outcome, changes: &Changes) -> String {
     let conflicts = outcome
         .messages
         .iter()
-        .filter(|m| {
-            m.split_once(": ")
-                .is_some_and(|(_, rest)| rest.starts_with("conflict"))
-        })
+        .filter(|m| matches!(m, Message::Conflict(_)))
         .count();
     let files = outcome.conflicted_files.len();
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });

@@ -135,7 +135,7 @@ pub(super) fn solve(a: SolveArgs) -> anyhow::Result<i32> {
                 .with_context(|| format!("writing {}", file.display()))?;
         }
         for message in &outcome.messages {
-            eprintln!("kmerge: {shown}: {}", one_line(message));
+            eprintln!("kmerge: {shown}: {}", one_line(message.text()));
         }
         if outcome.conflicted {
             tally.conflicted += 1;

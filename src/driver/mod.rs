@@ -27,8 +27,8 @@ use crate::fallback::Reason;
 use crate::git::line_merge::{is_binary, line_merge};
 pub use crate::merge::Conflict;
 use crate::options::{MergeOptions, Mode, Policy};
-pub use crate::outcome::Outcome;
 use crate::outcome::{self, last_resort, written_markers, Attempt};
+pub use crate::outcome::{Message, Outcome};
 use crate::parse::{self, Versions};
 use crate::sides::Version;
 use crate::template;
@@ -143,7 +143,7 @@ fn by_structure(
     if let Some((renamed, notes)) = versions.as_ref().ok().and_then(anchors::renamed_apart) {
         match by_structure(base, ours, &renamed, opts) {
             Ok(mut outcome) if outcome.fallback.is_none() => {
-                outcome.messages.splice(0..0, notes);
+                outcome.messages.splice(0..0, outcome::notes(notes));
                 return Ok(outcome);
             }
             Err(Attempt::LineMerge(e)) => return Err(Attempt::LineMerge(e)),
@@ -168,7 +168,8 @@ fn by_structure(
                             0,
                             format!(
                                 "{why}: merged with every alias written out as its anchor's value"
-                            ),
+                            )
+                            .into(),
                         );
                         return Ok(again);
                     }
@@ -188,7 +189,7 @@ fn fallback(
     reason: Reason,
 ) -> Result<Outcome> {
     let line = line_merge(base, ours, theirs, opts)?;
-    let mut messages = vec![format!("line merge used: {reason}")];
+    let mut messages = vec![Message::Note(format!("line merge used: {reason}"))];
     // Exit 0 still means nothing was lost: a clean line merge of YAML inputs that no longer
     // parses, or repeats something no input repeated (an alias without its anchor, two
     // insertions of one key), is marked a conflict, the whole file ours against theirs. A
@@ -243,7 +244,7 @@ fn fallback(
             if let Some(wrong) = wrong {
                 // Git marks no line there: the conflict is as narrow as each side of it
                 // loads and (where the check reads the versions) holds its data.
-                messages.push(format!("{wrong}, as narrow as each side of it holds"));
+                messages.push(format!("{wrong}, as narrow as each side of it holds").into());
                 let marks = written_markers(opts, o);
                 let holds = |text: &str| {
                     markers::sides(text, opts.marker_size)

@@ -10,7 +10,7 @@ use crate::fallback::Reason;
 use crate::git::line_merge::LineMerge;
 use crate::merge::Conflict;
 use crate::options::{MergeOptions, Policy};
-use crate::outcome::{clean, conflict_messages, conflicted, last_resort, Attempt, Outcome};
+use crate::outcome::{clean, conflict_messages, conflicted, last_resort, notes, Attempt, Outcome};
 use crate::parse::{self, Parsed, Versions};
 use crate::text::markers::{conflict_hunks, marked_lines};
 use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
@@ -52,10 +52,13 @@ pub(super) fn attempt(
                     return Ok(clean(line.bytes, messages, 0))
                 }
                 Verdict::Unsure => {}
-                Verdict::Broken(violations) => messages.push(format!(
-                    "git's clean line merge is wrong as data ({}): merged by structure",
-                    violations[0]
-                )),
+                Verdict::Broken(violations) => messages.push(
+                    format!(
+                        "git's clean line merge is wrong as data ({}): merged by structure",
+                        violations[0]
+                    )
+                    .into(),
+                ),
             }
         } else {
             git_conflicts = Some(line);
@@ -72,7 +75,7 @@ pub(super) fn attempt(
                 let resolved = git_conflicts
                     .as_ref()
                     .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));
-                messages.extend(merged.notes);
+                messages.extend(notes(merged.notes));
                 return Ok(clean(merged.text.into_bytes(), messages, resolved));
             }
             Verdict::Broken(violations) => violations,
@@ -81,7 +84,7 @@ pub(super) fn attempt(
         // resource matcher pairs no renames): where the rename pairing gave a result the check
         // rejects and that reading merges cleanly and passes the same check, it stands.
         if let Some(merged) = clean_by_identity(&versions, opts) {
-            messages.extend(merged.notes);
+            messages.extend(notes(merged.notes));
             return Ok(clean(merged.text.into_bytes(), messages, 0));
         }
         // Documents paired as renamed where the check reads a deletion and an addition: read
@@ -90,8 +93,8 @@ pub(super) fn attempt(
             messages.push(format!(
                 "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, the merge would lose data ({})",
                 violations[0]
-            ));
-            messages.extend(widenings);
+            ).into());
+            messages.extend(notes(widenings));
             return Ok(conflicted(merged, messages));
         }
         // Likewise list elements paired as renamed where the check reads a deletion and an
@@ -100,9 +103,9 @@ pub(super) fn attempt(
             messages.push(format!(
                 "list elements paired by key alone (a renamed one is deleted and added): paired as renamed, the merge would lose data ({})",
                 violations[0]
-            ));
-            messages.extend(widenings);
-            messages.extend(merged.notes.iter().cloned());
+            ).into());
+            messages.extend(notes(widenings));
+            messages.extend(notes(merged.notes.clone()));
             return Ok(match merged.conflicts.is_empty() {
                 true => clean(merged.text.into_bytes(), messages, 0),
                 false => conflicted(merged, messages),
@@ -111,7 +114,7 @@ pub(super) fn attempt(
         messages.push(format!(
             "kmerge's check rejected its own clean merge ({}), a bug in kmerge (please report it): marked as a conflict",
             violations[0]
-        ));
+        ).into());
         forced = wider(&forced, &violations);
         merged = match merged_as(&versions, opts, Pairing::Renames, &forced).map(|(m, _)| m) {
             Ok(m) if !m.conflicts.is_empty() => m,
@@ -135,15 +138,15 @@ pub(super) fn attempt(
         |line: &LineMerge| verify::sides_hold(&versions, &line.bytes, size, None).is_ok();
     let merged = match checked {
         Ok((merged, widenings)) => {
-            messages.extend(widenings);
+            messages.extend(notes(widenings));
             merged
         }
         Err(why) => match by_identity(&versions, opts) {
             Some((merged, widenings)) => {
                 messages.push(format!(
                     "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why})"
-                ));
-                messages.extend(widenings);
+                ).into());
+                messages.extend(notes(widenings));
                 merged
             }
             None => {
@@ -154,13 +157,13 @@ pub(super) fn attempt(
                 if let Some(merged) = checked_by_identity(&versions, opts) {
                     messages.push(format!(
                         "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why}); so read, the merge is clean"
-                    ));
-                    messages.extend(merged.notes);
+                    ).into());
+                    messages.extend(notes(merged.notes));
                     return Ok(clean(merged.text.into_bytes(), messages, 0));
                 }
                 messages.push(format!(
                     "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"
-                ));
+                ).into());
                 let git = git_conflicts.filter(|line| git_holds(line));
                 return Ok(last_resort(base, ours, theirs, opts, git, messages));
             }

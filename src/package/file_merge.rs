@@ -18,6 +18,7 @@ use crate::driver;
 use crate::git::line_merge::{is_binary, line_merge};
 use crate::git::FileMode;
 use crate::options::{MergeOptions, Policy};
+use crate::outcome::Message;
 use crate::parse::{self, Tree};
 use crate::resource::{self, Identity};
 use crate::text::markers;
@@ -35,7 +36,7 @@ pub(crate) struct FileOutcome {
     pub entry: Option<Entry>,
     pub conflicted: bool,
     /// The file merge's lines: each conflict with resource and field path, each fallback.
-    pub messages: Vec<String>,
+    pub messages: Vec<Message>,
     /// What became of ours' resources in this file (taking ours' side of any conflict).
     pub counts: ResourceCounts,
     /// The identities of the resources the merged file holds; `None` when it was not read
@@ -354,7 +355,7 @@ fn content_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 struct Merged {
     bytes: Vec<u8>,
     conflicted: bool,
-    messages: Vec<String>,
+    messages: Vec<Message>,
 }
 
 /// The cases git settles without calling a merge driver: a side that changed nothing takes
@@ -503,7 +504,7 @@ pub(crate) fn merge_path(
     let conflict = |entry: Option<&Entry>, why: &str| FileOutcome {
         entry: entry.cloned(),
         conflicted: true,
-        messages: vec![format!("conflict: {why}")],
+        messages: vec![Message::Conflict(format!("conflict: {why}"))],
         ..FileOutcome::default()
     };
     let (Some(ours), Some(theirs)) = (o, t) else {
@@ -513,7 +514,7 @@ pub(crate) fn merge_path(
         // (or come back against) ours' choice: a conflict, as in mark mode.
         let took = |entry: Option<&Entry>, why: &str| FileOutcome {
             entry: entry.cloned(),
-            messages: vec![why.to_string()],
+            messages: vec![why.into()],
             ..FileOutcome::default()
         };
         return Ok(match (o, opts.policy) {
@@ -549,7 +550,9 @@ pub(crate) fn merge_path(
     } else {
         let out = line_merge(base, &ours.bytes, &theirs.bytes, opts)?;
         let messages = if out.conflicted {
-            vec!["conflict: marked by git's line merge (not YAML)".to_string()]
+            vec![Message::Conflict(
+                "conflict: marked by git's line merge (not YAML)".to_string(),
+            )]
         } else {
             Vec::new()
         };

@@ -34,6 +34,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use anyhow::bail;
 
 use crate::options::{MergeOptions, Policy};
+use crate::outcome::Message;
 use crate::resource::Identity;
 use crate::text::markers::holds_conflict;
 
@@ -49,7 +50,7 @@ pub struct Outcome {
     pub conflicted: bool,
     /// One per conflict (`path: conflict in <resource> at <field>: ...`) and per file the line
     /// merge took (`path: line merge used: <why>`).
-    pub messages: Vec<String>,
+    pub messages: Vec<Message>,
     /// The files left with conflicts.
     pub conflicted_files: Vec<String>,
     /// Each resource now in another file than ours had it in: `<resource>: <from> → <to>`.
@@ -160,15 +161,16 @@ pub fn merge(
         outcome.conflicted |= conflicted;
         if conflicted {
             outcome.conflicted_files.push(path.to_string());
-            if !messages.iter().any(|m| m.starts_with("conflict")) {
-                outcome
-                    .messages
-                    .push(format!("{path}: conflict: marked by git's line merge"));
+            if !messages.iter().any(|m| matches!(m, Message::Conflict(_))) {
+                outcome.messages.push(Message::Conflict(format!(
+                    "{path}: conflict: marked by git's line merge"
+                )));
             }
         }
+        let prefix = format!("{path}: ");
         outcome
             .messages
-            .extend(messages.into_iter().map(|m| format!("{path}: {m}")));
+            .extend(messages.into_iter().map(|m| m.prefixed(&prefix)));
         if let Some(entry) = entry {
             outcome.files.insert(path.to_string(), entry);
         }
@@ -186,9 +188,9 @@ pub fn merge(
     twice.sort();
     for t in twice {
         outcome.conflicted = true;
-        outcome.messages.push(format!(
+        outcome.messages.push(Message::Note(format!(
             "{t}: the result holds a resource twice, a bug in kmerge (please report it)"
-        ));
+        )));
     }
     if counting == Counting::Always || outcome.conflicted {
         let settled: Vec<PathId> = (0..pkg.paths.len())

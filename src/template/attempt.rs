@@ -13,7 +13,9 @@ use crate::fallback::Reason;
 use crate::git::line_merge::{line_merge, LineMerge};
 use crate::merge;
 use crate::options::{MergeOptions, Policy};
-use crate::outcome::{clean, conflict_messages, conflicted, last_resort, Attempt, Outcome};
+use crate::outcome::{
+    clean, conflict_messages, conflicted, last_resort, Attempt, Message, Outcome,
+};
 use crate::parse::{Kind, NodeId, Versions};
 use crate::text::markers::{self, conflict_hunks, marked_lines};
 use crate::verify::{self, Finding, Taken, Verdict};
@@ -82,9 +84,7 @@ pub(crate) fn attempt(
                 Judged::Misplaced(doubt) => (doubt, false),
                 Judged::Wrong(doubt) => (doubt, true),
             };
-            messages.push(format!(
-                "git's clean line merge {doubt}: merged by structure"
-            ));
+            messages.push(format!("git's clean line merge {doubt}: merged by structure").into());
             // Wrong as data, it must not pass as clean where the structural merge cannot
             // settle the file either. Control lines placed otherwise than their own 3-way
             // merge only send it there: that merge is too rough to overrule git's.
@@ -134,9 +134,9 @@ pub(crate) fn attempt(
     };
     match (settled, git_wrong) {
         (Err(Attempt::Refused(why)), Some(wrong)) => {
-            let mut messages = vec![
-                format!("line merge used: {why}"),
-                format!("git's clean line merge {wrong}"),
+            let mut messages: Vec<Message> = vec![
+                format!("line merge used: {why}").into(),
+                format!("git's clean line merge {wrong}").into(),
             ];
             if let Some(outcome) = super::by_documents([base, ours, theirs], opts, &mut messages) {
                 return Ok(Outcome {
@@ -144,7 +144,7 @@ pub(crate) fn attempt(
                     ..outcome
                 });
             }
-            messages[1].push_str(": marked as a conflict");
+            messages[1] = format!("git's clean line merge {wrong}: marked as a conflict").into();
             let mut outcome = last_resort(base, ours, theirs, opts, None, messages);
             outcome.fallback = Some(why);
             Ok(outcome)
@@ -660,7 +660,7 @@ fn merge_skeletons(
     tokens: &mut Tokens,
     expected: Expected,
     git_conflicts: Option<LineMerge>,
-    mut messages: Vec<String>,
+    mut messages: Vec<Message>,
     opts: &MergeOptions,
 ) -> Result<Outcome, Settle> {
     let refused = |what: &str| Settle::Refused(what.to_string());
@@ -707,7 +707,7 @@ fn merge_skeletons(
             merged
                 .notes
                 .iter()
-                .map(|n| tokens.unmask(n).unwrap_or_else(|| n.clone())),
+                .map(|n| Message::Note(tokens.unmask(n).unwrap_or_else(|| n.clone()))),
         );
         return Ok(clean(text.into_bytes(), messages, resolved));
     }

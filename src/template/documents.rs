@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::options::MergeOptions;
-use crate::outcome::{written_markers, Outcome};
+use crate::outcome::{written_markers, Message, Outcome};
 use crate::text::diff3::{stretches, Chunk};
 use crate::text::markers::{conflict_hunks, sides, Markers};
 
@@ -43,7 +43,7 @@ enum Part {
 pub(crate) fn by_documents(
     [b, o, t]: [&str; 3],
     opts: &MergeOptions,
-    messages: &mut Vec<String>,
+    messages: &mut Vec<Message>,
 ) -> Option<Outcome> {
     let marks = written_markers(opts, o);
     let size = opts.marker_size;

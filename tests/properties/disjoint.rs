@@ -187,7 +187,7 @@ fn disjoint_edits_merge_cleanly() {
         // Where git's line merge is clean its bytes are the answer when kmerge's check accepts
         // them as data; where it shows them wrong (a key theirs added at the top of a document
         // lands in the document ours inserted before it), the structural merge decides.
-        let overruled = |m: &String| m.starts_with("git's clean line merge is wrong as data");
+        let overruled = |m: &kmerge::driver::Message| m.text().starts_with("git's clean line merge is wrong as data");
         let git_overruled = out.messages.iter().any(overruled);
         if !line.conflicted && !git_overruled {
             if out.bytes != line.bytes || out.conflicted {

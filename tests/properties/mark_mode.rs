@@ -142,7 +142,11 @@ pub(crate) fn mark_mode_case(data: &[u32], tally: &mut MarkTally) -> Result<(), 
     tally.git_clean += usize::from(!line.conflicted);
     tally.same_port_both_sides += usize::from(same_port_added(&ours_edits, &theirs_edits));
     // kmerge's own check overruling its structural merge is a bug, whatever the outcome.
-    if let Some(m) = out.messages.iter().find(|m| m.contains("a bug in kmerge")) {
+    if let Some(m) = out
+        .messages
+        .iter()
+        .find(|m| m.text().contains("a bug in kmerge"))
+    {
         return Err(format!("{m}\n--- result\n{merged}\n{shown}"));
     }
     if out.conflicted {
