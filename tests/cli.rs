@@ -974,6 +974,47 @@ fn a_folder_conflict_names_file_resource_and_field() {
     );
 }
 
+/// `--quiet` keeps a clean folder merge silent, and says all of a conflicted one, as for a
+/// file: why git's line merge was used for a file stands beside the line naming its conflict,
+/// and the summary counts the lines that name a conflict (one for each file here).
+#[test]
+fn a_conflicted_folder_merge_says_the_same_with_quiet() {
+    let (ours, theirs) = conflicting_sides();
+    let write = |s: &Scratch| {
+        package(s, "base", BASE, "v1\n");
+        package(s, "ours", &ours, "v2\n");
+        package(s, "theirs", &theirs, "v3\n");
+        // Not YAML (a flow sequence left open): git's line merge marks its conflict.
+        for (dir, value) in [("base", 1), ("ours", 3), ("theirs", 2)] {
+            s.write(
+                &format!("{dir}/broken.yaml"),
+                format!("a: [1\nc: {value}\n"),
+            );
+        }
+    };
+    let (s, t) = (Scratch::new(), Scratch::new());
+    write(&s);
+    write(&t);
+    let loud = s.merge3(&Merge3::files("base", "ours", "theirs"));
+    let quiet = t.merge3(&Merge3::files("base", "ours", "theirs").arg("-q"));
+    assert_eq!((code(&loud), code(&quiet)), (1, 1), "{}", stderr(&loud));
+    assert_eq!(stderr(&quiet), stderr(&loud));
+    let err = stderr(&quiet);
+    assert!(
+        err.contains("kmerge: broken.yaml: line merge used: "),
+        "{err}"
+    );
+    assert!(
+        err.contains("kmerge: broken.yaml: conflict: marked by git's line merge\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("kmerge: README.md: conflict: marked by git's line merge (not YAML)\n"),
+        "{err}"
+    );
+    assert!(err.ends_with("; 3 conflicts in 3 files\n"), "{err}");
+}
+
 #[test]
 fn output_folder_must_be_new_or_empty_and_nothing_is_written_otherwise() {
     let (ours, theirs) = clean_sides();

@@ -70,8 +70,9 @@ pub(super) fn merge3(
         Counting::Always
     };
     let outcome = package::merge(&base, &ours, &theirs, opts, counting).context("merging")?;
-    for message in &outcome.messages {
-        if !quiet || message.text().contains("conflict") {
+    // As for a file: `--quiet` keeps a clean merge silent, and says all of a conflicted one.
+    if !quiet || outcome.conflicted {
+        for message in &outcome.messages {
             eprintln!("kmerge: {}", one_line(message.text()));
         }
     }
