@@ -1125,7 +1125,12 @@ class Rules:
                 triples = sorted(((bp, ob, tb) for bp in b_left for ob in o_pool for tb in t_pool
                                   if not (exp_[ob] <= cr[ob] and exp_[tb] <= cr[tb])), key=key)
                 for bp, ob, tb in triples:
-                    for m in [m for m in cr if cr[m] > exp_[m] or m in (ob, tb)]:
+                    # An element the result holds more of than the counts expect is tried
+                    # before a side's version taken whole: where a side holds two copies of
+                    # its version, one of them may be the merge's (the other side's change
+                    # added to it), and taking the copy whole first leaves that merge unread.
+                    surplus = [m for m in cr if cr[m] > exp_[m]]
+                    for m in surplus + [m for m in (ob, tb) if m in cr and m not in surplus]:
                         tries += 1
                         if tries > 400:
                             break
