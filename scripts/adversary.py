@@ -709,6 +709,12 @@ class Rules:
                            bm.get(k, ABSENT), o.get(k, ABSENT), t.get(k, ABSENT), r.get(k, ABSENT), out)
             return
         if isinstance(o, list) and isinstance(t, list) and (bb is ABSENT or isinstance(bb, list)):
+            # A conflict taken from one side may leave the key with nothing under it: the
+            # elements one side deleted and those the other did, all gone. YAML reads that as
+            # null; a person reads it as the emptied list, so it is read as [] and every
+            # element the side should hold is still checked.
+            if self.whole and r is None:
+                r = []
             if not isinstance(r, list):
                 out.append(Violation("shape", fmt(path), "both sides changed this list; the result holds %s" % show(r)))
                 return
