@@ -1375,6 +1375,10 @@ class Kyaml(Rules):
         om = o if isinstance(o, dict) else {}
         keys = list(om) + [k for k in list(tm) + list(bm) + list(rr) if k not in om]
         for k in dict.fromkeys(keys):
+            # A key's guard (guards_as_fields) is where its key stands, nothing of its own: a
+            # key theirs' null cleared takes its guard with it. The key itself is judged.
+            if is_guard(k) and k not in rr and ("str", k[1][:-len("\u2039guard\u203a")]) not in rr:
+                continue
             self.value((ctx[0], ctx[1] + [str(plain(k))]), path + [str(plain(k))], bm.get(k, ABSENT),
                        om.get(k, ABSENT) if o is not ABSENT else ABSENT, tm.get(k, ABSENT) if t is not ABSENT else ABSENT,
                        rr.get(k, ABSENT), out)
