@@ -709,6 +709,12 @@ class Rules:
                            bm.get(k, ABSENT), o.get(k, ABSENT), t.get(k, ABSENT), r.get(k, ABSENT), out)
             return
         if isinstance(o, list) and isinstance(t, list) and (bb is ABSENT or isinstance(bb, list)):
+            # A conflict taken from one side may leave the key with nothing under it: the
+            # elements one side deleted and those the other did, all gone. YAML reads that as
+            # null; a person reads it as the emptied list, so it is read as [] and every
+            # element the side should hold is still checked.
+            if self.whole and r is None:
+                r = []
             if not isinstance(r, list):
                 out.append(Violation("shape", fmt(path), "both sides changed this list; the result holds %s" % show(r)))
                 return
@@ -1125,7 +1131,12 @@ class Rules:
                 triples = sorted(((bp, ob, tb) for bp in b_left for ob in o_pool for tb in t_pool
                                   if not (exp_[ob] <= cr[ob] and exp_[tb] <= cr[tb])), key=key)
                 for bp, ob, tb in triples:
-                    for m in [m for m in cr if cr[m] > exp_[m] or m in (ob, tb)]:
+                    # An element the result holds more of than the counts expect is tried
+                    # before a side's version taken whole: where a side holds two copies of
+                    # its version, one of them may be the merge's (the other side's change
+                    # added to it), and taking the copy whole first leaves that merge unread.
+                    surplus = [m for m in cr if cr[m] > exp_[m]]
+                    for m in surplus + [m for m in (ob, tb) if m in cr and m not in surplus]:
                         tries += 1
                         if tries > 400:
                             break
@@ -1364,6 +1375,10 @@ class Kyaml(Rules):
         om = o if isinstance(o, dict) else {}
         keys = list(om) + [k for k in list(tm) + list(bm) + list(rr) if k not in om]
         for k in dict.fromkeys(keys):
+            # A key's guard (guards_as_fields) is where its key stands, nothing of its own: a
+            # key theirs' null cleared takes its guard with it. The key itself is judged.
+            if is_guard(k) and k not in rr and ("str", k[1][:-len("\u2039guard\u203a")]) not in rr:
+                continue
             self.value((ctx[0], ctx[1] + [str(plain(k))]), path + [str(plain(k))], bm.get(k, ABSENT),
                        om.get(k, ABSENT) if o is not ABSENT else ABSENT, tm.get(k, ABSENT) if t is not ABSENT else ABSENT,
                        rr.get(k, ABSENT), out)

@@ -447,11 +447,26 @@ impl Checker<'_> {
         let mut budget = 20_000usize;
         // The base elements a merge of both sides' versions explains.
         let mut merged: HashSet<u128> = HashSet::new();
+        // How many copies of each base element both sides took away: each such copy is one
+        // merge at most. Where one side's version already is the merge (ours' rename taken
+        // whole), that version's count stays as wanted, so without this bound the one base
+        // element would go on pairing with every other new element of the other side and
+        // explain them all away.
+        let mut unmerged: HashMap<u128, i64> = both_dropped
+            .iter()
+            .map(|&x| {
+                let get = |m: &HashMap<u128, i64>| m.get(&x).copied().unwrap_or(0);
+                (x, (get(&cb) - get(&co)).min(get(&cb) - get(&ct)))
+            })
+            .collect();
         // The merges that explain the most first: a merged element the result has too many
         // of, standing for ours' and theirs' versions it has too few of.
         'merged: while off(&want) > 0 {
             for gain in [3, 2, 1] {
                 for &x in &both_dropped {
+                    if unmerged.get(&x).is_none_or(|&n| n <= 0) {
+                        continue;
+                    }
                     for oc in alike.ranked(1, x, &ours_new) {
                         for tc in alike.ranked(2, x, &theirs_new) {
                             // A cross reading (base's first element as the base of both
@@ -494,6 +509,9 @@ impl Checker<'_> {
                                     if self.merges(path, bn, on, tn, rn) {
                                         want = trial;
                                         merged.insert(x);
+                                        if let Some(n) = unmerged.get_mut(&x) {
+                                            *n -= 1;
+                                        }
                                         continue 'merged;
                                     }
                                 }
