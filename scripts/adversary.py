@@ -1526,7 +1526,30 @@ MARK = re.compile(r"^(<{7}|\|{7}|={7}|>{7})(?![<|=>])")
 
 
 # A template line of nothing but block actions (opening, `else` or `end`), which write no text.
-BLOCK_LINE = re.compile(r"^\s*(\{\{-?\s*(if|with|range|define|block|else|end)\b[^{}]*-?\}\}\s*)+$")
+# An action that writes no text: a block's line, a comment (`{{- /* … */ -}}`), a variable
+# set (`{{- $dict := dict … }}`). Go's template language renders nothing for these.
+SILENT_ACTION = re.compile(r"\{\{-?\s*(?:(?:if|with|range|define|block|else|end)\b[^{}]*|\$\w*\s*:?=[^{}]*|/\*.*?\*/\s*)-?\}\}")
+COMMENT_OPEN = re.compile(r"^\s*\{\{-?\s*/\*")
+
+
+def silent_lines(text):
+    """`text` with each line that holds only actions writing no text made a comment line:
+    block lines, template comments (a comment's lines between `{{- /*` and `*/ -}}` too) and
+    variable sets. Such lines are no data whichever side is taken, as a skeleton's control
+    lines are; a line of an action that writes text (`{{ toYaml .x | indent 4 }}`) stays."""
+    out, in_comment = [], False
+    for line in text.splitlines(keepends=True):
+        if in_comment:
+            out.append("#" + line)
+            in_comment = not re.search(r"\*/\s*-?\}\}\s*$", line)
+            continue
+        if COMMENT_OPEN.match(line) and "}}" not in line:
+            out.append("#" + line)
+            in_comment = True
+            continue
+        silent = line.strip() and not SILENT_ACTION.sub("", line).strip()
+        out.append("#" + line if silent else line)
+    return "".join(out)
 
 
 def spans_the_file(text):
@@ -3189,13 +3212,14 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             v.cat, v.fallback = "wrong-clean", fallback
             out.append(v)
         return out
-    # A template's line of block actions only (`{{- end }}`, `{{- if .x }}`) writes no text:
-    # left outside a conflict that holds all else (every version ends with the same `end`),
-    # it is no data, and the conflict is the whole file still. A line of an action that
-    # writes text (`{{ toYaml .x | indent 4 }}`) stays data, as block_keys' content reads it.
+    # A template's line of actions that write no text (`{{- end }}`, `{{- if .x }}`, a
+    # `{{- /* … */ -}}` comment, `{{- $x := … }}`): left outside a conflict that holds all
+    # else (every version ends with the same `end`, starts with the same comment), it is no
+    # data, and the conflict is the whole file still. A line of an action that writes text
+    # (`{{ toYaml .x | indent 4 }}`) stays data, as block_keys' content reads it.
     spread = res
     if skeleton is not None:
-        spread = "".join("#" + line if BLOCK_LINE.match(line) else line for line in res.splitlines(keepends=True))
+        spread = silent_lines(res)
     for side in ("ours", "theirs"):
         text, bad = masked(take_side(res, side), side)
         if bad:

@@ -602,6 +602,12 @@ struct Expected {
 /// (ours' as `planned` where the comment pass edited it) and holds its data (see
 /// [`verify::sides_hold`]) and, where the versions' blocks are whole (`whole`), keeps every
 /// block whole (a side that lost a block's `end` would not render).
+///
+/// The conflicts span the file only where no data stands outside them, an action line that
+/// writes text included (`{{ toYaml .x | indent 4 }}`, a comment in the skeleton,
+/// [`Tokens::content_keys`]): its output is data of the rendered file, so conflicts on either
+/// side of it are no whole-file conflict, and each side must hold the other side's changes
+/// that conflict with nothing.
 fn skeleton_sides_hold(
     versions: &Versions,
     tokens: &Tokens,
@@ -610,7 +616,9 @@ fn skeleton_sides_hold(
     whole: bool,
     planned: Option<PlannedSide>,
 ) -> bool {
-    verify::sides_hold(versions, skeleton.as_bytes(), size, planned).is_ok()
+    let spanning = markers::conflicts_span_the_file(skeleton, size)
+        && markers::conflicts_span_the_file(&tokens.content_keys(skeleton), size);
+    verify::sides_hold_spanning(versions, skeleton, size, planned, spanning).is_ok()
         && (!whole
             || markers::sides(skeleton, size)
                 .iter()

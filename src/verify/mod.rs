@@ -230,6 +230,19 @@ pub(crate) fn sides_hold(
     // differently, with data outside it) still loses the other side's changes in it that
     // conflict with nothing.
     let whole = markers::conflicts_span_the_file(text, marker_size);
+    sides_hold_spanning(versions, text, marker_size, planned, whole)
+}
+
+/// [`sides_hold`] where the caller says whether the conflicts span the file (`whole`): a
+/// template's skeleton holds, as comment lines, lines of actions that write text, which are
+/// data outside a conflict all the same.
+pub(crate) fn sides_hold_spanning(
+    versions: &Versions,
+    text: &str,
+    marker_size: usize,
+    planned: Option<OwnedParse>,
+    whole: bool,
+) -> Result<(), SidesBroken> {
     let [ours, theirs] = markers::sides(text, marker_size);
     let side = |taken: Taken, picked: &str| -> Result<(), SidesBroken> {
         let tree = side_tree(taken, picked)?;
