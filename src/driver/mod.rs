@@ -289,7 +289,6 @@ fn fallback(
         if line.conflicted {
             match checked_conflicts(&reason, [b, o, t], merged, opts) {
                 Checked::Hold => {}
-                Checked::FailButNothingWiderHolds(why) => messages.push(why.into()),
                 Checked::Documents(outcome) => {
                     return Ok(Outcome {
                         fallback: Some(reason),
@@ -321,8 +320,6 @@ fn fallback(
 enum Checked {
     /// A person can take either side of them.
     Hold,
-    /// A side fails, and so does every wider conflict: git's stand, for this reason.
-    FailButNothingWiderHolds(&'static str),
     /// The conflicts widened until each side holds, and why.
     Widened(String, &'static str),
     /// A template merged document by document ([`template::by_documents`]).
@@ -340,8 +337,7 @@ enum Placement {
 /// Git's conflicts checked as a person would take them: each side must load and repeat
 /// nothing no input repeats; a template's sides, read as skeletons, must also hold their
 /// data and keep their blocks whole. Where a side fails, the conflicts widen until each holds
-/// ([`widen`]); a plain file's whole-file conflict always loads, a template's may still lose
-/// data, and then git's conflicts stand.
+/// ([`widen`]), the whole file at worst, ours against theirs, which holds each side whole.
 fn checked_conflicts(
     reason: &Reason,
     [b, o, t]: [&str; 3],
@@ -407,44 +403,30 @@ fn checked_conflicts(
             _ => {}
         }
         let checked = template::with_conflict_check([b, o, t], opts, |holds| {
-            // The whole file as one conflict holds a template's data trivially and merges
-            // nothing: git's conflicts show where the sides differ, so they stand instead.
+            // Where no conflict short of the whole file holds, the whole file is the conflict,
+            // ours against theirs, which holds both sides whole: git's conflicts failed the
+            // check, so a person taking a side of them would lose the other side's change or
+            // a block's line. Each side is read on its own, the branches of an `if`/`else`
+            // named by their opening lines, so git's conflicts that hold are kept above.
             match widen::widened([b, o, t], &marks, holds) {
                 Some(text) if text != marks.wrap(o, b, t) => Checked::Widened(text, "a side of git's conflicts would lose data or a control line: its conflicts widened until each side holds"),
-                _ => Checked::FailButNothingWiderHolds("a side of git's conflicts would lose data or a control line, and no conflict short of the whole file holds: git's conflicts kept"),
+                _ => Checked::Widened(marks.wrap(o, b, t), "a side of git's conflicts would lose data or a control line, and no narrower conflict holds: the whole file is the conflict"),
             }
         });
-        if let Some(found @ (Checked::Widened(..) | Checked::FailButNothingWiderHolds(_))) = checked
-        {
-            // Git's conflicts stand there only where each side at least loads as a
-            // skeleton: a side that repeats a key or a resource is no file a person can
-            // take, so those widen until each side loads. Their data is not checked again:
-            // the check above already failed them, and where it reads a template's lists
-            // as repeating keys (kube-state-metrics' containers) the whole file would
-            // mark far more than git's conflicts for a reading it cannot make.
-            if let Checked::FailButNothingWiderHolds(_) = found {
-                let unsound = template::with_sound_sides([b, o, t], opts, false, |sound| {
-                    (!sound(merged)).then(|| widened_until_loading([b, o, t], &marks, sound))
-                });
-                if let Some(Some(widened)) = unsound {
-                    return widened;
-                }
-            }
-            return found;
+        if let Some(checked) = checked {
+            return checked;
         }
     }
     // A template the structural merge does not take as a skeleton (two documents of one
     // identity): each side must still load as a skeleton, since its text does not parse as
     // YAML whichever side is taken, and hold its data where the check reads the skeletons
     // (documents of one identity read in order, as for plain YAML below).
-    let skeleton_sides = template::with_sound_sides([b, o, t], opts, true, |sound| {
-        match sound(merged) {
-            true => Checked::Hold,
-            false => {
-                let text =
-                    widen::widened([b, o, t], &marks, sound).unwrap_or_else(|| marks.wrap(o, b, t));
-                Checked::Widened(text, "a side of git's conflicts breaks the YAML, repeats a key or would lose data: its conflicts widened until each side holds")
-            }
+    let skeleton_sides = template::with_sound_sides([b, o, t], opts, |sound| match sound(merged) {
+        true => Checked::Hold,
+        false => {
+            let text =
+                widen::widened([b, o, t], &marks, sound).unwrap_or_else(|| marks.wrap(o, b, t));
+            Checked::Widened(text, "a side of git's conflicts breaks the YAML, repeats a key or would lose data: its conflicts widened until each side holds")
         }
     });
     if let Some(checked) = skeleton_sides {

@@ -321,7 +321,7 @@ fn guarded_violation(
 /// Runs `f` with a check of a line merge's conflicted text of three templates that the
 /// structural merge does not take as skeletons (two documents of one identity, say): each
 /// side, read as a skeleton, must parse and repeat nothing no version repeats, as a plain
-/// file's sides must, and, `with_data`, hold its data where the check reads the skeletons
+/// file's sides must, and hold its data where the check reads the skeletons
 /// (documents of one identity in order, as [`verify::sides_hold`] reads a plain file's), each
 /// side masked on its own and each action line that writes text read as the key its output
 /// lands in ([`Tokens::content_keys`]). `None` where
@@ -330,7 +330,6 @@ fn guarded_violation(
 pub(crate) fn with_sound_sides<R>(
     [base, ours, theirs]: [&str; 3],
     opts: &MergeOptions,
-    with_data: bool,
     f: impl FnOnce(&mut dyn FnMut(&str) -> bool) -> R,
 ) -> Option<R> {
     let Skeletons {
@@ -353,7 +352,6 @@ pub(crate) fn with_sound_sides<R>(
     };
     let versions = Versions::parse(&data[0], &data[1], &data[2])
         .ok()
-        .filter(|_| with_data)
         .map(|v| v.named(opts.file_name.as_deref()));
     let size = opts.marker_size;
     let tokens = &mut tokens;
@@ -454,8 +452,10 @@ fn clean_holds_with(
 }
 
 /// Runs `f` with the check a line merge's conflicted text of this template must pass for a
-/// person to take either side: read as a skeleton, each side parses, holds its data and keeps
-/// its blocks whole ([`skeleton_sides_hold`]); a text that cannot be read as a skeleton fails.
+/// person to take either side: each side, masked on its own as a skeleton, parses, holds its
+/// data (each action line that writes text read as the key its output lands in, as
+/// [`with_sound_sides`] reads it) and keeps its blocks whole where the versions do; a text
+/// that cannot be read as a skeleton fails.
 /// `None` where the versions themselves cannot be read as skeletons: there is nothing to
 /// check against.
 pub(crate) fn with_conflict_check<R>(
@@ -469,18 +469,46 @@ pub(crate) fn with_conflict_check<R>(
         ours: so,
         theirs: st,
     } = Skeletons::read(base, ours, theirs)?;
-    let versions = Versions::parse(&sb, &so, &st)
+    // The data read with each action line that writes text as a key where its output lands
+    // ([`Tokens::content_keys`]), where every version so read parses: a side whose only change
+    // at a place is such a line (an `include` of labels) changed that place, and a conflict
+    // side holding it is that side's, not one that drops the other side's change beside it.
+    let content = [&sb, &so, &st].map(|s| tokens.content_keys(s));
+    let by_content = Versions::parse(&content[0], &content[1], &content[2]).is_ok();
+    let data = match by_content {
+        true => content,
+        false => [sb.clone(), so.clone(), st.clone()],
+    };
+    let versions = Versions::parse(&data[0], &data[1], &data[2])
         .ok()?
         .named(opts.file_name.as_deref());
     let whole = [&sb, &so, &st]
         .iter()
         .all(|s| tokens.whole_blocks(&controls(s)));
+    let size = opts.marker_size;
     let tokens = &mut tokens;
     let mut holds = |text: &str| {
-        let Some(masked) = tokens.mask(text) else {
-            return false;
-        };
-        skeleton_sides_hold(&versions, tokens, &masked, opts.marker_size, whole, None)
+        // Each side masked on its own: a line's masking depends on the control lines above
+        // it (an `else` branch names the keys below it), and masked as one text, an `if` or
+        // `else` on one side of a conflict would rename the keys of the other side below it.
+        let [o, t] = markers::sides(text, size);
+        [(Taken::Ours, o), (Taken::Theirs, t)]
+            .into_iter()
+            .all(|(taken, side)| {
+                let Some(masked) = tokens.mask(&side) else {
+                    return false;
+                };
+                if whole && !tokens.whole_blocks(&controls(&masked)) {
+                    return false;
+                }
+                let read = match by_content {
+                    true => tokens.content_keys(&masked),
+                    false => masked,
+                };
+                markers::with_side_lines(text, size, taken == Taken::Ours, &read).is_some_and(
+                    |marked| verify::side_holds(&versions, &marked, size, taken).is_ok(),
+                )
+            })
     };
     Some(f(&mut holds))
 }

@@ -200,21 +200,20 @@ impl Tokens {
     /// Keys that repeat across the branches of an `if`/`else` (or `with`/`range` with an
     /// `else`) are not duplicates: each branch is its own region. Every key line inside a
     /// branch after the first gets a token that stands for no text, naming the block (its
-    /// opening line and which occurrence of it) and the branch, so the same key in two
-    /// branches is two keys, and the same branch pairs across the versions.
+    /// opening line) and the branch, so the same key in two branches is two keys, and the
+    /// same branch pairs across the versions. The block is not named by which occurrence of
+    /// its opening line it is: a side that edits the condition of an earlier block with the
+    /// same line would rename every key in the later one's branches, and a change only there
+    /// would read as that side deleting them all. The key's map tells two such blocks apart
+    /// (one key in the same branch of both, in one map, renders twice).
     fn mark_branches(&mut self, out: &mut [String]) {
         let mut stack: Vec<(String, usize)> = Vec::new();
-        let mut opened: HashMap<String, usize> = HashMap::new();
         for line in out.iter_mut() {
             if is_control(line) {
                 let Some(text) = self.control_text(line) else {
                     continue;
                 };
-                follow_blocks(&mut stack, text, |action| {
-                    let n = opened.entry(action.to_string()).or_insert(0);
-                    *n += 1;
-                    format!("{action}#{n}")
-                });
+                follow_blocks(&mut stack, text, str::to_string);
                 continue;
             }
             if !stack.iter().any(|(_, branch)| *branch > 0) {
