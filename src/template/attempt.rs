@@ -360,24 +360,9 @@ pub(crate) fn with_sound_sides<R>(
             tokens
                 .mask(side)
                 .is_some_and(|masked| verify::line_result_is_sound(&sb, &so, &st, &masked))
-        }) && versions.as_ref().is_none_or(|v| {
-            // Each side masked on its own: a line's masking depends on the lines around it
-            // (an `else` branch names the keys below it), and a line outside the conflicts
-            // stands under one side's `else` only.
-            let [o, t] = markers::sides(text, size);
-            [(Taken::Ours, o), (Taken::Theirs, t)]
-                .into_iter()
-                .all(|(taken, side)| {
-                    let read = tokens.mask(&side).map(|masked| match by_content {
-                        true => tokens.content_keys(&masked),
-                        false => masked,
-                    });
-                    read.and_then(|read| {
-                        markers::with_side_lines(text, size, taken == Taken::Ours, &read)
-                    })
-                    .is_some_and(|marked| verify::side_holds(v, &marked, size, taken).is_ok())
-                })
-        })
+        }) && versions
+            .as_ref()
+            .is_none_or(|v| each_side_holds(tokens, v, text, size, by_content, false))
     };
     Some(f(&mut sound))
 }
@@ -487,30 +472,51 @@ pub(crate) fn with_conflict_check<R>(
         .all(|s| tokens.whole_blocks(&controls(s)));
     let size = opts.marker_size;
     let tokens = &mut tokens;
-    let mut holds = |text: &str| {
-        // Each side masked on its own: a line's masking depends on the control lines above
-        // it (an `else` branch names the keys below it), and masked as one text, an `if` or
-        // `else` on one side of a conflict would rename the keys of the other side below it.
-        let [o, t] = markers::sides(text, size);
-        [(Taken::Ours, o), (Taken::Theirs, t)]
-            .into_iter()
-            .all(|(taken, side)| {
-                let Some(masked) = tokens.mask(&side) else {
-                    return false;
-                };
-                if whole && !tokens.whole_blocks(&controls(&masked)) {
-                    return false;
-                }
-                let read = match by_content {
-                    true => tokens.content_keys(&masked),
-                    false => masked,
-                };
-                markers::with_side_lines(text, size, taken == Taken::Ours, &read).is_some_and(
-                    |marked| verify::side_holds(&versions, &marked, size, taken).is_ok(),
-                )
-            })
-    };
+    let mut holds = |text: &str| each_side_holds(tokens, &versions, text, size, by_content, whole);
     Some(f(&mut holds))
+}
+
+/// Whether each side of a conflicted template `text`, masked on its own as a skeleton, holds
+/// its data against `versions` (read with each action line that writes text as the key its
+/// output lands in where `by_content`) and, where `whole`, keeps every block whole.
+///
+/// Each side is masked on its own: a line's masking depends on the control lines above it
+/// (an `else` branch names the keys below it), and masked as one text, an `if` or `else` on
+/// one side of a conflict would rename the keys of the other side below it. An action line
+/// that writes text (`{{ toYaml .x | indent 4 }}`) is data outside the conflicts even where
+/// the versions cannot be read with it as a key: its output is data of the rendered file, so
+/// conflicts on either side of it are no whole-file conflict, and each side must hold the
+/// other side's changes that conflict with nothing.
+fn each_side_holds(
+    tokens: &mut Tokens,
+    versions: &Versions,
+    text: &str,
+    size: usize,
+    by_content: bool,
+    whole: bool,
+) -> bool {
+    let [o, t] = markers::sides(text, size);
+    [(Taken::Ours, o), (Taken::Theirs, t)]
+        .into_iter()
+        .all(|(taken, side)| {
+            let ours = taken == Taken::Ours;
+            let Some(masked) = tokens.mask(&side) else {
+                return false;
+            };
+            if whole && !tokens.whole_blocks(&controls(&masked)) {
+                return false;
+            }
+            let keyed = tokens.content_keys(&masked);
+            let data_outside = !markers::with_side_lines(text, size, ours, &keyed)
+                .is_some_and(|keyed| markers::conflicts_span_the_file(&keyed, size));
+            let read = match by_content {
+                true => keyed,
+                false => masked,
+            };
+            markers::with_side_lines(text, size, ours, &read).is_some_and(|marked| {
+                verify::side_holds(versions, &marked, size, taken, data_outside).is_ok()
+            })
+        })
 }
 
 /// Runs `f` with the skeletons' clean structural merge rendered twice, into ours' text and
