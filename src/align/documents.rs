@@ -21,6 +21,12 @@ pub struct Group {
     pub label: String,
     /// The identity, for the schema lookup.
     pub identity: Option<Identity>,
+    /// Where base's document is gone from one side and the other side renamed it: the
+    /// document the first side made of it under an identity that would mix with the other
+    /// side's part by part (see `pair_by_position`). It stays unpaired (its own group, an
+    /// addition), but it is that side's version of this resource: a conflict over the document
+    /// must hold it on that side, and a side that wins must not keep it beside its own.
+    pub rival: Option<DocRef>,
 }
 
 /// Pairs the documents of base, ours and theirs into resources.
@@ -81,6 +87,7 @@ fn documents_matched(
                 .as_ref()
                 .map_or("document 1".into(), |i| i.to_string()),
             identity,
+            rival: None,
         }]);
     }
     #[derive(PartialEq, Eq, Hash, Clone)]
@@ -120,6 +127,7 @@ fn documents_matched(
                         .as_ref()
                         .map_or(format!("document {plain}"), |i| i.to_string()),
                     identity: identity.clone(),
+                    rival: None,
                 });
                 groups.len() - 1
             });
@@ -162,6 +170,7 @@ fn pair_by_position(
             .filter_map(|(i, g)| g.side(side).map(|d| (d.doc, i)))
             .collect();
         let mut moves = Vec::new();
+        let mut rivals = Vec::new();
         for (i, g) in groups.iter().enumerate() {
             let (Some(b), None) = (g.base, g.side(side)) else {
                 continue;
@@ -198,6 +207,8 @@ fn pair_by_position(
             // one neither side wrote (theirs' name in ours' namespace), clean. Left unpaired,
             // this side's document is an addition beside a delete/modify conflict on the
             // other side's renamed one. (Both changing the name is a conflict on the name.)
+            // It is still this side's version of the document: the merge makes the conflict
+            // hold it (its rival), so that taking either side keeps one version, not both.
             let mixed = g.side(side.other()).is_some_and(|o| {
                 match (
                     identity(BASE, b),
@@ -209,6 +220,7 @@ fn pair_by_position(
                 }
             });
             if mixed {
+                rivals.push((i, j));
                 continue;
             }
             let close = close_identities(
@@ -218,6 +230,11 @@ fn pair_by_position(
             ) && similar(trees[BASE], b.root, trees[side_index], doc.root);
             if close {
                 moves.push((i, j));
+            }
+        }
+        for (i, j) in rivals {
+            if !moves.iter().any(|&(_, k)| k == j) {
+                groups[i].rival = groups[j].side(side);
             }
         }
         let mut gone = Vec::new();

@@ -1,6 +1,8 @@
 //! The resource rules of merge3 (seeds 000/004): which documents survive, which are added,
 //! and which are merged field by field.
 
+use std::collections::HashSet;
+
 use crate::align::Group;
 use crate::parse::same_data;
 use crate::resource::DocRef;
@@ -16,10 +18,23 @@ impl Merger<'_> {
     /// after the document they follow in theirs.
     pub fn merge_resources(&mut self, groups: &[Group]) {
         let places = DocPlaces::new(groups, self.theirs.docs.len(), self.ours.docs.len());
+        // Only mark mode pairs a document with its rival: theirs mode reads by identity, as
+        // kyaml does, and under the ours policy the check reads the two renames part by part
+        // (a decision left to the alignment issue, 29): both keep the deletion and addition.
+        let rivals = self.opts.policy.resolve() == Resolution::Mark;
+        let rival_of_theirs: HashSet<usize> = groups
+            .iter()
+            .filter(|g| rivals && g.theirs.is_none())
+            .filter_map(|g| g.rival.map(|t| t.doc))
+            .collect();
         for g in groups {
             self.resource = g.label.clone();
             self.group_kind = crate::resource::group_kind_of(g.identity.as_ref(), self.file_name);
             let root = |d: DocRef| Field::root(d.root);
+            if let Some(r) = g.rival.filter(|_| rivals) {
+                self.renamed_apart(g, r);
+                continue;
+            }
             match (g.base, g.ours, g.theirs) {
                 (b, Some(o), Some(t)) => {
                     if self.prepend().is_some() && directive(self.theirs, t.root) == Some("delete")
@@ -32,6 +47,8 @@ impl Merger<'_> {
                 }
                 // Added in ours, or deleted on both sides.
                 (None, Some(_), None) | (Some(_), None, None) | (None, None, None) => {}
+                // Theirs' version of a document ours renamed apart: its conflict holds it.
+                (None, None, Some(t)) if rival_of_theirs.contains(&t.doc) => {}
                 (None, None, Some(t)) => {
                     let at = self.new_document_position(&places, t);
                     self.plan.ops.push(Op::InsertDocument {
@@ -77,6 +94,25 @@ impl Merger<'_> {
                 }
             }
         }
+    }
+
+    /// A document both sides renamed in different parts of its identity, `rival` the version of
+    /// the side the group lacks (`align::Group::rival`): merged part by part the identity would
+    /// be one neither side wrote, and read as a deletion beside an addition, the side that keeps
+    /// the document would also hold the other's version (a copy no side made). One conflict
+    /// holds the two versions, each on its side.
+    fn renamed_apart(&mut self, g: &Group, rival: DocRef) {
+        let (ours, theirs) = match (g.ours, g.theirs) {
+            (Some(o), None) => (o, rival),
+            (None, Some(t)) => (rival, t),
+            // The alignment gives a rival only to a group one side lacks.
+            _ => return,
+        };
+        self.document_conflict(
+            "both sides renamed it, in different parts of its identity",
+            [g.base, Some(ours), Some(theirs)],
+            Anchor::DocStart(ours.doc),
+        );
     }
 
     /// Where a document new to ours goes: after the nearest document before it in theirs that
