@@ -640,7 +640,11 @@ fn edited_in_place(data: u128, own: u128, in_base: &HashMap<u128, usize>) -> boo
 }
 
 /// Both sides edited the same elements in place (the stretch has one length in all three):
-/// each element merges field by field with its versions.
+/// each element merges field by field with its versions. A side that still holds the base
+/// element as often as base does, elsewhere, did not edit it here: it moved it and put a new
+/// element in its place, or edited it and added a copy of the old one; which of the two is
+/// not for the merge to guess (taken as an edit, the check, reading a move, rejected the
+/// clean result as a bug).
 fn in_place(
     [base, ours, theirs]: [&Items; 3],
     [br, or, tr]: [&Range<usize>; 3],
@@ -649,11 +653,18 @@ fn in_place(
     if br.len() != or.len() || br.len() != tr.len() {
         return None;
     }
+    let (co, ct) = (ours.count(), theirs.count());
+    let kept_elsewhere = |side: &HashMap<u128, usize>, data: u128, own: u128| {
+        data != own && side.get(&own) >= in_base.get(&own)
+    };
     (0..br.len())
         .map(|n| {
             let own = base.data[br.start + n];
-            let ok = edited_in_place(ours.data[or.start + n], own, in_base)
-                && edited_in_place(theirs.data[tr.start + n], own, in_base);
+            let (od, td) = (ours.data[or.start + n], theirs.data[tr.start + n]);
+            let ok = edited_in_place(od, own, in_base)
+                && edited_in_place(td, own, in_base)
+                && !kept_elsewhere(&co, od, own)
+                && !kept_elsewhere(&ct, td, own);
             ok.then(|| {
                 Step::Merge(
                     base.nodes[br.start + n],

@@ -13,16 +13,21 @@ use super::Renderer;
 
 /// Where the lines of a node starting at `at` begin: the start of its line, moved up over
 /// the comment lines directly above. When something precedes `at` on its line (the `- ` of
-/// a sequence item holding a map), the node starts at `at` itself.
+/// a sequence item holding a map), the node starts at `at` itself. A comment line indented
+/// right of the node's column stops the climb: it stands inside the block above, which
+/// [`past_comments_inside`] gives it to; both claiming it planned two edits of one line.
 pub(crate) fn key_lines_start(text: &str, at: usize) -> usize {
     let start = line_start(text, at);
     if !text[start..at].trim().is_empty() {
         return at;
     }
+    let col = at - start;
     let mut first = start;
     while first > 0 && text.as_bytes()[first - 1] == b'\n' {
         let prev = line_start(text, first - 1);
-        if text[prev..first].trim_start().starts_with('#') {
+        let line = &text[prev..first];
+        let body = line.trim_start_matches(' ');
+        if body.starts_with('#') && line.len() - body.len() <= col {
             first = prev;
         } else {
             break;
