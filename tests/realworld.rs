@@ -530,12 +530,14 @@ const REALWORLD_ALL: Floor = Floor {
 /// conflict lacks the `{{- end }}` of the `if`/`else` theirs moved, so each conflict takes in
 /// the `scheme` and `end` lines after it) and promtail's daemonset (155, git's 119: theirs
 /// wrapped the document in an `if` git merges cleanly, its `end` only on theirs' side, and
-/// no conflict short of the whole file holds).
+/// no conflict short of the whole file holds). They fell to 1137 where a comment line (an
+/// include line, to the skeleton) indented into the block above a conflict stays with that
+/// block, outside the markers, instead of being claimed by the key below it too.
 const TEMPLATES: Floor = Floor {
     cases: 47,
     a_exact: 7,
     b_exact: 14,
-    a_marked_lines: 1139,
+    a_marked_lines: 1137,
 };
 
 #[test]
