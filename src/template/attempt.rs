@@ -507,14 +507,16 @@ fn each_side_holds(
                 return false;
             }
             let keyed = tokens.content_keys(&masked);
-            let data_outside = !markers::with_side_lines(text, size, ours, &keyed)
+            // Read with those lines as keys, the conflicts span the file only where no data
+            // stands outside them, an action line that writes text included.
+            let spans = markers::with_side_lines(text, size, ours, &keyed)
                 .is_some_and(|keyed| markers::conflicts_span_the_file(&keyed, size));
             let read = match by_content {
                 true => keyed,
                 false => masked,
             };
             markers::with_side_lines(text, size, ours, &read).is_some_and(|marked| {
-                verify::side_holds(versions, &marked, size, taken, data_outside).is_ok()
+                verify::side_holds(versions, &marked, size, taken, spans).is_ok()
             })
         })
 }

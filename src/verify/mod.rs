@@ -280,17 +280,15 @@ pub(crate) fn sides_hold_spanning(
 /// One side of [`sides_hold`] alone: the conflicted `text` taken to `taken`'s side of every
 /// conflict. For a text whose lines read differently on each side (a template's skeleton,
 /// whose masking of a line depends on the lines around it), each side is checked on a text
-/// of its own. `data_outside`: the caller knows of data outside the conflicts that the text
-/// shows as comments (a template's action line that writes text), so they do not span the
-/// file.
+/// of its own. The caller says whether the conflicts span the file (`whole`), as for
+/// [`sides_hold_spanning`]: it may know of data outside them that the text shows as comments.
 pub(crate) fn side_holds(
     versions: &Versions,
     text: &str,
     marker_size: usize,
     taken: Taken,
-    data_outside: bool,
+    whole: bool,
 ) -> Result<(), SidesBroken> {
-    let whole = !data_outside && markers::conflicts_span_the_file(text, marker_size);
     let [ours, theirs] = markers::sides(text, marker_size);
     let picked = match taken {
         Taken::Ours => ours,
