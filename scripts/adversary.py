@@ -345,8 +345,21 @@ def tied(v, path, targets):
     if isinstance(v, dict):
         v = {k: tied(x, path + [str(plain(k))], targets) for k, x in v.items()}
     elif isinstance(v, list):
-        v = [tied(x, path + [str(i)], targets) for i, x in enumerate(v)]
+        segs = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
+            x.get(("str", "name")), tuple) else None for x in v])
+        v = [tied(x, path + [seg], targets) for seg, x in zip(segs, v)]
     return ("anchored", repr(v)) if here in targets else v
+
+
+def element_places(names):
+    """How a place names each element of a list: by its `name` where that is a scalar no
+    sibling shares, else by its index. An alias that names an element must keep naming it
+    when the other side inserts or renames elements before it (values-mark-1130-817: ours
+    inserted a job above the one theirs anchored; by index the result's alias seemed to name
+    another place than theirs')."""
+    counts = collections.Counter(n for n in names if n is not None)
+    return ["name=%s" % n if n is not None and counts[n] == 1 else str(i)
+            for i, n in enumerate(names)]
 
 
 def ref_value(loader, node, path, seen):
@@ -358,7 +371,8 @@ def ref_value(loader, node, path, seen):
             return ("str", "<<")
         return canon(loader.construct_object(node, deep=True))
     if isinstance(node, yaml.SequenceNode):
-        return [ref_value(loader, x, path + [str(i)], seen) for i, x in enumerate(node.value)]
+        segs = element_places([node_name(x) for x in node.value])
+        return [ref_value(loader, x, path + [seg], seen) for seg, x in zip(segs, node.value)]
     out = {}
     for k, v in node.value:
         if isinstance(k, yaml.ScalarNode):
@@ -367,6 +381,16 @@ def ref_value(loader, node, path, seen):
             key = ("complex", repr(ref_value(loader, k, path, {})))
         out[key] = ref_value(loader, v, path + [str(plain(key))], seen)
     return out
+
+
+def node_name(node):
+    """The plain scalar under a mapping node's `name` key, for element_places; None elsewhere."""
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == "name" and isinstance(v, yaml.ScalarNode):
+            return v.value
+    return None
 
 
 def has_anchors(*texts):
