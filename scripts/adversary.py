@@ -1103,14 +1103,30 @@ class Rules:
             # among the more (added at one place), or beside them.
             elif d_o > 0 and d_t > 0:
                 fewer[f] = min(d_o, d_t)
+        # Where each element first stands in each version: a pairing of elements at the same
+        # place, tried as a second reading where the most alike pairing leaves the counts off
+        # (ours' version of the first rule is as alike to base's second, which theirs edited).
+        first_at = [{}, {}, {}]
+        for place, fl in zip(first_at, (fb, fo, ft)):
+            for i, f in enumerate(fl):
+                place.setdefault(f, i)
         if self.win:
             # The other side's version of an element the winning side deleted may be read as that
-            # element modified (the deletion wins) as well as a new element.
-            cs, cx = (co, ct) if self.win == "ours" else (ct, co)
+            # element modified (the deletion wins) as well as a new element: where it is alike
+            # (half its leaves in common), or where it stands at the deleted element's place in a
+            # list of base's length, the element replaced in place (values-mark-1130-393: ours
+            # dropped a step's name and edited its script, theirs deleted the step).
+            win_o = self.win == "ours"
+            cs, cx = (co, ct) if win_o else (ct, co)
+            at_x, len_x = (first_at[2], len(t)) if win_o else (first_at[1], len(o))
+
+            def replaced(g, f):
+                return len_x == len(b) and at_x.get(f) == first_at[0].get(g)
             for f in value_of:
                 d_x = cx[f] - cb[f]
                 if d_x > 0 and cs[f] <= cb[f] and any(
-                        cs[g] < cb[g] and cx[g] < cb[g] and 2 * likeness(g, f) >= max(len(leaf_cache[g]), len(leaf_cache[f]))
+                        cs[g] < cb[g] and cx[g] < cb[g] and (
+                            replaced(g, f) or 2 * likeness(g, f) >= max(len(leaf_cache[g]), len(leaf_cache[f])))
                         for g in cb):
                     fewer[f] = fewer.get(f, 0) + d_x
         # Counting treats a modified element as deleted plus added. One element both sides
@@ -1131,13 +1147,6 @@ class Rules:
 
         def elsewhere(bp, x, side):
             return any(likeness(g, x) > likeness(bp, x) for g in removed[side] if g != bp)
-        # Where each element first stands in each version: a pairing of elements at the same
-        # place, tried as a second reading where the most alike pairing leaves the counts off
-        # (ours' version of the first rule is as alike to base's second, which theirs edited).
-        first_at = [{}, {}, {}]
-        for place, fl in zip(first_at, (fb, fo, ft)):
-            for i, f in enumerate(fl):
-                place.setdefault(f, i)
 
         def attempt(positional, start):
             exp_, b_left = dict(start), list(b_pool)
