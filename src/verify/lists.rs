@@ -105,21 +105,19 @@ impl Checker<'_> {
                 if self.attempt(|c| c.plain(path, common, at)).is_empty() {
                     return;
                 }
-                // Else ours wins each stretch both changed: every element comes from one side.
-                let elements = |tree: &Tree, x: At| -> HashSet<String> {
-                    x.map(|x| {
-                        tree.children(x)
-                            .iter()
-                            .map(|&e| canonical(tree, e))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-                };
-                let sides: HashSet<String> =
-                    elements(ot, o).union(&elements(tt, t)).cloned().collect();
-                if !elements(rt, r).is_subset(&sides) {
-                    self.at(path, common, "an element neither side has");
+                // Else ours wins each stretch both changed, as a person taking ours' side of a
+                // conflict there would: ours' elements of the stretch, and theirs' changes
+                // outside it. An element theirs deleted that ours left alone stays deleted
+                // (values-ours-1130-333: "every element from one side" let it come back).
+                // Ours' list whole is that answer with the stretch the whole list.
+                if self.equal(path, ot, o, r) {
+                    return;
                 }
+                let found = self.attempt(|c| {
+                    c.rule = Rule::Resolved(Taken::Ours);
+                    c.plain(path, common, at);
+                });
+                self.extend(found);
             }
         }
     }
@@ -362,6 +360,12 @@ impl Checker<'_> {
             // may well hold a value twice).
             if d_o == d_t && d_o > 0 && places(&bd, &od, c) != places(&bd, &td, c) {
                 more_allowed.insert(c, d_o);
+            }
+            // Both sides added copies of it, as many or not: the fewer may be among the more
+            // (added at one place), or beside them (a list of two `metrics` maintainers where
+            // ours put in one and theirs two: two or three are right).
+            if d_o != d_t && d_o > 0 && d_t > 0 {
+                fewer_allowed.borrow_mut().insert(c, d_o.min(d_t));
             }
             if d_o > 0 {
                 ours_new.push(c);
