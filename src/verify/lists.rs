@@ -117,8 +117,18 @@ impl Checker<'_> {
                 };
                 let sides: HashSet<String> =
                     elements(ot, o).union(&elements(tt, t)).cloned().collect();
-                if !elements(rt, r).is_subset(&sides) {
-                    self.at(path, common, "an element neither side has");
+                let result = elements(rt, r);
+                if !result.is_subset(&sides) {
+                    return self.at(path, common, "an element neither side has");
+                }
+                // Ours winning, an element ours wrote (added, or edited: not base's) is in the
+                // result: taking theirs' list whole is no answer where ours changed it too.
+                let base = elements(bt, b);
+                if elements(ot, o)
+                    .iter()
+                    .any(|e| !base.contains(e) && !result.contains(e))
+                {
+                    self.at(path, common, "an element ours wrote is missing (ours)");
                 }
             }
         }
