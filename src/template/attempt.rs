@@ -181,6 +181,16 @@ fn judge_clean(
     };
     let controls_hold = expected.as_ref() == Some(&controls(&masked));
     match verify::check_text(versions, &masked, policy) {
+        // Control lines in their merged order can still put a key under other blocks than
+        // each side has it (ours moved lines holding an unclosed `if` above an element
+        // theirs deleted): read with keys named by their blocks, as the structural merge's
+        // clean result is, where each side holds base's control lines.
+        Verdict::Holds if controls_hold && sides_only_reorder_controls(versions) => {
+            match guarded_violation(versions, tokens, &masked, Policy::Mark) {
+                Some(why) => Judged::Wrong(format!("is wrong as data ({why})")),
+                None => Judged::Stands,
+            }
+        }
         Verdict::Holds if controls_hold => Judged::Stands,
         // Where the rules cannot pair the skeletons, git's result stands if it repeats
         // nothing no input repeats, as for plain YAML.
