@@ -562,7 +562,43 @@ def git_text_merge(b, o, t, favor=None):
             names.append(p)
         r = subprocess.run(["git", "merge-file", "-p", "--quiet"] + (["--" + favor] if favor else []) + names,
                            capture_output=True)
+        if r.returncode != 0 and not favor:
+            return one_sided_conflicts(names)
         return r.returncode == 0, r.stdout.decode("utf-8", errors="replace")
+
+
+def one_sided_conflicts(names):
+    """git's conflicts read with the lines both sides changed alike taken out (zdiff3): where
+    in every conflict one side's lines are base's, only the other side changed them, and
+    git conflicted only because its hunks touch (ours added a blank line after a line theirs
+    edited and added the same blank line after). Then (True, each hunk's changed side), else
+    (False, "")."""
+    size = 40
+    r = subprocess.run(["git", "merge-file", "-p", "--quiet", "--zdiff3", "--marker-size=%d" % size] + names,
+                       capture_output=True)
+    out, part, sides = [], None, {}
+    for line in r.stdout.decode("utf-8", errors="replace").splitlines(keepends=True):
+        mark = line[:size]
+        if mark == "<" * size:
+            part, sides = "o", {"o": [], "b": [], "t": []}
+        elif part and mark == "|" * size:
+            part = "b"
+        elif part and mark == "=" * size:
+            part = "t"
+        elif part and mark == ">" * size:
+            o, b, t = sides["o"], sides["b"], sides["t"]
+            if o == b:
+                out.extend(t)
+            elif t == b:
+                out.extend(o)
+            else:
+                return False, ""
+            part = None
+        elif part:
+            sides[part].append(line)
+        else:
+            out.append(line)
+    return True, "".join(out)
 
 
 def text_merge(b, o, t, favor=None):

@@ -64,13 +64,18 @@ pub(crate) fn merged_as(
     forced: &[(String, String)],
 ) -> Result<(Merged, Option<Parsed>), Reason> {
     let (base, ours, theirs) = (&versions.base, &versions.ours, &versions.theirs);
-    let groups = match pairing {
-        Pairing::Renames | Pairing::ElementsByKey => {
+    let mut groups = match pairing {
+        Pairing::Renames | Pairing::ElementsByKey | Pairing::RenamesWithoutRivals => {
             let patch = matches!(opts.mode, Mode::TwoWay { .. });
             align::match_documents(base, ours, theirs, patch)?
         }
         Pairing::DocumentsByIdentity => align::match_documents_by_identity(base, ours, theirs)?,
     };
+    if pairing == Pairing::RenamesWithoutRivals {
+        for g in &mut groups {
+            g.rival = None;
+        }
+    }
     let plan = merge::plan(versions, &groups, opts, forced, pairing);
     written(versions, &groups, plan, opts)
 }

@@ -28,4 +28,8 @@ pub(crate) enum Pairing {
     /// List elements by key alone: a renamed element is one deleted and one added;
     /// documents by the rename rules.
     ElementsByKey,
+    /// As [`Pairing::Renames`], but a document both sides renamed apart is not held in one
+    /// conflict with its rival ([`Group::rival`]): one side's version is paired with base's
+    /// document, the other's is an addition beside it.
+    RenamesWithoutRivals,
 }

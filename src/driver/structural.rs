@@ -141,32 +141,41 @@ pub(super) fn attempt(
             messages.extend(notes(widenings));
             merged
         }
-        Err(why) => match by_identity(&versions, opts) {
+        Err(why) => match without_rivals(&versions, opts) {
             Some((merged, widenings)) => {
                 messages.push(format!(
-                    "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why})"
+                    "a document both sides renamed apart, each version on its side of one conflict: a side would lose data ({why}); one version's delete/modify conflict instead, the other added beside it"
                 ).into());
                 messages.extend(notes(widenings));
                 merged
             }
-            None => {
-                // Read by identity, the documents may merge cleanly where no conflict of the
-                // rename reading holds (theirs deleted a resource ours renamed beside a copy
-                // of it: by identity both removed it and ours added two). A clean result the
-                // check accepts is the answer then.
-                if let Some(merged) = checked_by_identity(&versions, opts) {
+            None => match by_identity(&versions, opts) {
+                Some((merged, widenings)) => {
                     messages.push(format!(
+                    "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why})"
+                ).into());
+                    messages.extend(notes(widenings));
+                    merged
+                }
+                None => {
+                    // Read by identity, the documents may merge cleanly where no conflict of the
+                    // rename reading holds (theirs deleted a resource ours renamed beside a copy
+                    // of it: by identity both removed it and ours added two). A clean result the
+                    // check accepts is the answer then.
+                    if let Some(merged) = checked_by_identity(&versions, opts) {
+                        messages.push(format!(
                         "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why}); so read, the merge is clean"
                     ).into());
-                    messages.extend(notes(merged.notes));
-                    return Ok(clean(merged.text.into_bytes(), messages, 0));
-                }
-                messages.push(format!(
+                        messages.extend(notes(merged.notes));
+                        return Ok(clean(merged.text.into_bytes(), messages, 0));
+                    }
+                    messages.push(format!(
                     "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"
                 ).into());
-                let git = git_conflicts.filter(|line| git_holds(line));
-                return Ok(last_resort(base, ours, theirs, opts, git, messages));
-            }
+                    let git = git_conflicts.filter(|line| git_holds(line));
+                    return Ok(last_resort(base, ours, theirs, opts, git, messages));
+                }
+            },
         },
     };
     // Never worse than git: where git's markers hold too and enclose fewer lines (a list
@@ -204,6 +213,31 @@ fn by_identity(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<
         return None;
     }
     widened(versions, opts, merged, Vec::new(), Pairing::Renames).ok()
+}
+
+/// In mark mode, the merge again with no document held in one conflict with its rival (the
+/// version of a document the other side renamed apart, [`crate::align::Group::rival`]), where
+/// that conflict's sides do not hold: the check pairs a rename only where it is unambiguous,
+/// and where it reads the rival as an addition (theirs moved a document to another namespace
+/// and emptied it), taking ours' version lost it. Read so by the merge too, one side's
+/// version is a delete/modify conflict and the rival an addition beside it. Its conflicts,
+/// widened until each side holds; `None` where they do not, or where there are none.
+fn without_rivals(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<String>)> {
+    if opts.policy != Policy::Mark {
+        return None;
+    }
+    let (merged, _) = merged_as(versions, opts, Pairing::RenamesWithoutRivals, &[]).ok()?;
+    if merged.conflicts.is_empty() {
+        return None;
+    }
+    widened(
+        versions,
+        opts,
+        merged,
+        Vec::new(),
+        Pairing::RenamesWithoutRivals,
+    )
+    .ok()
 }
 
 /// The merge again with list elements paired by key alone, where the rename rule's pairing

@@ -3,7 +3,7 @@
 //! theirs (updated).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::parse::{same_data, Kind, NodeId, Tree};
 use crate::resource::{element_key, ListKind};
@@ -925,9 +925,17 @@ impl Merger<'_> {
                 .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
                 .collect();
             let renamed = self.renamed_by_theirs(bl, t.node, &keys);
+            let mut seen = HashSet::new();
             for &e in theirs.children(t.node) {
-                let Some(&be) = element_key(theirs, e, &keys).and_then(|(k, _)| in_base.get(&k))
-                else {
+                // kyaml reads a repeated key by its first element (§2.5: duplicates
+                // collapse): theirs' later elements of that key bring nothing in.
+                let key = element_key(theirs, e, &keys).map(|(k, _)| k);
+                if self.opts.policy.kyaml() && key.as_ref().is_some_and(|k| !seen.insert(k.clone()))
+                {
+                    omit.push(Field::item(e));
+                    continue;
+                }
+                let Some(&be) = key.and_then(|k| in_base.get(&k)) else {
                     // A base element theirs renamed is one theirs changed, not an addition.
                     if renamed.contains(&e) {
                         match self.opts.policy.resolve() {

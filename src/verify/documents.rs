@@ -7,7 +7,7 @@ use crate::parse::{NodeId, Tree, Versions};
 use crate::resource::Path;
 
 use super::identity::{documents, repeated, Document, Identity, IDENTITY_FIELDS};
-use super::pairing::{by_key, by_likeness, identity_of_row, Item, Row};
+use super::pairing::{by_key, by_likeness, by_likeness_where, identity_of_row, Item, Row};
 use super::values::{same, Checker};
 use super::{Rule, Taken, Verdict};
 
@@ -25,6 +25,20 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
         let alike = by_likeness(trees, refs, skip, rule.winner())
             .map(|rows| checker.attempt(|c| c.documents(&docs, &rows)));
         if alike.is_some_and(|v| v.is_empty()) {
+            return Verdict::Holds;
+        }
+        // A document whose namespace and name both changed is as likely another resource
+        // put in another namespace as the one renamed: read also as deleted and added.
+        let kept = |side: usize, b: usize, s: usize| {
+            let identity = |version: usize, i: usize| docs[version][i].identity.as_ref();
+            match (identity(0, b), identity(side + 1, s)) {
+                (Some(b), Some(s)) => !b.renamed_whole(s),
+                _ => true,
+            }
+        };
+        let partly = by_likeness_where(trees, refs, skip, rule.winner(), kept)
+            .map(|rows| checker.attempt(|c| c.documents(&docs, &rows)));
+        if partly.is_some_and(|v| v.is_empty()) {
             return Verdict::Holds;
         }
     }

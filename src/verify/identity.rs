@@ -47,6 +47,12 @@ impl Identity {
         })
     }
 
+    /// Whether `other` differs from this identity in both namespace and name: no part that
+    /// says which resource it is stayed.
+    pub fn renamed_whole(&self, other: &Identity) -> bool {
+        self.namespace != other.namespace && self.name != other.name
+    }
+
     /// The identity as the list-key table's rules take it.
     pub fn for_list_keys(&self) -> crate::resource::Identity {
         crate::resource::Identity {

@@ -79,8 +79,30 @@ pub(super) fn by_likeness(
     skip: Skip,
     winner: Option<Taken>,
 ) -> Option<Vec<Row>> {
+    by_likeness_where(trees, items, skip, winner, |_, _, _| true)
+}
+
+/// [`by_likeness`], with only the renames `keep` accepts read as renames (called with the
+/// side, 0 ours or 1 theirs, the base item and the side's item): a side's item it refuses is
+/// a new item, and the base item one that side deleted.
+pub(super) fn by_likeness_where(
+    trees: [&Tree; 4],
+    items: [&[Item]; 4],
+    skip: Skip,
+    winner: Option<Taken>,
+    keep: impl Fn(usize, usize, usize) -> bool,
+) -> Option<Vec<Row>> {
     let [bt, ot, tt, _] = trees;
-    let [ours, theirs] = pair_sides(bt, items[0], [(ot, items[1]), (tt, items[2])], skip);
+    let mut sides = pair_sides(bt, items[0], [(ot, items[1]), (tt, items[2])], skip);
+    for (side, pairs) in sides.iter_mut().enumerate() {
+        for (b, pair) in pairs.iter_mut().enumerate() {
+            if pair.is_some_and(|s| items[0][b].key != items[side + 1][s].key && !keep(side, b, s))
+            {
+                *pair = None;
+            }
+        }
+    }
+    let [ours, theirs] = sides;
     let mut rows: Vec<Row> = (0..items[0].len())
         .map(|b| Row([Some(b), ours[b], theirs[b], None]))
         .collect();
