@@ -446,7 +446,18 @@ impl Renderer<'_> {
             }
             _ => (anchor..anchor, column_if_none, None),
         };
-        let range = self.after_bom(range.start)..range.end.max(self.after_bom(range.start));
+        let mut range = self.after_bom(range.start)..range.end.max(self.after_bom(range.start));
+        // A side whose last field ends in a block scalar kept with `+` takes every blank line
+        // below it into that scalar's value: ours' blank lines left below the markers would
+        // lengthen it when that side is taken, so they go into ours' side.
+        let kept = |tree: &Tree, fields: &[Field]| {
+            fields
+                .last()
+                .is_some_and(|f| tree.kept_blank_lines(f.node).is_some())
+        };
+        if kept(self.theirs, theirs) || kept(self.base, base) {
+            range.end = super::past_blank_lines(self.ours.text, range.end);
+        }
         let mut ours_text = self.ours.text[range.clone()].to_string();
         if !ours_text.is_empty() && !ours_text.ends_with('\n') {
             ours_text.push_str(self.ours.eol);

@@ -48,7 +48,20 @@ pub(crate) fn at_line_starts<'t>(
 /// The `-` that opens the sequence item whose content starts at `item`.
 pub(crate) fn dash_of(text: &str, item: usize) -> usize {
     let trimmed = text[..item].trim_end_matches([' ', '\t', '\r', '\n']);
-    if trimmed.ends_with('-') {
+    // The dash's line may end in a comment (`- # why`, the content on the lines below): the
+    // dash is the last of the dashes before the comment, where nothing else stands there.
+    let last_line = line_start(trimmed, trimmed.len());
+    let line = &trimmed[last_line..];
+    if let Some(hash) = line.find(" #").or_else(|| line.find("\t#")) {
+        let before = line[..hash].trim_end();
+        if before.ends_with('-')
+            && !before.contains("--")
+            && before.chars().all(|c| matches!(c, ' ' | '\t' | '-'))
+        {
+            return last_line + before.len() - 1;
+        }
+    }
+    if trimmed.ends_with('-') && !line.trim_start().starts_with('#') {
         trimmed.len() - 1
     } else {
         item
@@ -60,4 +73,22 @@ pub(crate) fn dash_of(text: &str, item: usize) -> usize {
 pub(crate) fn is_separator(line: &str) -> bool {
     line.strip_prefix("---")
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dash_of;
+
+    /// The dash before an item's content: on its line, alone on the line above, or above with
+    /// a comment after it; a comment line with dashes in it is no dash.
+    #[test]
+    fn the_dash_of_an_item() {
+        let at = |text: &str, item: &str| dash_of(text, text.find(item).unwrap_or_default());
+        assert_eq!(at("l:\n- a: 1\n", "a:"), 3);
+        assert_eq!(at("l:\n-\n  a: 1\n", "a:"), 3);
+        assert_eq!(at("l:\n- # why\n  a: 1\n", "a:"), 3);
+        assert_eq!(at("l:\n- - # why -\n    a: 1\n", "a:"), 5);
+        let comment = "l:\n  # - no -\n  a: 1\n";
+        assert_eq!(at(comment, "a:"), comment.find("a:").unwrap_or_default());
+    }
 }
