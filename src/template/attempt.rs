@@ -215,6 +215,29 @@ fn judge_clean(
     }
 }
 
+/// How the clean merged skeleton `merged` loses a side's change where each action line that
+/// writes text is read as a key where its output lands ([`Tokens::content_keys`]), as a person
+/// reads the rendered file and as the conflict check reads each side. As a comment such a line
+/// is no data: a side that moved an `include` of labels out of a list element and emptied it
+/// changed that element, and a merge taking the other side's deletion of it drops that change
+/// unseen. `None` where it holds, or where the versions so read do not parse (nothing to ask).
+fn loses_written_text(
+    versions: &Versions,
+    tokens: &Tokens,
+    merged: &str,
+    policy: Policy,
+) -> Option<String> {
+    let content = [&versions.base, &versions.ours, &versions.theirs]
+        .map(|tree| tokens.content_keys(tree.text));
+    let by_content = Versions::parse(&content[0], &content[1], &content[2])
+        .ok()?
+        .named(versions.file_name.as_deref());
+    match verify::check_text(&by_content, &tokens.content_keys(merged), policy) {
+        Verdict::Broken(violations) => Some(violations[0].to_string()),
+        Verdict::Holds | Verdict::Unsure => None,
+    }
+}
+
 /// Whether each side holds base's control lines, if in another order. Only then are keys read
 /// named by their blocks ([`guarded_violation`]): a side that wraps a map in a new block (or
 /// rewrites a block's line) renames every key inside, so the other side's edit there would
@@ -752,6 +775,12 @@ fn merge_skeletons(
                     "would move a key into or out of a block ({why})"
                 )));
             }
+        }
+
+        if let Some(why) = loses_written_text(versions, tokens, &merged.text, opts.policy) {
+            return Err(refused(&format!(
+                "loses a change read with its action lines that write text as keys ({why})"
+            )));
         }
 
         let resolved = git_conflicts
