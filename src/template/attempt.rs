@@ -694,6 +694,29 @@ fn skeleton_sides_hold(
                 .all(|side| tokens.whole_blocks(&controls(side))))
 }
 
+/// Whether each side of a conflicted skeleton holds its data read with each action line that
+/// writes text as a key where its output lands ([`Tokens::content_keys`]), as
+/// [`each_side_holds`] reads a line merge's sides: a side that moved an `annotations` key out
+/// of its `with` block, leaving the block's `toYaml` line to render into `labels`, changed
+/// both maps, and a conflict side that puts the line back under `annotations` drops that
+/// change. `true` where the versions so read do not parse (nothing to ask).
+fn sides_hold_by_content(
+    versions: &Versions,
+    tokens: &Tokens,
+    skeleton: &str,
+    size: usize,
+) -> bool {
+    let content = [&versions.base, &versions.ours, &versions.theirs]
+        .map(|tree| tokens.content_keys(tree.text));
+    let Ok(by_content) = Versions::parse(&content[0], &content[1], &content[2]) else {
+        return true;
+    };
+    let by_content = by_content.named(versions.file_name.as_deref());
+    let keyed = tokens.content_keys(skeleton);
+    let spanning = markers::conflicts_span_the_file(&keyed, size);
+    verify::sides_hold_spanning(&by_content, &keyed, size, None, spanning).is_ok()
+}
+
 /// Whether every control line of a merged skeleton stands under keys where ours or theirs
 /// has it ([`placed_controls`]): the order of the control lines alone does not tell that a
 /// key moved away from below one. Counted as a 3-way merge counts them: a line and place
@@ -818,6 +841,11 @@ fn merge_skeletons(
     {
         return Err(refused("would lose control lines or leave invalid YAML"));
     }
+    if !sides_hold_by_content(versions, tokens, &merged.text, opts.marker_size) {
+        return Err(refused(
+            "has a conflict side that loses a change read with its action lines that write text as keys",
+        ));
+    }
     // Conflicts are named in the template's own text, not its tokens.
     let shown = |s: &str| tokens.unmask(s).unwrap_or_else(|| s.to_string());
     let conflicts: Vec<merge::Conflict> = merged
@@ -839,6 +867,7 @@ fn merge_skeletons(
             .and_then(|text| tokens.mask(text))
             .is_some_and(|masked| {
                 skeleton_sides_hold(versions, tokens, &masked, size, whole, None)
+                    && sides_hold_by_content(versions, tokens, &masked, size)
             });
         if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) && git_sides_hold
         {
