@@ -215,6 +215,29 @@ fn judge_clean(
     }
 }
 
+/// How the clean merged skeleton `merged` loses a side's change where each action line that
+/// writes text is read as a key where its output lands ([`Tokens::content_keys`]), as a person
+/// reads the rendered file and as the conflict check reads each side. As a comment such a line
+/// is no data: a side that moved an `include` of labels out of a list element and emptied it
+/// changed that element, and a merge taking the other side's deletion of it drops that change
+/// unseen. `None` where it holds, or where the versions so read do not parse (nothing to ask).
+fn loses_written_text(
+    versions: &Versions,
+    tokens: &Tokens,
+    merged: &str,
+    policy: Policy,
+) -> Option<String> {
+    let content = [&versions.base, &versions.ours, &versions.theirs]
+        .map(|tree| tokens.content_keys(tree.text));
+    let by_content = Versions::parse(&content[0], &content[1], &content[2])
+        .ok()?
+        .named(versions.file_name.as_deref());
+    match verify::check_text(&by_content, &tokens.content_keys(merged), policy) {
+        Verdict::Broken(violations) => Some(violations[0].to_string()),
+        Verdict::Holds | Verdict::Unsure => None,
+    }
+}
+
 /// Whether each side holds base's control lines, if in another order. Only then are keys read
 /// named by their blocks ([`guarded_violation`]): a side that wraps a map in a new block (or
 /// rewrites a block's line) renames every key inside, so the other side's edit there would
@@ -671,6 +694,29 @@ fn skeleton_sides_hold(
                 .all(|side| tokens.whole_blocks(&controls(side))))
 }
 
+/// Whether each side of a conflicted skeleton holds its data read with each action line that
+/// writes text as a key where its output lands ([`Tokens::content_keys`]), as
+/// [`each_side_holds`] reads a line merge's sides: a side that moved an `annotations` key out
+/// of its `with` block, leaving the block's `toYaml` line to render into `labels`, changed
+/// both maps, and a conflict side that puts the line back under `annotations` drops that
+/// change. `true` where the versions so read do not parse (nothing to ask).
+fn sides_hold_by_content(
+    versions: &Versions,
+    tokens: &Tokens,
+    skeleton: &str,
+    size: usize,
+) -> bool {
+    let content = [&versions.base, &versions.ours, &versions.theirs]
+        .map(|tree| tokens.content_keys(tree.text));
+    let Ok(by_content) = Versions::parse(&content[0], &content[1], &content[2]) else {
+        return true;
+    };
+    let by_content = by_content.named(versions.file_name.as_deref());
+    let keyed = tokens.content_keys(skeleton);
+    let spanning = markers::conflicts_span_the_file(&keyed, size);
+    verify::sides_hold_spanning(&by_content, &keyed, size, None, spanning).is_ok()
+}
+
 /// Whether every control line of a merged skeleton stands under keys where ours or theirs
 /// has it ([`placed_controls`]): the order of the control lines alone does not tell that a
 /// key moved away from below one. Counted as a 3-way merge counts them: a line and place
@@ -754,6 +800,12 @@ fn merge_skeletons(
             }
         }
 
+        if let Some(why) = loses_written_text(versions, tokens, &merged.text, opts.policy) {
+            return Err(refused(&format!(
+                "loses a change read with its action lines that write text as keys ({why})"
+            )));
+        }
+
         let resolved = git_conflicts
             .as_ref()
             .map_or(0, |line| conflict_hunks(&line.bytes, opts.marker_size));
@@ -789,6 +841,11 @@ fn merge_skeletons(
     {
         return Err(refused("would lose control lines or leave invalid YAML"));
     }
+    if !sides_hold_by_content(versions, tokens, &merged.text, opts.marker_size) {
+        return Err(refused(
+            "has a conflict side that loses a change read with its action lines that write text as keys",
+        ));
+    }
     // Conflicts are named in the template's own text, not its tokens.
     let shown = |s: &str| tokens.unmask(s).unwrap_or_else(|| s.to_string());
     let conflicts: Vec<merge::Conflict> = merged
@@ -810,6 +867,7 @@ fn merge_skeletons(
             .and_then(|text| tokens.mask(text))
             .is_some_and(|masked| {
                 skeleton_sides_hold(versions, tokens, &masked, size, whole, None)
+                    && sides_hold_by_content(versions, tokens, &masked, size)
             });
         if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) && git_sides_hold
         {

@@ -88,6 +88,9 @@ fn merged_by_documents(
     }
     renamed(&b, &mut o);
     renamed(&b, &mut t);
+    if one_document_renamed_apart(&b, &o, &t) {
+        return None;
+    }
     let mut parts = parts(&b, &o, &t, markers);
     let render = |parts: &[Part], whole: &[bool]| {
         let texts: Vec<&str> = parts
@@ -184,6 +187,24 @@ fn renamed(base: &[Doc], side: &mut [Doc]) {
     }
     for (i, key) in renames {
         side[i].key = key;
+    }
+}
+
+/// Whether each version holds one named document and a side's is not read as base's (see
+/// [`renamed`]: a side that emptied the document's metadata keeps too few of its lines). A
+/// person reads the file as one resource, and a merge by documents would keep the sides'
+/// documents as two, beside a deletion of base's that the other side's edit of it answers
+/// unseen: no merge by documents is that file's, so the whole file is left to the caller.
+fn one_document_renamed_apart(base: &[Doc], ours: &[Doc], theirs: &[Doc]) -> bool {
+    let named = |docs: &[Doc]| -> Vec<String> {
+        docs.iter()
+            .map(|d| d.key.clone())
+            .filter(|k| !k.starts_with('#'))
+            .collect()
+    };
+    match [named(base), named(ours), named(theirs)] {
+        [b, o, t] if b.len() == 1 && o.len() == 1 && t.len() == 1 => b != o || b != t,
+        _ => false,
     }
 }
 
