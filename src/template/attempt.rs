@@ -227,11 +227,8 @@ fn loses_written_text(
     merged: &str,
     policy: Policy,
 ) -> Option<String> {
-    let content = [&versions.base, &versions.ours, &versions.theirs]
-        .map(|tree| tokens.content_keys(tree.text));
-    let by_content = Versions::parse(&content[0], &content[1], &content[2])
-        .ok()?
-        .named(versions.file_name.as_deref());
+    let content = content_texts(versions, tokens);
+    let by_content = by_content(versions, &content)?;
     match verify::check_text(&by_content, &tokens.content_keys(merged), policy) {
         Verdict::Broken(violations) => Some(violations[0].to_string()),
         Verdict::Holds | Verdict::Unsure => None,
@@ -694,6 +691,20 @@ fn skeleton_sides_hold(
                 .all(|side| tokens.whole_blocks(&controls(side))))
 }
 
+/// Base's, ours' and theirs' skeletons with each action line that writes text read as a key
+/// where its output lands ([`Tokens::content_keys`]).
+fn content_texts(versions: &Versions, tokens: &Tokens) -> [String; 3] {
+    [&versions.base, &versions.ours, &versions.theirs].map(|tree| tokens.content_keys(tree.text))
+}
+
+/// The three versions parsed from [`content_texts`], named as `versions` is; `None` where one
+/// does not parse (nothing to ask of them).
+fn by_content<'t>(versions: &Versions, content: &'t [String; 3]) -> Option<Versions<'t>> {
+    Versions::parse(&content[0], &content[1], &content[2])
+        .ok()
+        .map(|v| v.named(versions.file_name.as_deref()))
+}
+
 /// Whether each side of a conflicted skeleton holds its data read with each action line that
 /// writes text as a key where its output lands ([`Tokens::content_keys`]), as
 /// [`each_side_holds`] reads a line merge's sides: a side that moved an `annotations` key out
@@ -706,12 +717,10 @@ fn sides_hold_by_content(
     skeleton: &str,
     size: usize,
 ) -> bool {
-    let content = [&versions.base, &versions.ours, &versions.theirs]
-        .map(|tree| tokens.content_keys(tree.text));
-    let Ok(by_content) = Versions::parse(&content[0], &content[1], &content[2]) else {
+    let content = content_texts(versions, tokens);
+    let Some(by_content) = by_content(versions, &content) else {
         return true;
     };
-    let by_content = by_content.named(versions.file_name.as_deref());
     let keyed = tokens.content_keys(skeleton);
     let spanning = markers::conflicts_span_the_file(&keyed, size);
     verify::sides_hold_spanning(&by_content, &keyed, size, None, spanning).is_ok()
