@@ -351,6 +351,92 @@ def tied(v, path, targets):
     return ("anchored", repr(v)) if here in targets else v
 
 
+def tie_holders(versions):
+    """The tied reading's other half, across the four versions [base, ours, theirs, side] of a
+    conflict's side: where one side's alias names a place base holds and the other side deleted,
+    the alias cannot stand beside that deletion (it would name no anchor), so the map or list
+    holding the alias is the deleting side's change too, one change with its deletion. That
+    container is wrapped as ("tied", value) in both sides and in the side taken (base kept):
+    both sides changed it, and a side holding its own value there loses nothing
+    (packages-mark-1130-1955: theirs anchors image and merges it into serviceAccount with
+    `<<: *base`, ours deletes image; ours' side keeps ours' serviceAccount, theirs' side
+    theirs'). A side that changed the anchored place otherwise ties nothing: the alias would
+    name its changed value, and both changes stand."""
+    b, o, t, r = versions
+    places = {holder for x, y in ((o, t), (t, o)) for i, doc in enumerate(x)
+              for place, holder in alias_holders(doc, [str(i)])
+              if at_place(b, place) is not ABSENT and at_place(y, place) is ABSENT}
+    if not places:
+        return versions
+    return [b] + [[wrap_places(d, [str(i)], places) for i, d in enumerate(v)] for v in (o, t, r)]
+
+
+def tie_files(trees):
+    """tie_holders for a package: the four versions' {path: documents}, each path's versions
+    tied together (a file at one path in each version)."""
+    out = [dict(tr) for tr in trees]
+    for p in set().union(*trees):
+        tied_docs = tie_holders([tr.get(p, []) for tr in trees])
+        for tr, docs in zip(out, tied_docs):
+            if p in tr:
+                tr[p] = docs
+    return out
+
+
+def alias_holders(v, path):
+    """(place an alias names, place of the map or list holding it) for each alias in `v`."""
+    out = []
+    if isinstance(v, dict):
+        items = [(str(plain(k)), x) for k, x in v.items()]
+    elif isinstance(v, list):
+        segs = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
+            x.get(("str", "name")), tuple) else None for x in v])
+        items = list(zip(segs, v))
+    else:
+        return out
+    for seg, x in items:
+        if isinstance(x, tuple) and len(x) == 2 and x[0] == "alias":
+            out.append((x[1], "/".join(path)))
+        else:
+            out.extend(alias_holders(x, path + [seg]))
+    return out
+
+
+def at_place(docs, place):
+    """The value at a place (as ref_value writes it: the document's index, then keys and
+    element places) of a version's documents; ABSENT where it holds none."""
+    segs = place.split("/")
+    if not segs[0].isdigit() or int(segs[0]) >= len(docs):
+        return ABSENT
+    v = docs[int(segs[0])]
+    for seg in segs[1:]:
+        if isinstance(v, dict):
+            v = next((x for k, x in v.items() if str(plain(k)) == seg), ABSENT)
+        elif isinstance(v, list):
+            segs_here = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
+                x.get(("str", "name")), tuple) else None for x in v])
+            v = next((x for s, x in zip(segs_here, v) if s == seg), ABSENT)
+        else:
+            return ABSENT
+        if v is ABSENT:
+            return ABSENT
+    return v
+
+
+def wrap_places(v, path, places):
+    """`v` with the value at each of `places` wrapped as ("tied", value) (see tie_holders)."""
+    here = "/".join(path)
+    if here in places:
+        return ("tied", repr(v))
+    if isinstance(v, dict):
+        return {k: wrap_places(x, path + [str(plain(k))], places) for k, x in v.items()}
+    if isinstance(v, list):
+        segs = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
+            x.get(("str", "name")), tuple) else None for x in v])
+        return [wrap_places(x, path + [seg], places) for seg, x in zip(segs, v)]
+    return v
+
+
 def element_places(names):
     """How a place names each element of a list: by its `name` where that is a scalar no
     sibling shares, else by its index. An alias that names an element must keep naming it
@@ -3219,6 +3305,8 @@ def two_readings(check, texts, docs, r_text, r_docs, tie=False):
                 refs = [load_refs(x, t) for x in list(texts) + [r_text]]
             except (yaml.YAMLError, RecursionError, ValueError, TypeError):
                 return viol
+            if t:
+                refs = tie_holders(refs)
             if not check(*refs):
                 return []
     return viol
@@ -3663,12 +3751,17 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
     def verdict(rules, r_files, rd, clean, files=(b, o, t), docs=(bd, od, td)):
         viol = package_check(rules, *docs, rd, clean)
         if viol and has_anchors(*[x for f in (*files, r_files) for x in f.values()]):
-            try:
-                refs = [{p: load_refs(x) for p, x in f.items()} for f in (*files, r_files)]
-            except (yaml.YAMLError, RecursionError, ValueError, TypeError):
-                return viol
-            if not package_check(rules, *refs, clean=clean):
-                return []
+            # A conflict's side is also read with anchored places and the holders of aliases
+            # tied (`tied`, `tie_holders`), as a single file's side is (two_readings).
+            for tie in (False,) if clean else (False, True):
+                try:
+                    refs = [{p: load_refs(x, tie) for p, x in f.items()} for f in (*files, r_files)]
+                except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+                    return viol
+                if tie:
+                    refs = tie_files(refs)
+                if not package_check(rules, *refs, clean=clean):
+                    return []
         return viol
     if status == "clean":
         rd, bad = load_tree(res, "result")
@@ -3997,6 +4090,23 @@ SELF_TESTS = [
      "kind: A\nmetadata:\n  name: a\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
      "kind: A\nmetadata:\n  name: a2\n  namespace: n\nx: 5\n---\nkind: B\nmetadata:\n  name: b\n",
      "kind: A\nmetadata:\n  name: a2\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n", True),
+    # packages-mark-1130-1955: theirs anchors image and merges it into serviceAccount; ours
+    # deletes image. Ours' side keeps ours' serviceAccount: theirs' alias cannot stand there.
+    ("a side keeps its own map where the other merged in an anchor the side deleted (tie_holders)", "side:ours",
+     "image:\n  tag: v1\nsa:\n  create: true\nx: 1\n",
+     "sa:\n  create: true\nx: 1\n",
+     "image: &base\n  tag: v1\nsa:\n  <<: *base\nx: 2\n",
+     "sa:\n  create: true\nx: 2\n", False),
+    ("a side that changed (not deleted) the anchored place must keep the other's alias", "side:ours",
+     "image:\n  tag: v1\nsa:\n  create: true\nx: 1\n",
+     "image:\n  tag: v2\nsa:\n  create: true\nx: 1\n",
+     "image: &base\n  tag: v1\nsa:\n  <<: *base\nx: 2\n",
+     "image:\n  tag: v2\nsa:\n  create: true\nx: 2\n", True),
+    ("a side that deleted the anchored place still takes the other's change beside the alias", "side:ours",
+     "image:\n  tag: v1\nsa:\n  create: true\nx: 1\ny: 1\n",
+     "sa:\n  create: true\nx: 1\ny: 1\n",
+     "image: &base\n  tag: v1\nsa:\n  <<: *base\nx: 2\ny: 2\n",
+     "sa:\n  create: true\nx: 1\ny: 2\n", True),
     ("an alias ours added shows theirs' change of its anchor (reference reading)", "mark",
      "x:\n  k: 1\ny:\n  j: 1\n",
      "x: &a\n  k: 1\ny:\n  j: 1\n  z: *a\n",
@@ -4048,7 +4158,8 @@ def self_test(table, conformance):
             check = lambda *a, side=policy[5:]: Oracle(table).check_side(side, *a)
         else:
             check = Oracle(table, policy).check
-        viol = two_readings(check, texts, [load_guarded(x) for x in texts], r, load_guarded(r))
+        viol = two_readings(check, texts, [load_guarded(x) for x in texts], r, load_guarded(r),
+                            tie=policy.startswith("side:"))
         if bool(viol) != wrong:
             bad += 1
             print("self-test: %s (%s): %s" % (name, policy, "; ".join(map(str, viol)) or "no violation found"))
