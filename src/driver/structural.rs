@@ -141,42 +141,37 @@ pub(super) fn attempt(
             messages.extend(notes(widenings));
             merged
         }
-        Err(why) => match without_rivals(&versions, opts) {
-            Some((merged, widenings)) => {
+        Err(why) => {
+            if let Some((merged, widenings)) = without_rivals(&versions, opts) {
                 messages.push(format!(
                     "a document both sides renamed apart, each version on its side of one conflict: a side would lose data ({why}); one version's delete/modify conflict instead, the other added beside it"
                 ).into());
                 messages.extend(notes(widenings));
                 merged
-            }
-            None => match by_identity(&versions, opts) {
-                Some((merged, widenings)) => {
-                    messages.push(format!(
+            } else if let Some((merged, widenings)) = by_identity(&versions, opts) {
+                messages.push(format!(
                     "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why})"
                 ).into());
-                    messages.extend(notes(widenings));
-                    merged
-                }
-                None => {
-                    // Read by identity, the documents may merge cleanly where no conflict of the
-                    // rename reading holds (theirs deleted a resource ours renamed beside a copy
-                    // of it: by identity both removed it and ours added two). A clean result the
-                    // check accepts is the answer then.
-                    if let Some(merged) = checked_by_identity(&versions, opts) {
-                        messages.push(format!(
-                        "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why}); so read, the merge is clean"
-                    ).into());
-                        messages.extend(notes(merged.notes));
-                        return Ok(clean(merged.text.into_bytes(), messages, 0));
-                    }
-                    messages.push(format!(
+                messages.extend(notes(widenings));
+                merged
+            } else if let Some(merged) = checked_by_identity(&versions, opts) {
+                // Read by identity, the documents may merge cleanly where no conflict of the
+                // rename reading holds (theirs deleted a resource ours renamed beside a copy
+                // of it: by identity both removed it and ours added two). A clean result the
+                // check accepts is the answer then.
+                messages.push(format!(
+                    "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why}); so read, the merge is clean"
+                ).into());
+                messages.extend(notes(merged.notes));
+                return Ok(clean(merged.text.into_bytes(), messages, 0));
+            } else {
+                messages.push(format!(
                     "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"
                 ).into());
-                    let git = git_conflicts.filter(|line| git_holds(line));
-                    return Ok(last_resort(base, ours, theirs, opts, git, messages));
-                }
-            },
-        },
+                let git = git_conflicts.filter(|line| git_holds(line));
+                return Ok(last_resort(base, ours, theirs, opts, git, messages));
+            }
+        }
     };
     // Never worse than git: where git's markers hold too and enclose fewer lines (a list
     // both sides reshuffled can be narrower line by line than element by element), git's
