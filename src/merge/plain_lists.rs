@@ -456,6 +456,7 @@ impl Merger<'_> {
                     let steps = in_place(versions, [&br, &or, &tr], &cb)
                         .or_else(|| one_side_moves(versions, [&br, &or, &tr], &cb, false))
                         .or_else(|| one_side_moves(versions, [&br, &or, &tr], &cb, true))
+                        .or_else(|| both_deleted(versions, [&br, &or, &tr], &cb))
                         .filter(|steps| !twice(steps));
                     match steps {
                         Some(steps) => {
@@ -738,4 +739,40 @@ fn one_side_moves(
         }
     }
     Some(steps)
+}
+
+/// Both sides only deleted elements of the stretch, different ones (ours `[a, c]` and theirs
+/// `[b, c]` of base `[a, b, c]`, as two adjacent keywords each side dropped one of): both
+/// deletions stand, leaving what neither deleted. Only where every element of base's stretch
+/// is there once and neither side holds a copy of it elsewhere, so which element a side
+/// deleted is not in doubt (a repeated element could be any of its copies).
+fn both_deleted(
+    [base, ours, theirs]: [&Items; 3],
+    [br, or, tr]: [&Range<usize>; 3],
+    in_base: &HashMap<u128, usize>,
+) -> Option<Vec<Step>> {
+    let (co, ct) = (ours.count(), theirs.count());
+    let stretch = &base.data[br.clone()];
+    let unique = stretch
+        .iter()
+        .all(|d| in_base.get(d) == Some(&1) && co.get(d) <= Some(&1) && ct.get(d) <= Some(&1));
+    // Each side's stretch is base's with elements left out, in base's order.
+    let only_deletes = |side: &[u128], count: &HashMap<u128, usize>| {
+        let mut rest = stretch.iter();
+        side.iter().all(|d| rest.any(|b| b == d))
+            && stretch
+                .iter()
+                .all(|d| side.contains(d) || !count.contains_key(d))
+    };
+    let (od, td) = (&ours.data[or.clone()], &theirs.data[tr.clone()]);
+    if !unique || !only_deletes(od, &co) || !only_deletes(td, &ct) {
+        return None;
+    }
+    Some(
+        od.iter()
+            .zip(&ours.nodes[or.clone()])
+            .filter(|(d, _)| !td.contains(d))
+            .map(|(_, &n)| Step::Delete(n))
+            .collect(),
+    )
 }
