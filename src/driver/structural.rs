@@ -271,7 +271,7 @@ fn elements_by_key(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, 
                 widened(versions, opts, merged, forced, Pairing::ElementsByKey).ok()?;
             notes.insert(
                 0,
-                "so read, the merge is clean, but the check reads there an element both sides renamed alike: marked as a conflict".into(),
+                "so read, the merge is clean, but the check rejects it too (the two readings differ on which elements are one): marked as a conflict".into(),
             );
             Some((merged, notes))
         }
