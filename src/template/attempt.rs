@@ -888,6 +888,18 @@ fn merge_skeletons(
             "has a conflict side that loses a change read with its action lines that write text as keys",
         ));
     }
+    // Control lines are comments to the engine, so the comment pass can carry one with the
+    // key it follows: a block's `end` that trailed a map a side deleted lands above a key
+    // every version keeps inside the block, and taking either side renders it unguarded.
+    let texts = [versions.base.text, versions.ours.text, versions.theirs.text];
+    if !markers::sides(&merged.text, opts.marker_size)
+        .iter()
+        .all(|side| keeps_unmoved_guards(tokens, side, texts))
+    {
+        return Err(refused(
+            "has a conflict side that moves a key every version keeps in a block out of it",
+        ));
+    }
     // Conflicts are named in the template's own text, not its tokens.
     let shown = |s: &str| tokens.unmask(s).unwrap_or_else(|| s.to_string());
     let conflicts: Vec<merge::Conflict> = merged
