@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use anyhow::Result;
 
 use super::mask::placed_controls;
-use super::{controls, merged_controls, Skeletons, Tokens};
+use super::{controls, merged_controls, only_added, Skeletons, Tokens};
 use crate::comments::PlannedSide;
 use crate::engine::{self, Merged};
 use crate::fallback::Reason;
@@ -249,6 +249,38 @@ fn sides_only_reorder_controls(versions: &Versions) -> bool {
     [&versions.ours, &versions.theirs]
         .into_iter()
         .all(|side| sorted(side.text) == base)
+}
+
+/// How the clean merged skeleton `merged` loses a side's move of a key into or out of a block
+/// ([`guarded_violation`]), asked only where each side holds base's control lines, if in
+/// another order or fewer ([`sides_only_reorder_or_drop_controls`]): a side that wraps a map
+/// in a new block renames every key inside, so the other side's edit there would read as a
+/// conflict with a deletion.
+fn loses_a_guard_change(
+    versions: &Versions,
+    tokens: &mut Tokens,
+    merged: &str,
+    policy: Policy,
+) -> Option<String> {
+    if !sides_only_reorder_or_drop_controls(versions) {
+        return None;
+    }
+    guarded_violation(versions, tokens, merged, policy)
+}
+
+/// Whether each side holds only base's control lines, in any order, some of them perhaps
+/// deleted: no side wrapped anything in a block of its own. A side that deleted a block
+/// with the keys it guarded renames no key the other side can still edit, so a merge read
+/// with keys named by their blocks sees the other side's move of a key into or out of a
+/// block where the deletion took it (a list ours moved under an `if`, theirs deleted).
+fn sides_only_reorder_or_drop_controls(versions: &Versions) -> bool {
+    let mut base = controls(versions.base.text);
+    base.sort_unstable();
+    [&versions.ours, &versions.theirs].into_iter().all(|side| {
+        let mut held = controls(side.text);
+        held.sort_unstable();
+        only_added(&held, &base)
+    })
 }
 
 /// Whether every key of the skeleton `masked`, named by the blocks around it
@@ -584,7 +616,9 @@ pub(crate) fn with_placements<R>(
         policy: Policy::Mark,
         ..opts.clone()
     };
-    let rendered = |versions: &Versions, opts: &MergeOptions| {
+    // A rendering is the structural merge the clean attempt would take: its data holds, and
+    // so does each side's move of a key into or out of a block.
+    let rendered = |versions: &Versions, opts: &MergeOptions, tokens: &mut Tokens| {
         engine::merged(versions, opts)
             .ok()
             .filter(|m| m.conflicts.is_empty())
@@ -594,8 +628,11 @@ pub(crate) fn with_placements<R>(
                     Verdict::Holds
                 )
             })
+            .filter(|m| loses_a_guard_change(versions, tokens, &m.text, opts.policy).is_none())
             .map(|m| m.text)
     };
+    let rendered_ours = rendered(&versions, opts, &mut tokens);
+    let rendered_theirs = rendered(&swapped, opts, &mut tokens);
     let whole = [&sb, &so, &st]
         .iter()
         .all(|s| tokens.whole_blocks(&controls(s)));
@@ -635,8 +672,8 @@ pub(crate) fn with_placements<R>(
                 .cloned()
         })
     };
-    let in_ours = half(rendered(&versions, opts), &so)?;
-    let in_theirs = half(rendered(&swapped, opts), &st)?;
+    let in_ours = half(rendered_ours, &so)?;
+    let in_theirs = half(rendered_theirs, &st)?;
     if in_ours == in_theirs {
         return None;
     }
@@ -797,16 +834,12 @@ fn merge_skeletons(
             return Err(refused("would move a control line under another key"));
         }
         // Control lines in order and under the same keys can still close a block above a
-        // key both sides keep inside it (each side moved another item into the block). Read
-        // with keys named by their blocks only where each side holds base's control lines,
-        // if in another order: a side that wraps a map in a new block renames every key
-        // inside, so the other side's edit there would read as a conflict with a deletion.
-        if sides_only_reorder_controls(versions) {
-            if let Some(why) = guarded_violation(versions, tokens, &merged.text, opts.policy) {
-                return Err(refused(&format!(
-                    "would move a key into or out of a block ({why})"
-                )));
-            }
+        // key both sides keep inside it (each side moved another item into the block), or
+        // take one side's deletion of a list the other moved into a block.
+        if let Some(why) = loses_a_guard_change(versions, tokens, &merged.text, opts.policy) {
+            return Err(refused(&format!(
+                "would move a key into or out of a block ({why})"
+            )));
         }
 
         if let Some(why) = loses_written_text(versions, tokens, &merged.text, opts.policy) {
@@ -853,6 +886,18 @@ fn merge_skeletons(
     if !sides_hold_by_content(versions, tokens, &merged.text, opts.marker_size) {
         return Err(refused(
             "has a conflict side that loses a change read with its action lines that write text as keys",
+        ));
+    }
+    // Control lines are comments to the engine, so the comment pass can carry one with the
+    // key it follows: a block's `end` that trailed a map a side deleted lands above a key
+    // every version keeps inside the block, and taking either side renders it unguarded.
+    let texts = [versions.base.text, versions.ours.text, versions.theirs.text];
+    if !markers::sides(&merged.text, opts.marker_size)
+        .iter()
+        .all(|side| keeps_unmoved_guards(tokens, side, texts))
+    {
+        return Err(refused(
+            "has a conflict side that moves a key every version keeps in a block out of it",
         ));
     }
     // Conflicts are named in the template's own text, not its tokens.

@@ -81,7 +81,7 @@ pub(crate) fn merged_controls(
 }
 
 /// Whether `after` is `before` with lines added (before's lines in order, none changed).
-fn only_added(before: &[String], after: &[String]) -> bool {
+pub(super) fn only_added(before: &[String], after: &[String]) -> bool {
     let mut rest = after.iter();
     before.iter().all(|line| rest.any(|l| l == line))
 }
