@@ -208,8 +208,10 @@ impl<'t> Checker<'t> {
             return;
         }
         if same(bt, b, tt, t) {
-            // Only ours changed it (kyaml clears the nulls of ours it walks).
+            // Only ours changed it (kyaml clears the nulls of ours it walks; a value base
+            // lacks, a resource ours added, it keeps as ours wrote it).
             if kyaml
+                && b.is_some()
                 && o.zip(r)
                     .is_some_and(|(o, r)| keeps_ours_null(path, bt, b, ot, o, rt, r))
             {
