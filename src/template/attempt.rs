@@ -571,8 +571,9 @@ fn each_side_holds(
             let keyed = tokens.content_keys(&masked);
             // Read with those lines as keys, the conflicts span the file only where no data
             // stands outside them, an action line that writes text included.
-            let spans = markers::with_side_lines(text, size, ours, &keyed)
-                .is_some_and(|keyed| markers::conflicts_span_the_file(&keyed, size));
+            let spans =
+                markers::with_side_lines(text, size, ours, &tokens.writing_lines_as_data(&keyed))
+                    .is_some_and(|keyed| markers::conflicts_span_the_file(&keyed, size));
             let read = match by_content {
                 true => keyed,
                 false => masked,

@@ -306,6 +306,28 @@ impl Tokens {
         out
     }
 
+    /// The skeleton with each control line whose actions write text (an `include` or a
+    /// `toYaml`, whatever its indentation; no block's line, variable set or comment) made a
+    /// line of data. As a comment such a line is no data, but its output is data of the
+    /// rendered file: conflicts on either side of it do not span the file, so each side must
+    /// hold the other side's changes that conflict with nothing.
+    pub(crate) fn writing_lines_as_data(&self, skeleton: &str) -> String {
+        let mut out = String::with_capacity(skeleton.len());
+        for line in skeleton.split_inclusive('\n') {
+            let indent = indent_of(line);
+            let writes = line[indent..].starts_with(&format!("#{CONTROL}"))
+                && self.control_text(line).is_some_and(writes_text);
+            match writes {
+                true => {
+                    out.push_str(&line[..indent]);
+                    out.push_str(&line[indent + 1..]);
+                }
+                false => out.push_str(line),
+            }
+        }
+        out
+    }
+
     /// Whether control tokens (as [`controls`] lists them) make whole blocks: every `if`,
     /// `with`, `range`, `define` or `block` they open closed by an `end` of theirs, no `end`
     /// or `else` outside one they opened.
@@ -378,6 +400,23 @@ fn words(text: &str) -> impl Iterator<Item = (&str, &str)> {
         let word = action.split_whitespace().next().unwrap_or("");
         (word.trim_end_matches(['}', '-']), action)
     })
+}
+
+/// Whether a control line's template text is whole actions of which one writes text: no
+/// block's opening, `else` or `end`, no variable set (`$x := …`), no comment (`/* … */`).
+/// A line of a multi-line action is none: its action is not whole on it.
+fn writes_text(text: &str) -> bool {
+    let text = text.trim();
+    text.starts_with("{{")
+        && text.ends_with("}}")
+        && words(text).any(|(word, action)| {
+            let sets =
+                word.starts_with('$') && action[word.len()..].trim_start().starts_with([':', '=']);
+            !(OPENERS.contains(&word)
+                || matches!(word, "else" | "end")
+                || word.starts_with("/*")
+                || sets)
+        })
 }
 
 /// Where the key of a `key: value` (or `- key: value`) line ends, for a plain key.

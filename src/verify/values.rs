@@ -208,7 +208,20 @@ impl<'t> Checker<'t> {
             return;
         }
         if same(bt, b, tt, t) {
-            // Only ours changed it (kyaml clears the nulls of ours it walks).
+            // Only ours changed it (kyaml clears the nulls of ours it walks; a value base
+            // lacks, a resource ours added, it keeps as ours wrote it).
+            if kyaml
+                && b.is_some()
+                && o.zip(r)
+                    .is_some_and(|(o, r)| keeps_ours_null(path, bt, b, ot, o, rt, r))
+            {
+                self.at(
+                    path,
+                    common,
+                    "ours cleared a field with a null (kyaml), the result keeps it",
+                );
+                return;
+            }
             if !(self.equal(path, ot, o, r)
                 || kyaml && cleared_same(rt, r, ot, o)
                 || (self.tied_side(b, tt, t, ot, o) || self.anchored(b, tt, t))
@@ -738,6 +751,40 @@ fn expected(what: &str, tree: &Tree, want: At, rt: &Tree, got: At) -> String {
     };
     let (want, got) = (show(tree, want), show(rt, got));
     format!("{what}: expected {want}, the result has {got}{same_text}")
+}
+
+/// Whether the result's value `r` keeps a field that ours' value `o` sets to null where base's
+/// value `b` held another value or nothing there, `o` itself or a field of its maps. kyaml
+/// clears every such field (kpt too: the null is a change from base), so where only ours
+/// changed a value, ours' value taken whole must not keep it. A template's `labels:` whose
+/// `include` line ours moved away reads so (the line read as the key it writes). A null
+/// name or namespace is none: it makes ours' document another resource, which kyaml keeps
+/// as ours wrote it, never walking it against base's.
+fn keeps_ours_null(
+    path: &Path,
+    bt: &Tree,
+    b: At,
+    ot: &Tree,
+    o: NodeId,
+    rt: &Tree,
+    r: NodeId,
+) -> bool {
+    if matches!(path.schema.as_str(), "metadata.name" | "metadata.namespace") {
+        return false;
+    }
+    if ot.is_null(o) {
+        return !b.is_some_and(|b| bt.is_null(b));
+    }
+    if ot.node(o).kind != Kind::Map {
+        return false;
+    }
+    ot.entries(o).any(|(k, v)| {
+        let key = ot.value(k);
+        rt.get(r, key).is_some_and(|rv| {
+            let bv = b.and_then(|b| bt.get(b, key));
+            keeps_ours_null(&path.key(key), bt, bv, ot, v, rt, rv)
+        })
+    })
 }
 
 /// Whether `r` is theirs' value `t` with the nulls theirs wrote left out (kyaml clears them).
