@@ -158,7 +158,21 @@ pub(super) fn attempt(
                 // Read by identity, the documents may merge cleanly where no conflict of the
                 // rename reading holds (theirs deleted a resource ours renamed beside a copy
                 // of it: by identity both removed it and ours added two). A clean result the
-                // check accepts is the answer then.
+                // check accepts is the answer then, where one side at most renamed a
+                // document. Where both may have (ours renamed one beside a copy of it, theirs
+                // renamed it and changed it), the reading by identity takes theirs' change
+                // for a new document beside ours' two, and ours' deletion of it (which of
+                // ours' two is the rename, no reading can say) against theirs' change is
+                // lost: the whole file is the conflict, git's markers where they hold.
+                if !renamed_no_document(&versions, &versions.ours)
+                    && !renamed_no_document(&versions, &versions.theirs)
+                {
+                    messages.push(format!(
+                        "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why}); so read, the merge is clean, but both sides took a document away and put new ones in, and which new one is its rename no reading can say: the file marked as a conflict"
+                    ).into());
+                    let git = git_conflicts.filter(|line| git_holds(line));
+                    return Ok(last_resort(base, ours, theirs, opts, git, messages));
+                }
                 messages.push(format!(
                     "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why}); so read, the merge is clean"
                 ).into());
