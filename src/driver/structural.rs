@@ -111,10 +111,25 @@ pub(super) fn attempt(
                 false => conflicted(merged, messages),
             });
         }
-        messages.push(format!(
-            "kmerge's check rejected its own clean merge ({}), a bug in kmerge (please report it): marked as a conflict",
-            violations[0]
-        ).into());
+        // Under ours, where theirs renamed a document (so the merge read by identity is not
+        // taken, see [`clean_by_identity`]) and that reading merges cleanly and passes the
+        // check: the merge and the check disagree about which documents are one (a renamed
+        // document with nothing but its identity left, which the check pairs by identity
+        // alone). Neither reading is the merge's to choose (issue 29's alignment will pair
+        // them): a conflict at what the check found, widened until each side holds, is the
+        // answer, not a bug report.
+        let disputed =
+            opts.policy == Policy::Ours && checked_by_identity(&versions, opts).is_some();
+        messages.push(match disputed {
+            true => format!(
+                "documents paired as renamed, the check reads a deletion and an addition ({}); read by identity alone, the merge is clean but keeps the document theirs renamed beside its new one: marked as a conflict",
+                violations[0]
+            ),
+            false => format!(
+                "kmerge's check rejected its own clean merge ({}), a bug in kmerge (please report it): marked as a conflict",
+                violations[0]
+            ),
+        }.into());
         forced = wider(&forced, &violations);
         merged = match merged_as(&versions, opts, Pairing::Renames, &forced).map(|(m, _)| m) {
             Ok(m) if !m.conflicts.is_empty() => m,
@@ -158,7 +173,21 @@ pub(super) fn attempt(
                 // Read by identity, the documents may merge cleanly where no conflict of the
                 // rename reading holds (theirs deleted a resource ours renamed beside a copy
                 // of it: by identity both removed it and ours added two). A clean result the
-                // check accepts is the answer then.
+                // check accepts is the answer then, where one side at most renamed a
+                // document. Where both may have (ours renamed one beside a copy of it, theirs
+                // renamed it and changed it), the reading by identity takes theirs' change
+                // for a new document beside ours' two, and ours' deletion of it (which of
+                // ours' two is the rename, no reading can say) against theirs' change is
+                // lost: the whole file is the conflict, git's markers where they hold.
+                if !renamed_no_document(&versions, &versions.ours)
+                    && !renamed_no_document(&versions, &versions.theirs)
+                {
+                    messages.push(format!(
+                        "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why}); so read, the merge is clean, but both sides took a document away and put new ones in, and which new one is its rename no reading can say: the file marked as a conflict"
+                    ).into());
+                    let git = git_conflicts.filter(|line| git_holds(line));
+                    return Ok(last_resort(base, ours, theirs, opts, git, messages));
+                }
                 messages.push(format!(
                     "documents paired by identity alone (a renamed one is deleted and added): paired as renamed, a side of the conflicts would lose data ({why}); so read, the merge is clean"
                 ).into());
@@ -311,7 +340,8 @@ fn clean_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merged>
     let allowed = match opts.policy {
         Policy::Theirs => true,
         Policy::Ours => {
-            theirs_renamed_no_document(versions) || theirs_added_more_than_deleted(versions)
+            renamed_no_document(versions, &versions.theirs)
+                || theirs_added_more_than_deleted(versions)
         }
         Policy::Mark => false,
     };
@@ -321,10 +351,10 @@ fn clean_by_identity(versions: &Versions, opts: &MergeOptions) -> Option<Merged>
     checked_by_identity(versions, opts)
 }
 
-/// Whether theirs renamed no document, as identities read: every document of theirs has an
-/// identity base's documents have too (theirs added none), or every identity of base's is
-/// still theirs' (theirs deleted none).
-fn theirs_renamed_no_document(versions: &Versions) -> bool {
+/// Whether a side (`side`, ours' or theirs' tree) renamed no document, as identities read:
+/// every document of the side has an identity base's documents have too (it added none), or
+/// every identity of base's is still the side's (it deleted none).
+fn renamed_no_document(versions: &Versions, side: &parse::Tree) -> bool {
     let identities = |tree: &parse::Tree| {
         crate::resource::documents(tree)
             .into_iter()
@@ -332,14 +362,14 @@ fn theirs_renamed_no_document(versions: &Versions) -> bool {
             .collect::<Vec<_>>()
     };
     let base = identities(&versions.base);
-    let theirs = identities(&versions.theirs);
+    let side = identities(side);
     let within = |these: &[Option<_>], those: &[Option<_>]| {
         let those: std::collections::HashSet<_> = those.iter().flatten().collect();
         these
             .iter()
             .all(|identity| identity.as_ref().is_some_and(|i| those.contains(i)))
     };
-    within(&theirs, &base) || within(&base, &theirs)
+    within(&side, &base) || within(&base, &side)
 }
 
 /// Whether theirs has more identities base lacks than base has identities theirs lacks: a
