@@ -13,7 +13,7 @@ use crate::options::{MergeOptions, Policy};
 use crate::outcome::{clean, conflict_messages, conflicted, last_resort, notes, Attempt, Outcome};
 use crate::parse::{self, Parsed, Versions};
 use crate::text::markers::{conflict_hunks, marked_lines};
-use crate::verify::{self, line_result_is_sound, reads_back, Verdict};
+use crate::verify::{self, line_result_is_sound, reads_back, Finding, Verdict};
 
 /// Git's line merge, run alongside the parse (`None` outside `mark` mode), with its result
 /// parsed for the check where it is clean.
@@ -120,15 +120,26 @@ pub(super) fn attempt(
         // answer, not a bug report.
         let disputed =
             opts.policy == Policy::Ours && checked_by_identity(&versions, opts).is_some();
-        messages.push(match disputed {
-            true => format!(
+        // Where the check only reads conflicts the clean result does not mark (theirs changed
+        // the key of an element ours deleted: the merge, by key, read a deletion and an
+        // addition; the check a change), the readings disagree about which nodes are one,
+        // and nothing is lost under the merge's own: marking them is the answer, not a bug.
+        let unmarked = violations.iter().all(|v| v.finding == Finding::Unmarked);
+        messages.push(if disputed {
+            format!(
                 "documents paired as renamed, the check reads a deletion and an addition ({}); read by identity alone, the merge is clean but keeps the document theirs renamed beside its new one: marked as a conflict",
                 violations[0]
-            ),
-            false => format!(
+            )
+        } else if unmarked {
+            format!(
+                "the merge's clean result, read by the check, resolves a conflict ({}): marked as a conflict",
+                violations[0]
+            )
+        } else {
+            format!(
                 "kmerge's check rejected its own clean merge ({}), a bug in kmerge (please report it): marked as a conflict",
                 violations[0]
-            ),
+            )
         }.into());
         forced = wider(&forced, &violations);
         merged = match merged_as(&versions, opts, Pairing::Renames, &forced).map(|(m, _)| m) {

@@ -42,7 +42,7 @@ impl Checker<'_> {
         let keyed = matches!(kind, Some(ListKind::Keyed(_)) | None);
         if self.rule == Rule::Mark && !keyed {
             if let Some(who) = emptied_against_an_edit([(bt, b), (ot, o), (tt, t)]) {
-                return self.at(
+                return self.unmarked(
                     path,
                     common,
                     format!("{who} emptied the list and the other side changed an element of it: a conflict, not a clean merge"),
@@ -309,7 +309,7 @@ impl Checker<'_> {
     fn plain(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [At; 4]) {
         let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
         let Some(b) = b else {
-            return self.at(
+            return self.unmarked(
                 path,
                 common,
                 "both sides added this list differently: a conflict, not a clean merge",
@@ -571,7 +571,7 @@ impl Checker<'_> {
             match self.rule {
                 Rule::Mark => {
                     let shown = base_shown(x);
-                    return self.at(
+                    return self.unmarked(
                         path,
                         common,
                         format!(

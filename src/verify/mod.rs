@@ -121,6 +121,12 @@ pub(crate) enum Finding {
     RepeatedKey,
     /// The result parses but is wrong as data at the violation's path.
     Data,
+    /// Both sides changed the path in ways this check reads as one conflict (a deletion
+    /// against a change, two different changes), and the result is clean there. Where the
+    /// merge paired the versions otherwise (an element whose key changed read as one deleted
+    /// and one added), the two readings disagree about which nodes are one: marking the
+    /// conflict is the answer, not a sign that the merge lost data under its own reading.
+    Unmarked,
 }
 
 impl fmt::Display for Violation {

@@ -154,6 +154,18 @@ impl<'t> Checker<'t> {
         self.violation(&resource, &path.shown, common, what.into());
     }
 
+    /// A conflict this check reads at `path` that the result does not mark
+    /// ([`Finding::Unmarked`]).
+    pub fn unmarked(&mut self, path: &Path, common: Option<&str>, what: impl Into<String>) {
+        self.violations.push(Violation {
+            resource: self.resource.clone(),
+            path: path.shown.clone(),
+            common: common.map(str::to_string),
+            finding: Finding::Unmarked,
+            what: what.into(),
+        });
+    }
+
     pub fn verdict(self) -> Verdict {
         if self.violations.is_empty() {
             Verdict::Holds
@@ -299,7 +311,7 @@ impl<'t> Checker<'t> {
                 if r.is_none() && carried_over(bt, b, changer, changed, deleter) {
                     return;
                 }
-                self.at(
+                self.unmarked(
                     path,
                     common,
                     if o.is_none() {
@@ -420,7 +432,7 @@ impl<'t> Checker<'t> {
                 }
                 match self.rule {
                     Rule::Resolved(side) => self.not_taken(path, common, side, Some(o), Some(t)),
-                    _ => self.at(
+                    _ => self.unmarked(
                         path,
                         common,
                         "both sides changed it differently: a conflict, not a clean merge",
