@@ -43,9 +43,17 @@ pub fn write_atomically_as(
     // A device or a pipe (`-o /dev/null`, `-o /dev/stdout`) is written to, not replaced: a
     // file renamed over it would stand where the device was (as root, /dev/null for the
     // whole machine). Nothing is there to be left half written.
-    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+    //
+    // So is a name for one of the process's open files (`/dev/stdout`, `/dev/fd/1`,
+    // `/proc/self/fd/1`) where that file is a regular one (`-o /dev/stdout > out.txt`):
+    // renamed over, the file would be a new one the shell no longer writes to, and once that
+    // left the descriptor pointing at a deleted file, the next run, unable to follow the
+    // link, replaced `/dev/stdout` itself. Appended to, as the process's own output is.
+    let descriptor = names_a_descriptor(path);
+    if descriptor || fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         let mut device = fs::OpenOptions::new()
             .write(true)
+            .append(descriptor)
             .open(path)
             .with_context(|| format!("opening {}", path.display()))?;
         return device
@@ -97,6 +105,26 @@ pub fn write_atomically_as(
     Ok(())
 }
 
+/// Whether `path` names an open file descriptor: it is, or leads by symbolic links to, a
+/// path under `/proc/` or `/dev/fd/` (Linux's `/dev/stdout` is a link to `/proc/self/fd/1`).
+fn names_a_descriptor(path: &Path) -> bool {
+    let mut at = path.to_path_buf();
+    // A bound on the links followed: a loop of links names no descriptor.
+    for _ in 0..16 {
+        if at.starts_with("/proc") || at.starts_with("/dev/fd") {
+            return true;
+        }
+        let Ok(next) = fs::read_link(&at) else {
+            return false;
+        };
+        at = match at.parent() {
+            Some(dir) if next.is_relative() => dir.join(next),
+            _ => next,
+        };
+    }
+    false
+}
+
 /// The file a symbolic link points to, so the rename replaces that file and not the link.
 /// A dangling or unreadable link is replaced itself.
 fn resolve_link(path: &Path) -> PathBuf {
@@ -143,6 +171,28 @@ mod tests {
         let kind = fs::symlink_metadata(&fifo).unwrap().file_type();
         assert!(kind.is_fifo(), "the pipe is still a pipe");
         assert_eq!(reader.join().unwrap(), b"merged\n");
+    }
+
+    /// `-o /dev/stdout` with the output going to a file: a link to the process's descriptor
+    /// (as `/dev/stdout` is to `/proc/self/fd/1`) is written through and stays a link, and
+    /// what the descriptor's file held before stays, the result after it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_link_to_an_open_descriptor_is_appended_to_not_replaced() {
+        use std::os::unix::io::AsRawFd;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.txt");
+        fs::write(&out, b"before\n").unwrap();
+        let open = fs::OpenOptions::new().append(true).open(&out).unwrap();
+        let link = dir.path().join("stdout");
+        std::os::unix::fs::symlink(format!("/proc/self/fd/{}", open.as_raw_fd()), &link).unwrap();
+        write_atomically(&link, b"merged\n").unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read(&out).unwrap(), b"before\nmerged\n");
+        drop(open);
     }
 
     #[test]
