@@ -648,6 +648,12 @@ pub(crate) fn with_placements<R>(
     // line placed as one side has it must not take in a key no side put in that block (a
     // `with` theirs moved above `name`, placed so in ours' text, over `labels` too).
     let reordered_only = sides_only_reorder_controls(&versions);
+    // Each action line that writes text read as a key where its output lands, where every
+    // version so read parses: a side that moved `annotations` below the `include` of labels
+    // sent that output into `annotations`, a change no half may undo (in the skeleton, the
+    // line is a comment the comment pass may carry anywhere, or drop).
+    let content = content_texts(&versions, &tokens);
+    let by_content = by_content(&versions, &content);
     let half_holds = |tokens: &mut Tokens, masked: &str, own: &[String], strict: bool| {
         let held = controls(masked);
         (held == own || expected.as_deref() == Some(&held[..]) || !strict)
@@ -657,6 +663,12 @@ pub(crate) fn with_placements<R>(
                 verify::check_text(&versions, masked, opts.policy),
                 Verdict::Holds
             )
+            && by_content.as_ref().is_none_or(|v| {
+                matches!(
+                    verify::check_text(v, &tokens.content_keys(masked), opts.policy),
+                    Verdict::Holds
+                )
+            })
             && (!reordered_only || guards_from_a_side(tokens, masked, [&so, &st]))
             && keeps_unmoved_guards(tokens, masked, [&sb, &so, &st])
     };
