@@ -424,7 +424,7 @@ pub(crate) fn with_sound_sides<R>(
                 .is_some_and(|masked| verify::line_result_is_sound(&sb, &so, &st, &masked))
         }) && versions
             .as_ref()
-            .is_none_or(|v| each_side_holds(tokens, v, text, size, by_content, false))
+            .is_none_or(|v| each_side_holds(tokens, [Some(v), None], text, size, by_content, false))
     };
     Some(f(&mut sound))
 }
@@ -532,9 +532,28 @@ pub(crate) fn with_conflict_check<R>(
     let whole = [&sb, &so, &st]
         .iter()
         .all(|s| tokens.whole_blocks(&controls(s)));
+    // The same data read with each key named by its blocks ([`Tokens::guarded`]), where every
+    // version so read parses: a side that moved list items across `if` lines changed their
+    // guards, a change a conflict side holding the other side's lines there drops. Asked, as
+    // of a clean merge ([`loses_a_guard_change`]), only where each side holds only base's
+    // control lines: a side that rewrites a block's line renames every key inside.
+    let named = data.clone().map(|text| tokens.guarded(&text));
+    let guarded = sides_only_reorder_or_drop_controls(&versions)
+        .then(|| Versions::parse(&named[0], &named[1], &named[2]).ok())
+        .flatten()
+        .map(|v| v.named(opts.file_name.as_deref()));
     let size = opts.marker_size;
     let tokens = &mut tokens;
-    let mut holds = |text: &str| each_side_holds(tokens, &versions, text, size, by_content, whole);
+    let mut holds = |text: &str| {
+        each_side_holds(
+            tokens,
+            [Some(&versions), guarded.as_ref()],
+            text,
+            size,
+            by_content,
+            whole,
+        )
+    };
     Some(f(&mut holds))
 }
 
@@ -551,7 +570,7 @@ pub(crate) fn with_conflict_check<R>(
 /// other side's changes that conflict with nothing.
 fn each_side_holds(
     tokens: &mut Tokens,
-    versions: &Versions,
+    [versions, guarded]: [Option<&Versions>; 2],
     text: &str,
     size: usize,
     by_content: bool,
@@ -578,9 +597,17 @@ fn each_side_holds(
                 true => keyed,
                 false => masked,
             };
-            markers::with_side_lines(text, size, ours, &read).is_some_and(|marked| {
-                verify::side_holds(versions, &marked, size, taken, spans).is_ok()
-            })
+            let named = guarded.map(|_| tokens.guarded(&read));
+            [(versions, Some(read)), (guarded, named)]
+                .into_iter()
+                .all(|(versions, read)| match (versions, read) {
+                    (Some(versions), Some(read)) => {
+                        markers::with_side_lines(text, size, ours, &read).is_some_and(|marked| {
+                            verify::side_holds(versions, &marked, size, taken, spans).is_ok()
+                        })
+                    }
+                    _ => true,
+                })
         })
 }
 
@@ -648,6 +675,12 @@ pub(crate) fn with_placements<R>(
     // line placed as one side has it must not take in a key no side put in that block (a
     // `with` theirs moved above `name`, placed so in ours' text, over `labels` too).
     let reordered_only = sides_only_reorder_controls(&versions);
+    // Each action line that writes text read as a key where its output lands, where every
+    // version so read parses: a side that moved `annotations` below the `include` of labels
+    // sent that output into `annotations`, a change no half may undo (in the skeleton, the
+    // line is a comment the comment pass may carry anywhere, or drop).
+    let content = content_texts(&versions, &tokens);
+    let by_content = by_content(&versions, &content);
     let half_holds = |tokens: &mut Tokens, masked: &str, own: &[String], strict: bool| {
         let held = controls(masked);
         (held == own || expected.as_deref() == Some(&held[..]) || !strict)
@@ -657,6 +690,12 @@ pub(crate) fn with_placements<R>(
                 verify::check_text(&versions, masked, opts.policy),
                 Verdict::Holds
             )
+            && by_content.as_ref().is_none_or(|v| {
+                matches!(
+                    verify::check_text(v, &tokens.content_keys(masked), opts.policy),
+                    Verdict::Holds
+                )
+            })
             && (!reordered_only || guards_from_a_side(tokens, masked, [&so, &st]))
             && keeps_unmoved_guards(tokens, masked, [&sb, &so, &st])
     };
