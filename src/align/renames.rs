@@ -76,6 +76,15 @@ pub(crate) fn pair_renames<G: Placed>(
                         .into_iter()
                         .filter(|&m| close(m, n))
                         .collect(),
+                    // Across a package a side deletes files of other resources beside a
+                    // rename (a values file, another resource): the lost documents that could
+                    // not be the new one (not close to it) are not its rivals, as the new
+                    // documents are not below. Read as a deletion and an addition, the other
+                    // side's edit is a delete/modify that `--on-conflict ours` resolves by
+                    // keeping the old document beside the renamed one.
+                    _ if lost == Lost::KeptOrBoth => {
+                        kept.into_iter().filter(|&m| close(m, n)).collect()
+                    }
                     _ => kept,
                 };
                 match candidates.as_slice() {
