@@ -68,6 +68,8 @@ pub(crate) fn pair_renames<G: Placed>(
             close_identities(groups[m].identity(), groups[n].identity(), true)
                 && similar(b, side, d)
         };
+        // Several renames paired at once, each (lost, new).
+        let mut several: Vec<(usize, usize)> = Vec::new();
         let pair = match only.as_slice() {
             &[n] => {
                 let kept = missing(true);
@@ -76,6 +78,15 @@ pub(crate) fn pair_renames<G: Placed>(
                         .into_iter()
                         .filter(|&m| close(m, n))
                         .collect(),
+                    // Across a package a side deletes files of other resources beside a
+                    // rename (a values file, another resource): the lost documents that could
+                    // not be the new one (not close to it) are not its rivals, as the new
+                    // documents are not below. Read as a deletion and an addition, the other
+                    // side's edit is a delete/modify that `--on-conflict ours` resolves by
+                    // keeping the old document beside the renamed one.
+                    _ if lost == Lost::KeptOrBoth => {
+                        kept.into_iter().filter(|&m| close(m, n)).collect()
+                    }
                     _ => kept,
                 };
                 match candidates.as_slice() {
@@ -116,15 +127,50 @@ pub(crate) fn pair_renames<G: Placed>(
                         _ => None,
                     }
                 }
+                // Several resources renamed at once (a file's Deployment and Service given a
+                // new name together, where the file merge pairs them by position): each lost
+                // one the other side kept pairs with the one new document close to it where
+                // that document is close to no other lost one. Read as deletions and
+                // additions, the other side's edit of one is a delete/modify conflict whose
+                // side stands beside the renamed copy in another file, which no conflict can
+                // be widened across.
+                kept if !kept.is_empty() => {
+                    let with_identity = |i: usize| groups[i].identity().is_some();
+                    several = kept
+                        .iter()
+                        .copied()
+                        .filter(|&m| with_identity(m))
+                        .filter_map(|m| {
+                            let near: Vec<usize> = only
+                                .iter()
+                                .copied()
+                                .filter(|&n| with_identity(n) && close(m, n))
+                                .collect();
+                            match near.as_slice() {
+                                &[n] if kept.iter().filter(|&&k| close(k, n)).count() == 1 => {
+                                    Some((m, n))
+                                }
+                                _ => None,
+                            }
+                        })
+                        .collect();
+                    None
+                }
                 _ => None,
             },
             _ => None,
         };
-        if let Some((m, n)) = pair {
-            let Some(d) = groups[n].place(s) else {
-                continue;
-            };
-            groups[m].set_place(side, d);
+        several.extend(pair);
+        let mut paired: Vec<usize> = Vec::new();
+        for (m, n) in several {
+            if let Some(d) = groups[n].place(s) {
+                groups[m].set_place(side, d);
+                paired.push(n);
+            }
+        }
+        // Removed from the last, so that the indices still to remove stand.
+        paired.sort_unstable_by(|a, b| b.cmp(a));
+        for n in paired {
             groups.remove(n);
         }
     }

@@ -194,6 +194,13 @@ impl Merger<'_> {
             return self.ours_by_count([&base, &ours, &theirs], o);
         }
         if ours_mode && moved_across([&base, &ours, &theirs], None, true) {
+            // Ours' whole list would drop an element theirs alone added (more new elements
+            // than base ones it took away), which no decision of ours' covers: each element
+            // is counted instead (adversary manifests-ours-1133-68: theirs moved an element ours
+            // deleted and added one; ours took a key out of another).
+            if theirs_added_new([&base, &ours, &theirs]) {
+                return self.ours_by_count([&base, &ours, &theirs], o);
+            }
             return;
         }
         let (cb, co, ct) = (base.count(), ours.count(), theirs.count());
@@ -577,6 +584,23 @@ fn once_orders([base, ours, theirs]: [&Items; 3]) -> [Vec<u128>; 3] {
     let counts = [base.count(), ours.count(), theirs.count()];
     let once = |d: &u128| counts.iter().all(|c| c.get(d) == Some(&1));
     [base, ours, theirs].map(|v| v.data.iter().copied().filter(once).collect())
+}
+
+/// Whether theirs put in more new elements (held by neither base nor ours) than it took base
+/// elements away: then at least one is an addition, not theirs' edit of a base element (an
+/// edit is one taken away and one put in, which ours' whole list may win as a decision).
+fn theirs_added_new([base, ours, theirs]: [&Items; 3]) -> bool {
+    let (cb, co, ct) = (base.count(), ours.count(), theirs.count());
+    let added = ct
+        .iter()
+        .filter(|(d, _)| !cb.contains_key(d) && !co.contains_key(d))
+        .map(|(_, &n)| n)
+        .sum::<usize>();
+    let taken = cb
+        .iter()
+        .map(|(d, &n)| n.saturating_sub(ct.get(d).copied().unwrap_or(0)))
+        .sum::<usize>();
+    added > taken
 }
 
 /// Whether a side changed the relative order of the elements all three versions hold once.
