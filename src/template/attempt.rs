@@ -424,7 +424,7 @@ pub(crate) fn with_sound_sides<R>(
                 .is_some_and(|masked| verify::line_result_is_sound(&sb, &so, &st, &masked))
         }) && versions
             .as_ref()
-            .is_none_or(|v| each_side_holds(tokens, [Some(v), None], text, size, by_content, false))
+            .is_none_or(|v| each_side_holds(tokens, v, None, text, size, by_content, false))
     };
     Some(f(&mut sound))
 }
@@ -547,7 +547,8 @@ pub(crate) fn with_conflict_check<R>(
     let mut holds = |text: &str| {
         each_side_holds(
             tokens,
-            [Some(&versions), guarded.as_ref()],
+            &versions,
+            guarded.as_ref(),
             text,
             size,
             by_content,
@@ -559,7 +560,9 @@ pub(crate) fn with_conflict_check<R>(
 
 /// Whether each side of a conflicted template `text`, masked on its own as a skeleton, holds
 /// its data against `versions` (read with each action line that writes text as the key its
-/// output lands in where `by_content`) and, where `whole`, keeps every block whole.
+/// output lands in where `by_content`), and against `guarded` where given (the versions
+/// read with each key named by its blocks, [`Tokens::guarded`]) with the side so read too,
+/// and, where `whole`, keeps every block whole.
 ///
 /// Each side is masked on its own: a line's masking depends on the control lines above it
 /// (an `else` branch names the keys below it), and masked as one text, an `if` or `else` on
@@ -570,7 +573,8 @@ pub(crate) fn with_conflict_check<R>(
 /// other side's changes that conflict with nothing.
 fn each_side_holds(
     tokens: &mut Tokens,
-    [versions, guarded]: [Option<&Versions>; 2],
+    versions: &Versions,
+    guarded: Option<&Versions>,
     text: &str,
     size: usize,
     by_content: bool,
@@ -598,16 +602,15 @@ fn each_side_holds(
                 false => masked,
             };
             let named = guarded.map(|_| tokens.guarded(&read));
-            [(versions, Some(read)), (guarded, named)]
-                .into_iter()
-                .all(|(versions, read)| match (versions, read) {
-                    (Some(versions), Some(read)) => {
-                        markers::with_side_lines(text, size, ours, &read).is_some_and(|marked| {
-                            verify::side_holds(versions, &marked, size, taken, spans).is_ok()
-                        })
-                    }
-                    _ => true,
+            let holds = |versions: &Versions, read: &str| {
+                markers::with_side_lines(text, size, ours, read).is_some_and(|marked| {
+                    verify::side_holds(versions, &marked, size, taken, spans).is_ok()
                 })
+            };
+            holds(versions, &read)
+                && guarded
+                    .zip(named)
+                    .is_none_or(|(guarded, named)| holds(guarded, &named))
         })
 }
 
