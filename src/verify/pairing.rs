@@ -290,6 +290,9 @@ pub(super) fn pair_sides(
         }
     }
     // Both sides renamed an item alike, one of them keeping a new item under the old name.
+    // Only where the renamed copy is more like base's item than the one under the old name:
+    // where both are as alike (a copy that carries no change), which is base's is not clear,
+    // and the old name reads as base's item, by identity.
     for s in 0..2 {
         let other = 1 - s;
         for b in 0..base.len() {
@@ -307,7 +310,7 @@ pub(super) fn pair_sides(
             if read[s].taken[alt] || base_keys.contains_key(renamed.as_str()) {
                 continue;
             }
-            if bl[b].likeness(&read[s].leaves[alt]) >= bl[b].likeness(&read[s].leaves[mine]) {
+            if bl[b].likeness(&read[s].leaves[alt]) > bl[b].likeness(&read[s].leaves[mine]) {
                 read[s].taken[mine] = false;
                 read[s].taken[alt] = true;
                 read[s].pairs[b] = Some(alt);
