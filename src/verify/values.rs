@@ -71,11 +71,22 @@ impl<'t> Checker<'t> {
     }
 
     pub fn violation(&mut self, resource: &str, path: &str, common: Option<&str>, what: String) {
+        self.found(Finding::Data, resource, path, common, what);
+    }
+
+    fn found(
+        &mut self,
+        finding: Finding,
+        resource: &str,
+        path: &str,
+        common: Option<&str>,
+        what: String,
+    ) {
         self.violations.push(Violation {
             resource: resource.to_string(),
             path: path.to_string(),
             common: common.map(str::to_string),
-            finding: Finding::Data,
+            finding,
             what,
         });
     }
@@ -157,13 +168,14 @@ impl<'t> Checker<'t> {
     /// A conflict this check reads at `path` that the result does not mark
     /// ([`Finding::Unmarked`]).
     pub fn unmarked(&mut self, path: &Path, common: Option<&str>, what: impl Into<String>) {
-        self.violations.push(Violation {
-            resource: self.resource.clone(),
-            path: path.shown.clone(),
-            common: common.map(str::to_string),
-            finding: Finding::Unmarked,
-            what: what.into(),
-        });
+        let resource = self.resource.clone();
+        self.found(
+            Finding::Unmarked,
+            &resource,
+            &path.shown,
+            common,
+            what.into(),
+        );
     }
 
     pub fn verdict(self) -> Verdict {
