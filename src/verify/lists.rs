@@ -12,7 +12,7 @@ use crate::resource::{element_key, list_kind, ListKind, Path};
 use super::identity::{Identity, IDENTITY_FIELDS};
 use super::pairing::{by_key, by_likeness, Item, Leaves, Row, COMPARED_PAIRS};
 use super::values::{cleared_same, At, Checker};
-use super::{Rule, Taken};
+use super::{Rule, Taken, Violation};
 
 /// An element of a version and the result's element with the same key: (shown key, the
 /// version's node, the result's node).
@@ -186,9 +186,13 @@ impl Checker<'_> {
     /// put in an element of one key, each its own content, and the likeness reading finds
     /// it a base element both renamed, the result must hold under that reading too: read
     /// as two additions, a field one side took out of the renamed element looks like the
-    /// other side's addition, and comes back. Where both sides kept an element, the result
-    /// keeps the order both agree on (init containers and CI steps run in order); set lists
-    /// have no order.
+    /// other side's addition, and comes back. Outside kyaml's rule (which pairs by key
+    /// alone), where the key's reading holds but a side took an element away and put one in,
+    /// a likeness reading that sees a rename must hold too, or the result is a conflict it
+    /// does not mark: a renamed step the other side edited, kept under both names, is the
+    /// step twice read one way and right read the other, and no reading can say which.
+    /// Where both sides kept an element, the result keeps the order both agree on (init
+    /// containers and CI steps run in order); set lists have no order.
     fn keyed(
         &mut self,
         path: &Path,
@@ -217,7 +221,12 @@ impl Checker<'_> {
                 _ => None,
             })
             .collect();
-        if found.is_empty() && added_apart.is_empty() {
+        // A side that took an element away and put one in may have renamed it.
+        let may_rename = (1..3).any(|v| {
+            rows.iter().any(|r| r.0[0].is_some() && r.0[v].is_none())
+                && rows.iter().any(|r| r.0[0].is_none() && r.0[v].is_some())
+        });
+        if found.is_empty() && added_apart.is_empty() && !may_rename {
             return;
         }
         let keys: Vec<&str> = match kind {
@@ -226,6 +235,16 @@ impl Checker<'_> {
         };
         let trees = [self.b, self.o, self.t, self.r];
         let Some(alike) = by_likeness(trees, refs, &keys, self.rule.winner()) else {
+            if found.is_empty() && may_rename && self.rule != Rule::Kyaml {
+                // Read by likeness, two elements of the result are one element: a side's
+                // rename is as likely as the key's reading, which holds, and which is right
+                // no reading can say.
+                return self.unmarked(
+                    path,
+                    common,
+                    "elements renamed read two ways: by key the result holds, by likeness two of its elements are one",
+                );
+            }
             return self.extend(found);
         };
         // Both sides' items of the key read as one base item both renamed alike, whose key
@@ -246,6 +265,12 @@ impl Checker<'_> {
             // The key's reading holds: the likeness reading must too where it sees a rename.
             if added_apart.iter().any(renamed) {
                 self.extend(alike_found);
+            } else if self.rule != Rule::Kyaml && reads_a_rename(trees, refs, &alike, &keys) {
+                // A side renamed an element the other changed, and the result holds under
+                // one reading only (by key, the old element kept with one side's change
+                // beside the renamed one: the step comes out twice). Which is right no
+                // reading can say: the result marks a conflict there.
+                self.extend(alike_found.into_iter().map(Violation::unmarked).collect());
             }
         } else if !alike_found.is_empty() {
             self.extend(found);
@@ -659,6 +684,29 @@ impl Checker<'_> {
         );
         matches!(probe.verdict(), super::Verdict::Holds)
     }
+}
+
+/// Whether a likeness reading pairs a base element with a side's element of another key (a
+/// rename the key's reading reads as a deletion and an addition), where that element is the
+/// only one the side put in with its content: among several alike copies, which one is the
+/// rename no reading can say, and the key's reading stands.
+fn reads_a_rename(trees: [&Tree; 4], items: [&[Item]; 4], rows: &[Row], skip: &[&str]) -> bool {
+    let based: HashSet<&str> = items[0].iter().map(|i| i.key.as_str()).collect();
+    let renamed = |b: usize, v: usize, i: usize| {
+        if items[v][i].key == items[0][b].key {
+            return false;
+        }
+        let leaves = Leaves::of(trees[v], items[v][i].node, skip);
+        !items[v].iter().enumerate().any(|(j, other)| {
+            j != i
+                && !based.contains(other.key.as_str())
+                && Leaves::of(trees[v], other.node, skip).same_content(&leaves)
+        })
+    };
+    rows.iter().any(|row| match row.0[0] {
+        Some(b) => (1..3).any(|v| row.0[v].is_some_and(|i| renamed(b, v, i))),
+        None => false,
+    })
 }
 
 /// The side that emptied a list (`ours` or `theirs`) where the other side both took a base

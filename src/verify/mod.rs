@@ -129,6 +129,16 @@ pub(crate) enum Finding {
     Unmarked,
 }
 
+impl Violation {
+    /// The same finding read as a conflict the result does not mark ([`Finding::Unmarked`]).
+    pub(super) fn unmarked(self) -> Violation {
+        Violation {
+            finding: Finding::Unmarked,
+            ..self
+        }
+    }
+}
+
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = if self.path.is_empty() {

@@ -510,6 +510,11 @@ impl Leaves {
         self.sorted.is_empty()
     }
 
+    /// Whether two items hold the same content (the skipped fields left out).
+    pub fn same_content(&self, other: &Leaves) -> bool {
+        self.whole == other.whole
+    }
+
     /// The share of the larger item's leaves the two have in common.
     pub fn likeness(&self, other: &Leaves) -> f64 {
         let (a, b) = (&self.sorted, &other.sorted);
