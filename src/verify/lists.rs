@@ -11,7 +11,7 @@ use crate::resource::{element_key, list_kind, ListKind, Path};
 
 use super::identity::{Identity, IDENTITY_FIELDS};
 use super::pairing::{by_key, by_likeness, Item, Leaves, Row, COMPARED_PAIRS};
-use super::values::{cleared_same, At, Checker};
+use super::values::{anchor_place, cleared_same, At, Checker};
 use super::{Rule, Taken, Violation};
 
 /// An element of a version and the result's element with the same key: (shown key, the
@@ -345,7 +345,7 @@ impl Checker<'_> {
         };
         let (bi, oi, ti, ri) = (items(bt, Some(b)), items(ot, o), items(tt, t), items(rt, r));
         // Elements compared by their data: only equality and counts matter.
-        let [bd, od, td, rd] = data_names([(bt, &bi), (ot, &oi), (tt, &ti), (rt, &ri)]);
+        let [bd, od, td, rd] = element_names([(bt, &bi), (ot, &oi), (tt, &ti), (rt, &ri)]);
         fn count(d: &[u128]) -> HashMap<u128, i64> {
             let mut c = HashMap::new();
             for &x in d {
@@ -707,6 +707,65 @@ fn reads_a_rename(trees: [&Tree; 4], items: [&[Item]; 4], rows: &[Row], skip: &[
         Some(b) => (1..3).any(|v| row.0[v].is_some_and(|i| renamed(b, v, i))),
         None => false,
     })
+}
+
+/// The lists' elements named by their data, as [`data_names`] names them, but where a
+/// version holds aliases: then an alias is read as a reference, by its name and its anchor's
+/// place ([`Checker::equal`]), not by the value its anchor holds in that version. Otherwise
+/// one side's edit of an anchored value would make the element holding the other side's new
+/// alias of it an element no side wrote (a Secret's `metadata` ours renamed, which theirs
+/// anchored and named from the next Secret), though the two edits both stand.
+fn element_names<const N: usize>(lists: [(&Tree, &[NodeId]); N]) -> [Vec<u128>; N] {
+    if !lists.iter().any(|(tree, _)| tree.has_aliases()) {
+        return data_names(lists);
+    }
+    let mut names: HashMap<String, u128> = HashMap::new();
+    lists.map(|(tree, items)| {
+        items
+            .iter()
+            .map(|&e| {
+                let mut text = String::new();
+                reference_text(tree, e, &mut text);
+                let next = names.len() as u128;
+                *names.entry(text).or_insert(next)
+            })
+            .collect()
+    })
+}
+
+/// A node's data as text with each alias written as its name and its anchor's place (see
+/// [`element_names`]); map keys sorted, other values as [`canonical`] writes them.
+fn reference_text(tree: &Tree, id: NodeId, out: &mut String) {
+    match tree.node(id).kind {
+        Kind::Alias => {
+            out.push('*');
+            out.push_str(&format!("{:?}", tree.value(id)));
+            out.push('@');
+            let place = anchor_place(tree, id).unwrap_or_default();
+            out.push_str(&format!("{place:?}"));
+        }
+        Kind::Seq => {
+            out.push('[');
+            for &c in tree.children(id) {
+                reference_text(tree, c, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Kind::Map => {
+            let mut entries: Vec<(&str, NodeId)> =
+                tree.entries(id).map(|(k, v)| (tree.value(k), v)).collect();
+            entries.sort_unstable_by_key(|&(k, _)| k);
+            out.push('{');
+            for (key, v) in entries {
+                out.push_str(&format!("{key:?}:"));
+                reference_text(tree, v, out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+        Kind::Scalar => out.push_str(&canonical(tree, id)),
+    }
 }
 
 /// The side that emptied a list (`ours` or `theirs`) where the other side both took a base

@@ -868,7 +868,7 @@ fn same_reference(xt: &Tree, x: NodeId, yt: &Tree, y: NodeId) -> bool {
 
 /// Where an alias's anchor stands: its keys from the document's root, `[]` for a list
 /// element; `None` for an alias without its anchor.
-fn anchor_place(tree: &Tree, alias: NodeId) -> Option<Vec<String>> {
+pub(super) fn anchor_place(tree: &Tree, alias: NodeId) -> Option<Vec<String>> {
     let mut at = tree.node(alias).target()?;
     let mut place = Vec::new();
     while let Some(parent) = tree.node(at).parent() {
