@@ -480,6 +480,11 @@ fn clean_holds_with(
     let Some(masked) = skeletons.tokens.mask(text) else {
         return false;
     };
+    // Read with keys named by their blocks where git's clean result is ([`judge_clean`]):
+    // where both sides changed the control lines of one place, or each only reordered
+    // them. A merge made otherwise (document by document, say) can keep the same lines as
+    // git's and so the same misplaced block around a key.
+    let guards_asked = expected.is_none() || sides_only_reorder_controls(&versions);
     let controls_hold = match merged {
         true => expected.is_some_and(|e| e == controls(&masked)),
         false => {
@@ -496,6 +501,8 @@ fn clean_holds_with(
             verify::check_text(&versions, &masked, Policy::Mark),
             Verdict::Holds
         )
+        && !(guards_asked
+            && guarded_violation(&versions, &mut skeletons.tokens, &masked, Policy::Mark).is_some())
 }
 
 /// Runs `f` with the check a line merge's conflicted text of this template must pass for a

@@ -473,6 +473,12 @@ impl Checker<'_> {
             .copied()
             .filter(|c| cr.contains_key(c))
             .collect();
+        // A base element as messages show it: the start of its data.
+        let base_shown = |x: u128| {
+            node(&bd, &bi, x)
+                .map(|n| canonical(bt, n).chars().take(30).collect::<String>())
+                .unwrap_or_default()
+        };
         let mut budget = 20_000usize;
         // The base elements a merge of both sides' versions explains.
         let mut merged: HashSet<u128> = HashSet::new();
@@ -536,6 +542,51 @@ impl Checker<'_> {
                                 );
                                 if let (Some(bn), Some(on), Some(tn), Some(rn)) = ids {
                                     if self.merges(path, bn, on, tn, rn) {
+                                        // Another new element of a side at the same place,
+                                        // as alike to base's, that already holds the other
+                                        // side's change reads as base's element just as well (both sides made
+                                        // one change alike, the side added the rest): read
+                                        // so, the result's merge is an element no side
+                                        // wrote. Which copy is base's no data says: a
+                                        // conflict, not a clean merge.
+                                        let twin = |new: &[u128],
+                                                    anchors: &[Option<usize>],
+                                                    sd: &[u128],
+                                                    items: &[NodeId],
+                                                    own: u128,
+                                                    ours_side: bool| {
+                                            new.iter().any(|&c| {
+                                                let (Some(sn), Some(cn)) =
+                                                    (node(sd, items, c), node(&rd, &ri, c))
+                                                else {
+                                                    return false;
+                                                };
+                                                let (on, tn) =
+                                                    if ours_side { (sn, tn) } else { (on, sn) };
+                                                let v = if ours_side { 1 } else { 2 };
+                                                c != own
+                                                    && c != m
+                                                    && alike.likeness(v, c, 0, x)
+                                                        >= alike.likeness(v, own, 0, x)
+                                                    && placed(anchors, sd, x, c)
+                                                    && self.merges(path, bn, on, tn, cn)
+                                            })
+                                        };
+                                        let ambiguous = self.rule == Rule::Mark
+                                            && m != oc
+                                            && m != tc
+                                            && (twin(&theirs_new, &at, &td, &ti, tc, false)
+                                                || twin(&ours_new, &ao, &od, &oi, oc, true));
+                                        if ambiguous {
+                                            let shown = base_shown(x);
+                                            return self.unmarked(
+                                                path,
+                                                common,
+                                                format!(
+                                                    "element {shown} is as much one side's edited copy as another it added, and the result merges the other side's edit into one of them: a conflict, not a clean merge"
+                                                ),
+                                            );
+                                        }
                                         want = trial;
                                         merged.insert(x);
                                         if let Some(n) = unmerged.get_mut(&x) {
@@ -551,12 +602,6 @@ impl Checker<'_> {
             }
             break;
         }
-        // A base element as messages show it: the start of its data.
-        let base_shown = |x: u128| {
-            node(&bd, &bi, x)
-                .map(|n| canonical(bt, n).chars().take(30).collect::<String>())
-                .unwrap_or_default()
-        };
         // A base element one side deleted and the other replaced in its place (an element
         // without a key edited): a deletion against a change, which a clean result cannot
         // settle; taken from one side, that side's state of it.
