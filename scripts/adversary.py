@@ -910,8 +910,19 @@ class Rules:
             bm = bb if isinstance(bb, dict) else {}
             keys = list(o) + [k for k in list(t) + list(bm) + list(r) if k not in o]
             for k in dict.fromkeys(keys):
-                self.value((ctx[0], ctx[1] + [str(plain(k))]), path + [str(plain(k))],
-                           bm.get(k, ABSENT), o.get(k, ABSENT), t.get(k, ABSENT), r.get(k, ABSENT), out)
+                at = path + [str(plain(k))]
+                bv, ov, tv, rv = bm.get(k, ABSENT), o.get(k, ABSENT), t.get(k, ABSENT), r.get(k, ABSENT)
+                # A key's guard (guards_as_fields) where one side deleted the key and the other
+                # left the guard as it was: the guard went with the key, no change of its own
+                # (the key itself is judged), so it stands where the key stands. A guard the
+                # keeping side changed (the key moved into a block) is still a change against
+                # the deletion.
+                if is_guard(k) and bv is not ABSENT:
+                    key = ("str", k[1][:-len("\u2039guard\u203a")])
+                    if (key in o) != (key in t) and (tv if key in t else ov) == bv:
+                        self.expect(at, bv if key in r else ABSENT, rv, "guard-follows-its-key", out)
+                        continue
+                self.value((ctx[0], ctx[1] + [str(plain(k))]), at, bv, ov, tv, rv, out)
             return
         if isinstance(o, list) and isinstance(t, list) and (bb is ABSENT or isinstance(bb, list)):
             # A conflict taken from one side may leave the key with nothing under it: the
@@ -4208,6 +4219,18 @@ SELF_TESTS = [
      "kind: A\nspec:\n  l:\n  - a: 1\n    x‹›: 1\n",
      "kind: A\nspec:\n  l:\n  - a: 1\n    x‹9›: 5\n",
      "kind: A\nspec:\n  l:\n  - a: 1\n    x‹›: 1\n", True),
+    # A key theirs deleted with its guard, ours edited: ours' side holds ours' key in its
+    # block; the guard went with theirs' deletion, no change of its own (seed 1136 merge 714).
+    ("a key's guard follows the key a side deleted: the other side keeps both", "side:ours",
+     "kind: A\nspec:\n  x‹9›:\n  - a\n  y: 2\n",
+     "kind: A\nspec:\n  x‹9›:\n  - a\n  - b\n  y: 2\n",
+     "kind: A\nspec:\n  y: 3\n",
+     "kind: A\nspec:\n  x‹9›:\n  - a\n  - b\n  y: 3\n", False),
+    ("a key one side moved into another block and the other deleted is still a conflict", "mark",
+     "kind: A\nspec:\n  x‹9›: 1\n  y: 2\n",
+     "kind: A\nspec:\n  y: 2\n",
+     "kind: A\nspec:\n  x‹a›: 1\n  y: 2\n",
+     "kind: A\nspec:\n  y: 2\n", True),
     ("an `if`'s and its `else`'s same key stay two keys", "mark",
      "kind: A\nspec:\n  x‹9›: 1\n  x‹a›: 2\n",
      "kind: A\nspec:\n  x‹9›: 1\n",

@@ -579,6 +579,26 @@ impl<'t> Checker<'t> {
                 .find_map(|v| row.0[v].map(|i| items[v][i].key.as_str()))
                 .unwrap_or_default();
             let at = |v: usize| row.0[v].map(|i| items[v][i].node);
+            // A key one side renamed (read so by likeness) and the other deleted: the rename
+            // is that side's change, even where the value stayed, so the deletion cannot
+            // stand clean (a template key a side moved out of its `range`, named by its
+            // blocks, the element the other side deleted).
+            let renamed = |v: usize| matches!((row.0[0], row.0[v]), (Some(b), Some(s)) if items[0][b].key != items[v][s].key);
+            if self.rule == Rule::Mark && row.0[3].is_none() {
+                let who = match (row.0[1], row.0[2]) {
+                    (None, Some(_)) if renamed(2) => Some("ours deleted it and theirs renamed it"),
+                    (Some(_), None) if renamed(1) => Some("theirs deleted it and ours renamed it"),
+                    _ => None,
+                };
+                if let Some(who) = who {
+                    self.unmarked(
+                        &path.key(key),
+                        common,
+                        format!("{who}: a conflict, not a clean merge"),
+                    );
+                    continue;
+                }
+            }
             self.entry(path, common, key, [at(0), at(1), at(2), at(3)]);
         }
     }
