@@ -7,7 +7,7 @@ use anyhow::Result;
 use crate::align::Pairing;
 use crate::engine::{merged_as, planned_and_rendered, planned_by_identity, Merged};
 use crate::fallback::Reason;
-use crate::git::line_merge::LineMerge;
+use crate::git::line_merge::{line_merge, LineMerge};
 use crate::merge::Conflict;
 use crate::options::{MergeOptions, Policy};
 use crate::outcome::{clean, conflict_messages, conflicted, last_resort, notes, Attempt, Outcome};
@@ -86,6 +86,20 @@ pub(super) fn attempt(
         if let Some(merged) = clean_by_identity(&versions, opts) {
             messages.extend(notes(merged.notes));
             return Ok(clean(merged.text.into_bytes(), messages, 0));
+        }
+        // Under ours, git's clean line merge where the check accepts it: no hunk of it is one
+        // both sides changed, so the policy has nothing to decide there (values-ours-1136-645:
+        // both sides added one step alike, theirs edited another; the merge took ours' list
+        // whole, dropping theirs' edit).
+        if let Some(bytes) = checked_line_merge([base, ours, theirs], &versions, opts) {
+            messages.push(
+                format!(
+                    "the structural merge would lose data ({}); git's clean line merge holds: kept",
+                    violations[0]
+                )
+                .into(),
+            );
+            return Ok(clean(bytes, messages, 0));
         }
         // Documents paired as renamed where the check reads a deletion and an addition: read
         // so by the merge too, a conflict that holds is the answer, not a bug.
@@ -248,6 +262,28 @@ fn by_identity(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<
         return None;
     }
     widened(versions, opts, merged, Vec::new(), Pairing::Renames).ok()
+}
+
+/// Under `ours`, git's line merge where it is clean and the check accepts it as ours'
+/// result; `None` otherwise, and in the other modes (`mark` weighs git's result first;
+/// `theirs` answers by kyaml's rules, which are not git's).
+fn checked_line_merge(
+    [base, ours, theirs]: [&str; 3],
+    versions: &Versions,
+    opts: &MergeOptions,
+) -> Option<Vec<u8>> {
+    if opts.policy != Policy::Ours {
+        return None;
+    }
+    let line = line_merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), opts).ok()?;
+    if line.conflicted {
+        return None;
+    }
+    let text = std::str::from_utf8(&line.bytes).ok()?;
+    match verify::check_text(versions, text, opts.policy) {
+        Verdict::Holds => Some(line.bytes),
+        Verdict::Unsure | Verdict::Broken(_) => None,
+    }
 }
 
 /// In mark mode, the merge again with no document held in one conflict with its rival (the

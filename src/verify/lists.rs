@@ -109,8 +109,12 @@ impl Checker<'_> {
                 // conflict there would: ours' elements of the stretch, and theirs' changes
                 // outside it. An element theirs deleted that ours left alone stays deleted
                 // (values-ours-1130-333: "every element from one side" let it come back).
-                // Ours' list whole is that answer with the stretch the whole list.
-                if self.equal(path, ot, o, r) {
+                // The stretches are those of the sequence reading (DESIGN.md: edits of a
+                // list that overlap conflict around just those elements), or an element each
+                // side changed. Ours' list whole is no such answer where theirs changed
+                // elements outside ours' stretches (values-ours-77-94: theirs' additions
+                // after an element no side touched were dropped at exit 0).
+                if self.ours_stretches(at) {
                     return;
                 }
                 let found = self.attempt(|c| {
@@ -705,6 +709,60 @@ impl Checker<'_> {
                 ),
             );
         }
+    }
+
+    /// Whether the result's list is git's line merge of the three lists' element sequences
+    /// (one element a line, compared by data) with ours' lines in every hunk both sides
+    /// changed: a person taking ours' side of a conflict around just those elements. Not
+    /// where it brings back an element theirs deleted and ours left alone, unless it is ours'
+    /// list whole.
+    fn ours_stretches(&self, at: [At; 4]) -> bool {
+        let items = |tree: &Tree, x: At| -> Vec<NodeId> {
+            x.filter(|&x| tree.node(x).kind == Kind::Seq)
+                .map(|x| tree.children(x).to_vec())
+                .unwrap_or_default()
+        };
+        let [b, o, t, r] = at;
+        let (bi, oi, ti, ri) = (
+            items(self.b, b),
+            items(self.o, o),
+            items(self.t, t),
+            items(self.r, r),
+        );
+        let [bd, od, td, rd] =
+            element_names([(self.b, &bi), (self.o, &oi), (self.t, &ti), (self.r, &ri)]);
+        let lines = |d: &[u128]| -> Vec<u8> {
+            d.iter()
+                .flat_map(|x| format!("{x:x}\n").into_bytes())
+                .collect()
+        };
+        // git2's free `merge_file` does not initialise libgit2 itself; any other entry point
+        // does.
+        let _ = git2::Config::new();
+        let (bl, ol, tl) = (lines(&bd), lines(&od), lines(&td));
+        let mut base = git2::MergeFileInput::new();
+        base.content(&bl);
+        let mut ours = git2::MergeFileInput::new();
+        ours.content(&ol);
+        let mut theirs = git2::MergeFileInput::new();
+        theirs.content(&tl);
+        let mut opts = git2::MergeFileOptions::new();
+        opts.favor(git2::FileFavor::Ours);
+        let sequence = match git2::merge_file(&base, &ours, &theirs, Some(&mut opts)) {
+            Ok(merged) => merged.content() == lines(&rd).as_slice(),
+            Err(_) => false,
+        };
+        // Still, an element theirs deleted that ours left alone stays deleted, though git's
+        // hunk put it in ours' stretch (values-ours-1130-333: ours edited the step before it),
+        // unless the answer is ours' list whole: every change of theirs then lies in a hunk
+        // both changed (values-ours-1-22: theirs' edit of an element beside ours').
+        let count = |d: &[u128], x: u128| d.iter().filter(|&&y| y == x).count();
+        sequence
+            && (od == rd
+                || bd.iter().all(|&x| {
+                    let (nb, no, nt) = (count(&bd, x), count(&od, x), count(&td, x));
+                    !(no == nb && nt < nb && count(&rd, x) > nt)
+                }))
     }
 
     /// Whether `r` is a clean merge of base element `b` with ours' `o` and theirs' `t` (or,
