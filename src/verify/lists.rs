@@ -795,16 +795,25 @@ impl Checker<'_> {
 /// rename no reading can say, and the key's reading stands.
 fn reads_a_rename(trees: [&Tree; 4], items: [&[Item]; 4], rows: &[Row], skip: &[&str]) -> bool {
     let based: HashSet<&str> = items[0].iter().map(|i| i.key.as_str()).collect();
+    // Each side's items new by key, with their content: read once, compared per rename.
+    let new: [Vec<(usize, Leaves)>; 2] = [1, 2].map(|v| {
+        items[v]
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| !based.contains(i.key.as_str()))
+            .map(|(j, i)| (j, Leaves::of(trees[v], i.node, skip)))
+            .collect()
+    });
     let renamed = |b: usize, v: usize, i: usize| {
         if items[v][i].key == items[0][b].key {
             return false;
         }
-        let leaves = Leaves::of(trees[v], items[v][i].node, skip);
-        !items[v].iter().enumerate().any(|(j, other)| {
-            j != i
-                && !based.contains(other.key.as_str())
-                && Leaves::of(trees[v], other.node, skip).same_content(&leaves)
-        })
+        let Some((_, leaves)) = new[v - 1].iter().find(|(j, _)| *j == i) else {
+            return false;
+        };
+        !new[v - 1]
+            .iter()
+            .any(|(j, other)| *j != i && other.same_content(leaves))
     };
     rows.iter().any(|row| match row.0[0] {
         Some(b) => (1..3).any(|v| row.0[v].is_some_and(|i| renamed(b, v, i))),
