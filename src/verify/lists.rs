@@ -759,7 +759,8 @@ fn reads_a_rename(trees: [&Tree; 4], items: [&[Item]; 4], rows: &[Row], skip: &[
     })
 }
 
-/// Whether theirs deleted outright an element (by data) ours holds as base has it: theirs
+/// Whether theirs deleted outright an element (by data) ours holds as base has it, ours'
+/// elements standing in base's order: theirs
 /// holds fewer copies of such elements, in all, than it holds copies of elements base lacks
 /// (each of which may be one of them edited, which ours' list whole may win as a stretch both
 /// changed: a maintainer theirs edited and moved, values-ours-1-22), so at least one is gone
@@ -787,7 +788,14 @@ fn theirs_took_out_what_ours_kept(lists: [(&Tree, At); 3]) -> bool {
         .filter(|&&c| seen.insert(c))
         .map(|&c| count(&td, c).saturating_sub(count(&bd, c)))
         .sum();
-    taken_out > put_in
+    // Ours' reorder is a change of the whole list, which ours' list whole wins (ours sorted
+    // a CRD's `shortNames`, theirs emptied them: packages-ours-1134-67).
+    let mut rest = bd.iter();
+    let in_base_order = od
+        .iter()
+        .filter(|c| bd.contains(c))
+        .all(|c| rest.any(|x| x == c));
+    taken_out > put_in && in_base_order
 }
 
 /// The lists' elements named by their data, as [`data_names`] names them, but where a
