@@ -218,6 +218,12 @@ pub(super) fn attempt(
                 ).into());
                 messages.extend(notes(merged.notes));
                 return Ok(clean(merged.text.into_bytes(), messages, 0));
+            } else if let Some((merged, widenings)) = policy_marked(&versions, opts) {
+                messages.push(format!(
+                    "a conflict the check forced does not hold while ours' policy decides the other conflicts ({why}): every conflict marked, as in mark mode"
+                ).into());
+                messages.extend(notes(widenings));
+                merged
             } else {
                 messages.push(format!(
                     "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"
@@ -284,6 +290,29 @@ fn checked_line_merge(
         Verdict::Holds => Some(line.bytes),
         Verdict::Unsure | Verdict::Broken(_) => None,
     }
+}
+
+/// Under `--on-conflict ours`, where the check forced a conflict on a clean result and no
+/// widening of it holds, the merge again as mark mode has it, its conflicts widened until
+/// each side holds: taking theirs' side of the forced conflict brings back nothing of theirs
+/// that ours' policy decided away elsewhere unmarked (ours deleted a document theirs changed,
+/// beside the documents the two readings pair otherwise), so those decisions are marked too.
+/// A conflict is allowed under ours; git's result with a bug report is not the answer
+/// where the rules' own conflicts hold. `None` under the other policies (theirs must stay
+/// clean, mark has no policy decisions), or where that merge is clean or does not hold.
+fn policy_marked(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<String>)> {
+    if opts.policy != Policy::Ours {
+        return None;
+    }
+    let mark = MergeOptions {
+        policy: Policy::Mark,
+        ..opts.clone()
+    };
+    let (merged, _) = planned_and_rendered(versions, &mark).ok()?;
+    if merged.conflicts.is_empty() {
+        return None;
+    }
+    widened(versions, &mark, merged, Vec::new(), Pairing::Renames).ok()
 }
 
 /// In mark mode, the merge again with no document held in one conflict with its rival (the

@@ -113,8 +113,15 @@ impl Checker<'_> {
                 // list that overlap conflict around just those elements), or an element each
                 // side changed. Ours' list whole is no such answer where theirs changed
                 // elements outside ours' stretches (values-ours-77-94: theirs' additions
-                // after an element no side touched were dropped at exit 0).
-                if self.ours_stretches(at) {
+                // after an element no side touched were dropped at exit 0), nor where it
+                // keeps an element theirs deleted and ours holds as base has it: that
+                // deletion conflicts with nothing of ours, so it stands even beside the
+                // stretch (packages-ours-1136-1595: a kustomization's `patches`, theirs
+                // deleting one patch and swapping the next two, ours deleting one of those).
+                if self.ours_stretches(at)
+                    && !(self.equal(path, ot, o, r)
+                        && theirs_took_out_what_ours_kept([(bt, b), (ot, o), (tt, t)]))
+                {
                     return;
                 }
                 let found = self.attempt(|c| {
@@ -819,6 +826,45 @@ fn reads_a_rename(trees: [&Tree; 4], items: [&[Item]; 4], rows: &[Row], skip: &[
         Some(b) => (1..3).any(|v| row.0[v].is_some_and(|i| renamed(b, v, i))),
         None => false,
     })
+}
+
+/// Whether theirs deleted outright an element (by data) ours holds as base has it, ours'
+/// elements standing in base's order: theirs
+/// holds fewer copies of such elements, in all, than it holds copies of elements base lacks
+/// (each of which may be one of them edited, which ours' list whole may win as a stretch both
+/// changed: a maintainer theirs edited and moved, values-ours-1-22), so at least one is gone
+/// with nothing in its place.
+fn theirs_took_out_what_ours_kept(lists: [(&Tree, At); 3]) -> bool {
+    let items = lists.map(|(tree, x)| {
+        let items = x
+            .filter(|&x| tree.node(x).kind == Kind::Seq)
+            .map(|x| tree.children(x).to_vec())
+            .unwrap_or_default();
+        (tree, items)
+    });
+    let [bd, od, td] = element_names(items.each_ref().map(|(tree, v)| (*tree, v.as_slice())));
+    let count = |d: &[u128], c: u128| d.iter().filter(|&&x| x == c).count();
+    let mut seen = HashSet::new();
+    let taken_out: usize = bd
+        .iter()
+        .filter(|&&c| seen.insert(c))
+        .filter(|&&c| count(&od, c) == count(&bd, c))
+        .map(|&c| count(&bd, c).saturating_sub(count(&td, c)))
+        .sum();
+    let mut seen = HashSet::new();
+    let put_in: usize = td
+        .iter()
+        .filter(|&&c| seen.insert(c))
+        .map(|&c| count(&td, c).saturating_sub(count(&bd, c)))
+        .sum();
+    // Ours' reorder is a change of the whole list, which ours' list whole wins (ours sorted
+    // a CRD's `shortNames`, theirs emptied them: packages-ours-1134-67).
+    let mut rest = bd.iter();
+    let in_base_order = od
+        .iter()
+        .filter(|c| bd.contains(c))
+        .all(|c| rest.any(|x| x == c));
+    taken_out > put_in && in_base_order
 }
 
 /// The lists' elements named by their data, as [`data_names`] names them, but where a
