@@ -30,14 +30,6 @@ pub fn line_merge(
             conflicted: true,
         });
     }
-    // git2's free `merge_file` does not initialise libgit2 itself; any other entry point does.
-    let _ = git2::Config::new();
-    let mut ancestor = git2::MergeFileInput::new();
-    ancestor.content(base);
-    let mut our = git2::MergeFileInput::new();
-    our.content(ours);
-    let mut their = git2::MergeFileInput::new();
-    their.content(theirs);
     let mut o = git2::MergeFileOptions::new();
     o.ancestor_label(&opts.labels.base)
         .our_label(&opts.labels.ours)
@@ -52,13 +44,40 @@ pub fn line_merge(
             o.style_zdiff3(true);
         }
     }
-    let result = git2::merge_file(&ancestor, &our, &their, Some(&mut o))
+    let result = merge_file([base, ours, theirs], &mut o)
         .map_err(|e| anyhow!("{e}"))
         .context("git's line merge failed")?;
     Ok(LineMerge {
         bytes: result.content().to_vec(),
         conflicted: !result.is_automergeable(),
     })
+}
+
+/// Git's line merge of three texts where it is clean, each hunk both sides changed taken
+/// from ours (git's `--ours`): `None` where libgit2 fails. For reading a sequence as git
+/// would merge it, one element a line.
+pub fn favouring_ours(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Vec<u8>> {
+    let mut o = git2::MergeFileOptions::new();
+    o.favor(git2::FileFavor::Ours);
+    merge_file([base, ours, theirs], &mut o)
+        .ok()
+        .map(|merged| merged.content().to_vec())
+}
+
+/// libgit2's `merge_file` of three texts with options `o`.
+fn merge_file(
+    [base, ours, theirs]: [&[u8]; 3],
+    o: &mut git2::MergeFileOptions,
+) -> Result<git2::MergeFileResult, git2::Error> {
+    // git2's free `merge_file` does not initialise libgit2 itself; any other entry point does.
+    let _ = git2::Config::new();
+    let mut ancestor = git2::MergeFileInput::new();
+    ancestor.content(base);
+    let mut our = git2::MergeFileInput::new();
+    our.content(ours);
+    let mut their = git2::MergeFileInput::new();
+    their.content(theirs);
+    git2::merge_file(&ancestor, &our, &their, Some(o))
 }
 
 /// Git's test for a binary file: a NUL byte among the first 8000.

@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
+use crate::git::line_merge::favouring_ours;
 use crate::parse::{canonical, data_names, digest, same_data, Kind, NodeId, Tree};
 use crate::resource::{element_key, list_kind, ListKind, Path};
 
@@ -743,22 +744,8 @@ impl Checker<'_> {
                 .flat_map(|x| format!("{x:x}\n").into_bytes())
                 .collect()
         };
-        // git2's free `merge_file` does not initialise libgit2 itself; any other entry point
-        // does.
-        let _ = git2::Config::new();
         let (bl, ol, tl) = (lines(&bd), lines(&od), lines(&td));
-        let mut base = git2::MergeFileInput::new();
-        base.content(&bl);
-        let mut ours = git2::MergeFileInput::new();
-        ours.content(&ol);
-        let mut theirs = git2::MergeFileInput::new();
-        theirs.content(&tl);
-        let mut opts = git2::MergeFileOptions::new();
-        opts.favor(git2::FileFavor::Ours);
-        let sequence = match git2::merge_file(&base, &ours, &theirs, Some(&mut opts)) {
-            Ok(merged) => merged.content() == lines(&rd).as_slice(),
-            Err(_) => false,
-        };
+        let sequence = favouring_ours(&bl, &ol, &tl).is_some_and(|m| m == lines(&rd));
         // Still, an element theirs deleted that ours left alone stays deleted, though git's
         // hunk put it in ours' stretch (values-ours-1130-333: ours edited the step before it),
         // unless the answer is ours' list whole: every change of theirs then lies in a hunk
