@@ -572,71 +572,104 @@ fn value_of<'t>(text: &'t str, n: &'t Node) -> &'t str {
 /// [`ScalarKey`], maps regardless of key order, sequences in order, aliases by anchor name and
 /// anchored data. Formatting and comments do not count.
 pub fn same_data(a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
-    let (x, y) = (&a.nodes[an], &b.nodes[bn]);
-    // The same text is the same data, but where it holds an alias: the same `*name` can name
-    // anchors holding other values in the two trees.
-    if a.src(an) == b.src(bn)
-        && x.kind != Kind::Alias
-        && !a.value_outruns_text(an)
-        && !b.value_outruns_text(bn)
-        && (x.kind == Kind::Scalar
-            || !a.has_aliases()
-            || memchr::memchr(b'*', a.src(an).as_bytes()).is_none())
-    {
-        return true;
-    }
-    match (x.kind, y.kind) {
-        (Kind::Scalar, Kind::Scalar) => a.scalar_key(an) == b.scalar_key(bn),
-        (Kind::Alias, Kind::Alias) => {
-            a.value(an) == b.value(bn)
-                && match (x.target(), y.target()) {
-                    // The anchored values as data (a comment moved inside one changes no
-                    // alias), but by text where they hold an alias themselves: comparing
-                    // aliases of aliases as data costs as much as expanding them (an alias
-                    // bomb), and an alias inside its own anchor's value never ends.
-                    (Some(t), Some(u)) if !holds_alias(a, t) && !holds_alias(b, u) => {
-                        same_data(a, t, b, u)
+    Anchored::default().same(a, an, b, bn)
+}
+
+/// The pairs of anchored values (one of each tree) a comparison has met behind aliases, with
+/// whether they are the same data. Each pair is compared once however many aliases name it:
+/// comparing aliases of aliases afresh each time costs as much as expanding them (an alias
+/// bomb). A pair is taken as the same while it is being compared, so an alias inside its own
+/// anchor's value ends; any difference elsewhere still makes the whole comparison false.
+#[derive(Default)]
+struct Anchored(HashMap<(NodeId, NodeId), bool>);
+
+impl Anchored {
+    fn same(&mut self, a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
+        let (x, y) = (&a.nodes[an], &b.nodes[bn]);
+        // The same text is the same data, but where it holds an alias: the same `*name` can
+        // name anchors holding other values in the two trees.
+        if a.src(an) == b.src(bn)
+            && x.kind != Kind::Alias
+            && !a.value_outruns_text(an)
+            && !b.value_outruns_text(bn)
+            && (x.kind == Kind::Scalar
+                || !a.has_aliases()
+                || memchr::memchr(b'*', a.src(an).as_bytes()).is_none())
+        {
+            return true;
+        }
+        match (x.kind, y.kind) {
+            (Kind::Scalar, Kind::Scalar) => a.scalar_key(an) == b.scalar_key(bn),
+            (Kind::Alias, Kind::Alias) => {
+                a.value(an) == b.value(bn)
+                    && match (x.target(), y.target()) {
+                        // The anchored values as data: a comment moved inside one changes
+                        // no alias.
+                        (Some(t), Some(u)) if !holds_alias(a, t) && !holds_alias(b, u) => {
+                            self.same(a, t, b, u)
+                        }
+                        (Some(t), Some(u)) => match self.0.get(&(t, u)) {
+                            Some(&known) => known,
+                            None => {
+                                self.0.insert((t, u), true);
+                                let same = self.same(a, t, b, u);
+                                self.0.insert((t, u), same);
+                                same
+                            }
+                        },
+                        _ => false,
                     }
-                    (Some(t), Some(u)) => a.src(t) == b.src(u),
-                    _ => false,
+            }
+            (Kind::Seq, Kind::Seq) => {
+                x.child_count() == y.child_count()
+                    && a.children(an)
+                        .iter()
+                        .zip(b.children(bn))
+                        .all(|(&c, &d)| self.same(a, c, b, d))
+            }
+            (Kind::Map, Kind::Map) => {
+                if x.child_count() != y.child_count() {
+                    return false;
                 }
-        }
-        (Kind::Seq, Kind::Seq) => {
-            x.child_count() == y.child_count()
-                && a.children(an)
-                    .iter()
-                    .zip(b.children(bn))
-                    .all(|(&c, &d)| same_data(a, c, b, d))
-        }
-        (Kind::Map, Kind::Map) => {
-            if x.child_count() != y.child_count() {
-                return false;
+                // Keys in the same order, the usual case: entry by entry, with no index,
+                // ending at the first value that differs (a key holds one value: the maps
+                // differ there whatever order the keys further on stand in).
+                let mut pairs = a.entries(an).zip(b.entries(bn));
+                match pairs
+                    .find(|&((k, v), (l, w))| a.value(k) != b.value(l) || !self.same(a, v, b, w))
+                {
+                    None => return true,
+                    Some(((k, _), (l, _))) if a.value(k) == b.value(l) => return false,
+                    Some(_) => {}
+                }
+                let index: HashMap<&str, NodeId> =
+                    b.entries(bn).map(|(k, v)| (b.value(k), v)).collect();
+                a.entries(an).all(|(k, v)| match index.get(a.value(k)) {
+                    Some(&w) => self.same(a, v, b, w),
+                    None => false,
+                })
             }
-            // Keys in the same order, the usual case: entry by entry, with no index, ending
-            // at the first value that differs (a key holds one value: the maps differ there
-            // whatever order the keys further on stand in).
-            let mut pairs = a.entries(an).zip(b.entries(bn));
-            match pairs.find(|&((k, v), (l, w))| a.value(k) != b.value(l) || !same_data(a, v, b, w))
-            {
-                None => return true,
-                Some(((k, _), (l, _))) if a.value(k) == b.value(l) => return false,
-                Some(_) => {}
-            }
-            let index: std::collections::HashMap<&str, NodeId> =
-                b.entries(bn).map(|(k, v)| (b.value(k), v)).collect();
-            a.entries(an).all(|(k, v)| match index.get(a.value(k)) {
-                Some(&w) => same_data(a, v, b, w),
-                None => false,
-            })
+            _ => false,
         }
-        _ => false,
     }
 }
 
-/// Whether a node's text may hold an alias (a `*`, in a string too: then it is compared as
-/// text, which is never wrong, only stricter).
+/// Whether a node's value holds an alias node. Only a text with a `*` is walked; a `*` in a
+/// string or a comment (`* 100` in a commented PromQL line) is no alias, and reading it as one
+/// compared the anchored value as text, comments included: a comment line taken out of an
+/// anchored map then read as a change of every alias of it.
 fn holds_alias(tree: &Tree, n: NodeId) -> bool {
-    memchr::memchr(b'*', tree.src(n).as_bytes()).is_some()
+    if memchr::memchr(b'*', tree.src(n).as_bytes()).is_none() {
+        return false;
+    }
+    let mut todo = vec![n];
+    while let Some(id) = todo.pop() {
+        if tree.node(id).kind == Kind::Alias {
+            return true;
+        }
+        todo.extend_from_slice(tree.children(id));
+    }
+    false
 }
 
 /// Names for the data of several lists' elements, one per element in order, equal exactly

@@ -303,3 +303,31 @@ fn maps_compare_as_data() {
     assert!(!same("a: 1\nb: 2\nc: 3\n", "a: 1\nb: 2\nd: 3\n"));
     assert!(!same("a: 1\nb: 2\n", "b: 1\na: 2\n"));
 }
+
+/// An alias compares by anchor name and the anchored data, comments aside: also where the
+/// anchored value holds a `*` that is no alias (a comment's `* 100`), and where it holds an
+/// alias itself. An alias bomb still compares in time: each pair of anchored values once.
+#[test]
+fn aliases_compare_by_anchored_data() {
+    let same = |x: &str, y: &str| {
+        let (a, b) = (parse(x).unwrap(), parse(y).unwrap());
+        same_data(&a, a.docs[0].root.unwrap(), &b, b.docs[0].root.unwrap())
+    };
+    let star_in_comment = "a: &x\n  # m * 100\n  # gone\n  k: 1\nb: *x\n";
+    assert!(same(star_in_comment, "a: &x\n  # m * 100\n  k: 1\nb: *x\n"));
+    let alias_inside = "y: &y 1\na: &x\n  # gone\n  k: *y\nb: *x\n";
+    assert!(same(alias_inside, "y: &y 1\na: &x\n  k: *y\nb: *x\n"));
+    assert!(!same(alias_inside, "y: &y 2\na: &x\n  k: *y\nb: *x\n"));
+    assert!(!same(
+        alias_inside,
+        "y: &y 1\na: &x\n  k: *y\n  j: 2\nb: *x\n"
+    ));
+    let mut bomb = String::from("l0: &l0 [x, x]\n");
+    for i in 1..40 {
+        let p = i - 1;
+        bomb.push_str(&format!("l{i}: &l{i} [*l{p}, *l{p}]\n"));
+    }
+    let other = format!("{bomb}# a comment\n");
+    assert!(same(&bomb, &other));
+    assert!(!same(&bomb, &bomb.replace("[x, x]", "[x, y]")));
+}
