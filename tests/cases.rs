@@ -151,6 +151,14 @@ fn run_case(dir: &Path, pending: bool) -> Result<(Expect, Verdict), String> {
     if expect.keys.exit != 2 && !expected_path.is_file() {
         return Err("expected.yaml is missing".into());
     }
+    // A conflict does not load as YAML: compared as data it could never match, and a pending
+    // case holding one would "still fail" forever, however kmerge came to merge it.
+    if matches!(expect.compare, Compare::Data)
+        && fs::read_to_string(&expected_path)
+            .is_ok_and(|text| text.lines().any(|l| l.starts_with("<<<<<<<")))
+    {
+        return Err("expected.yaml holds conflict markers: compare it as \"bytes\"".into());
+    }
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out_path = scratch.path().join("out.yaml");
     // Isolated: the developer's git config (merge.conflictStyle) stays out of the result.
