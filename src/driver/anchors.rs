@@ -13,8 +13,9 @@ use crate::text::splice::{splice, Edit};
 /// Theirs' text with each anchor that stands where ours has no anchor of its name, though
 /// ours defines that name elsewhere in the same document, renamed (`base` → `base2`) with the
 /// aliases that name it, and each anchor on a node ours anchors under another name given
-/// ours' name; one note for each; `None` where no anchor clashes so.
-pub(super) fn renamed_apart(versions: &Versions) -> Option<(String, Vec<String>)> {
+/// ours' name; one note for each, with the name theirs' anchor has in the merge's input;
+/// `None` where no anchor clashes so.
+pub(super) fn renamed_apart(versions: &Versions) -> Option<(String, Vec<Renamed>)> {
     let (ours, theirs) = (&versions.ours, &versions.theirs);
     let has_anchor = |tree: &Tree| memchr::memchr(b'&', tree.text.as_bytes()).is_some();
     if !has_anchor(ours) || !has_anchor(theirs) {
@@ -51,9 +52,12 @@ pub(super) fn renamed_apart(versions: &Versions) -> Option<(String, Vec<String>)
                 .get(&(doc.clone(), ours_name))
                 .is_some_and(|p| p.len() == 1)
             {
-                notes.push(format!(
-                    "ours and theirs anchor one node as &{ours_name} and &{name}: theirs' is &{ours_name} in the result"
-                ));
+                notes.push(Renamed {
+                    name: ours_name.to_string(),
+                    note: format!(
+                        "ours and theirs anchor one node as &{ours_name} and &{name}: theirs' is &{ours_name} in the result"
+                    ),
+                });
                 fresh.insert(n, ours_name.to_string());
             }
             continue;
@@ -68,9 +72,12 @@ pub(super) fn renamed_apart(versions: &Versions) -> Option<(String, Vec<String>)
         else {
             continue;
         };
-        notes.push(format!(
-            "both sides define the anchor &{name}, at different places: theirs' is &{new} in the result"
-        ));
+        notes.push(Renamed {
+            name: new.clone(),
+            note: format!(
+                "both sides define the anchor &{name}, at different places: theirs' is &{new} in the result"
+            ),
+        });
         taken.insert(new.clone());
         fresh.insert(n, new);
     }
@@ -101,6 +108,28 @@ pub(super) fn renamed_apart(versions: &Versions) -> Option<(String, Vec<String>)
     }
     let renamed = splice(text, &mut edits).ok()?;
     Some((renamed, notes))
+}
+
+/// An anchor of theirs renamed: its name in the merge's input, and the note that says so.
+pub(super) struct Renamed {
+    name: String,
+    note: String,
+}
+
+impl Renamed {
+    /// The note, where the merged text still defines the anchor: the merge may have dropped
+    /// it (theirs' anchor on a value ours' side won), and a note naming an anchor the result
+    /// does not hold would send the user looking for it.
+    pub(super) fn note_for(self, merged: &[u8]) -> Option<String> {
+        let name = format!("&{}", self.name);
+        let ends_name = |b: &u8| b.is_ascii_whitespace() || b",[]{}".contains(b);
+        let defined = memchr::memmem::find_iter(merged, name.as_bytes()).any(|at| {
+            let after = merged.get(at + name.len());
+            let before = at.checked_sub(1).map(|i| merged[i]);
+            after.is_none_or(ends_name) && before.is_none_or(|b| ends_name(&b) || b == b'-')
+        });
+        defined.then_some(self.note)
+    }
 }
 
 /// Where `&name` stands among the properties a node's text starts with (its anchor and tag,

@@ -143,6 +143,10 @@ fn by_structure(
     if let Some((renamed, notes)) = versions.as_ref().ok().and_then(anchors::renamed_apart) {
         match by_structure(base, ours, &renamed, opts) {
             Ok(mut outcome) if outcome.fallback.is_none() => {
+                let notes: Vec<String> = notes
+                    .into_iter()
+                    .filter_map(|n| n.note_for(&outcome.bytes))
+                    .collect();
                 outcome.messages.splice(0..0, outcome::notes(notes));
                 return Ok(outcome);
             }
