@@ -114,6 +114,28 @@ pub(crate) fn render(
             e.end = end;
         }
     }
+    // A conflict over ours' fields that theirs deleted takes the comment lines indented into
+    // ours' last field into ours' side: a field placed after that field stands after the
+    // conflict, not inside its range (where both sides' text would hold it twice, or not at
+    // all).
+    let conflicts: Vec<(usize, usize)> = ranked
+        .iter()
+        .filter(|(_, _, e, index)| {
+            e.start < e.end && matches!(plan.ops[*index], Op::Conflict { .. })
+        })
+        .map(|(_, _, e, _)| (e.start, e.end))
+        .collect();
+    for (_, _, e, _) in &mut ranked {
+        if e.start == e.end {
+            if let Some(&(_, end)) = conflicts
+                .iter()
+                .find(|&&(start, end)| start < e.start && e.start < end)
+            {
+                e.start = end;
+                e.end = end;
+            }
+        }
+    }
     // Insertions at one offset keep the order they were planned in, but for whole
     // documents: one placed where ours' document starts goes before that document's new
     // first lines, one placed where it ends goes after its new last lines.
