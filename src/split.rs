@@ -31,22 +31,29 @@ pub(crate) enum Name {
 /// The file's documents, each named, in order; `None` where the scan cannot be sure of every
 /// one, where a name repeats, or where the file holds fewer than two documents.
 pub(crate) fn split(text: &str) -> Option<Vec<Piece<'_>>> {
+    let pieces = named(text)?;
+    let mut seen = HashSet::new();
+    if !pieces.iter().all(|p| seen.insert(&p.name)) {
+        return None;
+    }
+    (pieces.len() >= 2).then_some(pieces)
+}
+
+/// The file's documents, each named, in order, a name possibly repeated; `None` where the
+/// scan cannot be sure of every one.
+pub(crate) fn named(text: &str) -> Option<Vec<Piece<'_>>> {
     if text.starts_with('\u{feff}') || text.contains('\r') {
         return None;
     }
     let mut pieces = Vec::new();
-    let mut seen = HashSet::new();
     for (i, piece) in cut(text)?.into_iter().enumerate() {
         let name = name_of(piece)?;
         if name == Name::Comments && i > 0 {
             return None;
         }
-        if !seen.insert(name.clone()) {
-            return None;
-        }
         pieces.push(Piece { text: piece, name });
     }
-    (pieces.len() >= 2).then_some(pieces)
+    Some(pieces)
 }
 
 /// The identity of each document of a file, as the parser reads it ([`Identity::of`]), by

@@ -197,16 +197,11 @@ impl<'t> Merger<'t> {
             // kyaml merges into ours' node and clears theirs' nulls: where ours rewrote a map
             // in flow style and theirs set a field to null, theirs' text taken whole would
             // keep the null; its fields go into ours' flow map instead.
-            let theirs_nulls = || {
-                let mut nulls = Vec::new();
-                self.nulls(t.node, false, &mut nulls);
-                !nulls.is_empty()
-            };
             if self.opts.policy.kyaml()
                 && on.kind == Kind::Map
                 && tn.kind == Kind::Map
                 && on.flow
-                && theirs_nulls()
+                && self.holds_nulls(t.node)
                 && self.merge_flow_map(b, o, t)
             {
                 return;
@@ -830,6 +825,28 @@ impl<'t> Merger<'t> {
         if self.nulls(n, item, out) {
             out.truncate(before);
         }
+    }
+
+    /// Whether theirs' value `n` holds a null field anywhere below it (kyaml clears each).
+    fn holds_nulls(&self, n: NodeId) -> bool {
+        let mut nulls = Vec::new();
+        self.nulls(n, false, &mut nulls);
+        !nulls.is_empty()
+    }
+
+    /// Ours' block list replaced by theirs' whole, the null fields inside it left out (kyaml
+    /// clears each null it walks); taken as it is where it holds none.
+    pub(super) fn take_theirs_clearing_nulls(&mut self, o: Field, t: Field) {
+        let mut omit = Vec::new();
+        self.kyaml_nulls(t.node, false, &mut omit);
+        if omit.is_empty() || !self.ours.is_block_collection(o.node) {
+            return self.take_theirs(o, t);
+        }
+        self.plan.ops.push(Op::Fill {
+            ours: o,
+            theirs: t,
+            omit,
+        });
     }
 
     /// [`Merger::kyaml_nulls`]' walk; true where a list item would be left empty.

@@ -128,14 +128,16 @@ impl Merger<'_> {
         };
         match paired {
             // kyaml would read theirs' repeated key as one element, but where ours left the
-            // list as it was, theirs' text is the change, its repeated element included.
+            // list as it was, theirs' text is the change, its repeated element included; the
+            // nulls in it still clear their fields, as kyaml's walk clears them (adversary
+            // packages-theirs-1137-595: theirs' `ports: ~` was kept).
             Some([_, _, ref theirs])
                 if kyaml
                     && !patch
                     && theirs.len() < self.theirs.children(t.node).len()
                     && b.is_some_and(|b| same_data(self.base, b.node, self.ours, o.node)) =>
             {
-                self.take_theirs(o, t)
+                self.take_theirs_clearing_nulls(o, t)
             }
             Some([base, ours, theirs]) => {
                 // The order of a keyed list can matter (init containers and CI steps run in

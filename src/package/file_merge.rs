@@ -18,14 +18,16 @@ use crate::driver;
 use crate::git::line_merge::{is_binary, line_merge};
 use crate::git::FileMode;
 use crate::options::{MergeOptions, Policy};
+use crate::outcome::written_markers;
 use crate::outcome::Message;
 use crate::parse::{self, Tree};
 use crate::resource::{self, Identity};
+use crate::split::{self, Name};
 use crate::text::markers;
 
 use super::layout::{assemble, piece, Owners, Version};
-use super::pairing::{Group, Package, PathId, PathKind};
-use super::snapshot::Entry;
+use super::pairing::{is_yaml_name, Group, Package, PathId, PathKind};
+use super::snapshot::{Entry, Snapshot};
 use super::ResourceCounts;
 use crate::sides::{self, Side, BASE, OURS, THEIRS};
 
@@ -468,6 +470,131 @@ pub(crate) fn settled_counts(pkg: &Package, path: PathId) -> ResourceCounts {
     counts
 }
 
+/// A file of resources the package could not take apart (its changed version repeats an
+/// identity) that one side deleted and the other changed, merged document by document: a
+/// resource the changing side added stays (kyaml keeps a resource only one side has), one it
+/// left as base had it goes with the deletion, and one it changed is the deletion against a
+/// change: marked (the changed document against nothing), or the policy's side. Taken whole,
+/// the changed file lost the deleting side's deletions, and deleted under `theirs` it lost the
+/// other side's own resources (adversary packages-theirs-1137-1831, made small). `None` where
+/// a document cannot be named for certain, or where the deleting side holds one of the kept
+/// version's resources in another file (it moved it: pairing that across files is the
+/// package's resource pairing, which a path kept whole stands outside): the path is merged as
+/// before.
+fn by_documents_against_deleted(
+    cb: Option<&[u8]>,
+    co: Option<&[u8]>,
+    ct: Option<&[u8]>,
+    deleter: &Snapshot,
+    mode: FileMode,
+    opts: &MergeOptions,
+) -> Option<FileOutcome> {
+    let (kept_side, kept) = match (co, ct) {
+        (Some(o), None) => (Side::Ours, o),
+        (None, Some(t)) => (Side::Theirs, t),
+        _ => return None,
+    };
+    fn text(bytes: &[u8]) -> Option<&str> {
+        std::str::from_utf8(bytes).ok()
+    }
+    let (base, kept) = (split::named(text(cb?)?)?, split::named(text(kept)?)?);
+    // Ours' or theirs' repeated identity is what keeps the path whole; other whole YAML
+    // (a template, plain YAML) stays with the rules below.
+    let mut seen = HashSet::new();
+    if kept.iter().all(|p| seen.insert(&p.name)) {
+        return None;
+    }
+    let elsewhere: HashSet<Identity> = deleter
+        .files
+        .iter()
+        .filter(|(path, _)| is_yaml_name(path))
+        .filter_map(|(_, entry)| parse::parse(text(&entry.bytes)?).ok())
+        .flat_map(|tree| {
+            resource::documents(&tree)
+                .into_iter()
+                .filter_map(|(_, id)| id)
+        })
+        .collect();
+    if kept
+        .iter()
+        .any(|p| matches!(&p.name, Name::Resource(id) if elsewhere.contains(id)))
+    {
+        return None;
+    }
+    // A document's text without the `---` line that may open it.
+    fn body(piece: &str) -> &str {
+        match piece.starts_with("---") {
+            true => piece.split_once('\n').map_or("", |(_, rest)| rest),
+            false => piece,
+        }
+        .trim_end()
+    }
+    let markers = written_markers(opts, text(kept_side.pick(co, ct)?)?);
+    let (mut out, mut conflicts, mut resources) = (String::new(), Vec::new(), 0);
+    for piece in &kept {
+        let Name::Resource(id) = &piece.name else {
+            out.push_str(piece.text);
+            continue;
+        };
+        let in_base: Vec<&str> = base
+            .iter()
+            .filter(|b| b.name == piece.name)
+            .map(|b| b.text)
+            .collect();
+        if in_base.is_empty() {
+            out.push_str(piece.text);
+            resources += 1;
+            continue;
+        }
+        if in_base.iter().any(|b| body(b) == body(piece.text)) {
+            continue; // left as base had it: deleted with the file
+        }
+        let winner = match opts.policy {
+            Policy::Mark => None,
+            Policy::Ours => Some(Side::Ours),
+            Policy::Theirs => Some(Side::Theirs),
+        };
+        match winner {
+            Some(side) if side == kept_side => {
+                out.push_str(piece.text);
+                resources += 1;
+            }
+            Some(_) => {}
+            None => {
+                let [o, t] = match kept_side {
+                    Side::Ours => [piece.text, ""],
+                    Side::Theirs => ["", piece.text],
+                };
+                out.push_str(&markers.wrap(o, in_base[0], t));
+                let (changer, deleter) = match kept_side {
+                    Side::Ours => ("ours", "theirs"),
+                    Side::Theirs => ("theirs", "ours"),
+                };
+                conflicts.push(Message::Conflict(format!(
+                    "conflict in {id} at (document): {deleter} deleted the file, {changer} changed it"
+                )));
+            }
+        }
+    }
+    let conflicted = !conflicts.is_empty();
+    let mut messages = conflicts;
+    messages.insert(
+        0,
+        Message::Note(
+            "a file one side deleted and the other changed, which repeats an identity: merged document by document".into(),
+        ),
+    );
+    Some(FileOutcome {
+        entry: (resources > 0 || conflicted).then(|| Entry {
+            bytes: out.into_bytes(),
+            mode,
+        }),
+        conflicted,
+        messages,
+        ..FileOutcome::default()
+    })
+}
+
 /// Merges a path that is not taken apart into resources: the file merge for YAML it cannot
 /// pair, git's line merge for other text; a binary file or a link is taken from the side that
 /// changed it, and is a conflict (ours kept) when both did. A file one side deleted and the
@@ -508,6 +635,13 @@ pub(crate) fn merge_path(
         ..FileOutcome::default()
     };
     let (Some(ours), Some(theirs)) = (o, t) else {
+        let deleter = match o {
+            Some(_) => pkg.sides[THEIRS],
+            None => pkg.sides[OURS],
+        };
+        if let Some(out) = by_documents_against_deleted(cb, co, ct, deleter, mode, opts) {
+            return Ok(out);
+        }
         // A deletion against a change is no conflict under `theirs`: theirs' state of the
         // file stands (kyaml deletes what upstream deleted and brings back what upstream
         // changed). Under `ours` the resources the other side added or changed would go with
