@@ -834,6 +834,29 @@ fn controls_stay_in_place(merged: &str, versions: &Versions, tokens: &Tokens) ->
     })
 }
 
+/// Whether each control line of each conflict side of a merged skeleton stands there no more
+/// often than a 3-way merge of the versions' control lines can hold it: a line base has `b`
+/// times, ours `o` and theirs `t` up to `o + t - b` times (each side's added copies), and
+/// never fewer than either side's count allows. Where it is more, the side renders a block
+/// twice that every version has once.
+fn no_side_adds_a_control(skeleton: &str, versions: &Versions, size: usize) -> bool {
+    let count = |text: &str| {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for line in controls(text) {
+            *counts.entry(line).or_default() += 1;
+        }
+        counts
+    };
+    let [base, ours, theirs] =
+        [&versions.base, &versions.ours, &versions.theirs].map(|v| count(v.text));
+    markers::sides(skeleton, size).iter().all(|side| {
+        count(side).iter().all(|(line, &n)| {
+            let [b, o, t] = [&base, &ours, &theirs].map(|c| c.get(line).copied().unwrap_or(0));
+            n <= o.max(t).max((o + t).saturating_sub(b))
+        })
+    })
+}
+
 /// Why the skeletons' merge was not settled: what it would do wrong (for the reason the line
 /// merge is used), or another failure.
 enum Settle {
@@ -972,6 +995,7 @@ fn merge_skeletons(
             .is_some_and(|masked| {
                 skeleton_sides_hold(versions, tokens, &masked, size, whole, None)
                     && sides_hold_by_content(versions, tokens, &masked, size)
+                    && no_side_adds_a_control(&masked, versions, size)
             });
         if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) && git_sides_hold
         {
@@ -984,6 +1008,16 @@ fn merge_skeletons(
                 git_markers_kept: false,
             });
         }
+    }
+    // Each control line due is somewhere in the result, but a side may hold one more often
+    // than the versions allow: the comment pass kept a block's lines where ours left them
+    // empty (ours moved its element out) and wrote theirs' edited element in a copy of the
+    // block, so taking either side renders the block twice and drops ours' move (adversary
+    // templates-mark-1137-854).
+    if !no_side_adds_a_control(&merged.text, versions, opts.marker_size) {
+        return Err(refused(
+            "has a conflict side that holds a control line more often than any version adds it",
+        ));
     }
     Ok(conflicted(
         Merged {

@@ -19,7 +19,40 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
     let refs = items.each_ref().map(Vec::as_slice);
     let mut checker = Checker::new(versions, result, rule);
     let rows = by_identity(&docs, refs);
-    let found = checker.attempt(|c| c.documents(&docs, &rows));
+    let mut found = checker.attempt(|c| c.documents(&docs, &rows));
+    // Under ours, a document one side lacks by identity and the other changed is decided by
+    // ours (ours' deletion wins, ours' change stays); but where the side that lacks it holds
+    // it clearly renamed, it is no deletion, and the other side's change belongs in the
+    // renamed document. The identity reading alone accepted a merge that dropped theirs'
+    // change (adversary templates-ours-1137-138: a resource ours re-namespaced beside a copy
+    // under a new name and namespace), so there the result must hold the rename's reading too.
+    if found.is_empty() && rule == Rule::Ours {
+        let renames: Vec<(usize, usize, usize)> = rows
+            .iter()
+            .filter_map(|r| checker.decided_a_deletion(&docs, r))
+            .filter_map(|(b, side)| Some((b, side, clear_rename(&docs, b, side)?)))
+            .collect();
+        let renamed = (!renames.is_empty())
+            .then(|| {
+                by_likeness_where(
+                    trees,
+                    refs,
+                    &IDENTITY_FIELDS,
+                    rule.winner(),
+                    |side, b, s| kept(&docs, side, b, s),
+                )
+            })
+            .flatten()
+            .filter(|rows| {
+                renames.iter().all(|&(b, side, s)| {
+                    rows.iter()
+                        .any(|r| r.0[0] == Some(b) && r.0[side] == Some(s))
+                })
+            });
+        if let Some(rows) = renamed {
+            found = checker.attempt(|c| c.documents(&docs, &rows));
+        }
+    }
     if !found.is_empty() && rows.iter().any(Row::incomplete) {
         let skip: &[&str] = &IDENTITY_FIELDS;
         let alike = by_likeness(trees, refs, skip, rule.winner())
@@ -29,21 +62,45 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
         }
         // A document whose namespace and name both changed is as likely another resource
         // put in another namespace as the one renamed: read also as deleted and added.
-        let kept = |side: usize, b: usize, s: usize| {
-            let identity = |version: usize, i: usize| docs[version][i].identity.as_ref();
-            match (identity(0, b), identity(side + 1, s)) {
-                (Some(b), Some(s)) => !b.renamed_whole(s),
-                _ => true,
-            }
-        };
-        let partly = by_likeness_where(trees, refs, skip, rule.winner(), kept)
-            .map(|rows| checker.attempt(|c| c.documents(&docs, &rows)));
+        let partly = by_likeness_where(trees, refs, skip, rule.winner(), |side, b, s| {
+            kept(&docs, side, b, s)
+        })
+        .map(|rows| checker.attempt(|c| c.documents(&docs, &rows)));
         if partly.is_some_and(|v| v.is_empty()) {
             return Verdict::Holds;
         }
     }
     checker.extend(found);
     checker.verdict()
+}
+
+/// Whether the likeness reading may take `side`'s (0 ours, 1 theirs) document `s` for base's
+/// document `b` renamed: not where its namespace and name both changed, which is as likely
+/// another resource put in another namespace.
+fn kept(docs: &[Vec<Document>; 4], side: usize, b: usize, s: usize) -> bool {
+    let identity = |version: usize, i: usize| docs[version][i].identity.as_ref();
+    match (identity(0, b), identity(side + 1, s)) {
+        (Some(b), Some(s)) => !b.renamed_whole(s),
+        _ => true,
+    }
+}
+
+/// The one document of version `side` (1 ours, 2 theirs) that reads as base's document `b`
+/// renamed: new to base by identity, of its kind, named, and with its namespace or its name
+/// kept. `None` where there is none or more than one (a rename and a copy alike, nothing
+/// tells which is which: policies/ours-document-renamed-and-copied-by-ours-edited-by-theirs).
+fn clear_rename(docs: &[Vec<Document>; 4], b: usize, side: usize) -> Option<usize> {
+    let base = docs[0][b].identity.as_ref()?;
+    let in_base = |id: &Identity| docs[0].iter().any(|d| d.identity.as_ref() == Some(id));
+    let mut candidates = docs[side].iter().enumerate().filter(|(_, d)| {
+        d.identity
+            .as_ref()
+            .is_some_and(|id| !in_base(id) && base.may_be_renamed_to(id))
+    });
+    match (candidates.next(), candidates.next()) {
+        (Some((s, _)), None) => Some(s),
+        _ => None,
+    }
 }
 
 /// A file's documents as items: by identity, documents without one by their place among
@@ -191,6 +248,18 @@ impl Checker<'_> {
             return None;
         }
         Some(r.is_some_and(|r| same(winner.0, Some(winner.1), self.r, Some(r))))
+    }
+
+    /// Where the rule decided the row's resource as a deletion one side made and the other
+    /// side changed it: base's document and the version (1 ours, 2 theirs) that lacks it.
+    fn decided_a_deletion(&self, docs: &[Vec<Document>; 4], row: &Row) -> Option<(usize, usize)> {
+        let root = |v: usize| row.0[v].map(|d| docs[v][d].root);
+        let b = row.0[0]?;
+        match (root(1), root(2)) {
+            (None, t @ Some(_)) => (!same(self.b, root(0), self.t, t)).then_some((b, 1)),
+            (o @ Some(_), None) => (!same(self.b, root(0), self.o, o)).then_some((b, 2)),
+            _ => None,
+        }
     }
 
     /// Whether a row's resource should have a document in the result: a disputed one does

@@ -53,6 +53,13 @@ impl Identity {
         self.namespace != other.namespace && self.name != other.name
     }
 
+    /// Whether `other` may be this resource renamed: of its kind, named, and with its
+    /// namespace or its name kept (see [`Identity::renamed_whole`]). A document left with no
+    /// name is as likely another resource.
+    pub fn may_be_renamed_to(&self, other: &Identity) -> bool {
+        self.kind == other.kind && !other.name.is_empty() && !self.renamed_whole(other)
+    }
+
     /// The identity as the list-key table's rules take it.
     pub fn for_list_keys(&self) -> crate::resource::Identity {
         crate::resource::Identity {
