@@ -3171,14 +3171,14 @@ class Skeleton:
         return masked if self.unmask(masked) == text else None
 
     BLOCK_ACTION = re.compile(r"\{\{-?\s*(if|with|range|define|block|else|end)\b")
-    PLAIN_KEY = re.compile(r"^(\s*)([A-Za-z_][A-Za-z0-9_.\-/]*)(:(?:\s|$))")
+    PLAIN_KEY = re.compile(r"^((?:\s*-\s+)*\s*)([A-Za-z_][A-Za-z0-9_.\-/]*)(:(?:\s|$))")
     IDENTITY_KEYS = {"apiVersion", "kind", "metadata", "name", "namespace"}
 
     CONTENT_ACTION = re.compile(r"^\{\{-?[^{}]*\|\s*n?indent\s+(\d+)\s*-?\}\}$")
 
     def block_keys(self, masked, content=False):
-        """The skeleton with each plain mapping key (not a list item's first key, nor one of a
-        resource's identity fields) that stands inside a template block opened in its document
+        """The skeleton with each plain mapping key (a list item's first key too, but not one of
+        a resource's identity fields) that stands inside a template block opened in its document
         (`if`, `with`, `range`, each `else` branch its own) renamed after those blocks. A key a
         side moved into or out of such a block changes what the template renders, though as a
         skeleton, with control lines as comments, it reads as no change of data; so read, a
@@ -3197,7 +3197,7 @@ class Skeleton:
         name, `‹›`, marks one that stands outside blocks its parent is in): it renders exactly
         when its parent does, and a key of a flow map (`secret: {secretName: x}`), which has no
         line of its own, reads so too, whichever style a side wrote the map in."""
-        out, stack, base, bare_dash = [], [], None, False
+        out, stack, base = [], [], None
         # The keys open above the line: (column of the key, the blocks around it).
         parents = []
         for line in masked.splitlines(keepends=True):
@@ -3236,9 +3236,10 @@ class Skeleton:
             if base is None:
                 base = len(stack)
             m = self.PLAIN_KEY.match(line)
-            # A list item's first key below a bare `-` is the same key as on the `- ` line
-            # (`-` then `  image: x` reads as `- image: x`), which is not renamed.
-            first_of_item, bare_dash = bare_dash, stripped == "-"
+            # A list item's first key is named after its blocks like any other: which key is
+            # first changes when a side deletes the keys above it (both sides deleting one of
+            # an item's first two keys leaves the third first, below a bare `-`), and a key that
+            # kept its blocks must read the same wherever it stands in its item.
             # A key after an `end` that closed a block open at the document's first line
             # stands outside it (`^` for each level closed).
             inner = ["#Zc^"] * (base - len(stack)) + stack[base:]
@@ -3246,7 +3247,7 @@ class Skeleton:
             while parents and parents[-1][0] >= column:
                 parents.pop()
             outer = parents[-1][1] if parents else []
-            if m and inner != outer and not first_of_item and m.group(2) not in self.IDENTITY_KEYS:
+            if m and inner != outer and m.group(2) not in self.IDENTITY_KEYS:
                 tag = "\u2039" + ".".join(h[3:] for h in inner) + "\u203a"
                 line = line[:m.end(2)] + tag + line[m.end(2):]
             if re.match(r"\s*(?:-\s+)*[^\s#\-\[{\"'][^:]*:(?:\s|$)", line):
