@@ -251,10 +251,13 @@ impl Renderer<'_> {
     pub(super) fn insert(&self, t: Field, at: usize, col: usize, omit: &[Field]) -> Result<Edit> {
         let mut at = self.after_bom(at);
         let text = self.ours.text;
+        let last = self.written_last(t.node, omit);
+        let block = last.is_some_and(|n| self.theirs.ends_in_block_scalar(n));
+        let outruns = last.is_some_and(|n| self.theirs.value_outruns_text(n));
         // A field ending in a literal or folded scalar takes the comment lines below it that
         // stand deeper than its key as content: it goes below them (and below the blank lines
         // among them), so that ours' comments stay comments and its value stays theirs'.
-        if self.theirs.ends_in_block_scalar(t.node) && at == line_start(text, at) {
+        if block && at == line_start(text, at) {
             let mut scan = at;
             while scan < text.len() {
                 let line = &text[scan..line_end(text, scan)];
@@ -272,7 +275,7 @@ impl Renderer<'_> {
         // A field ending in a `|+` scalar takes every blank line below it as value: put
         // before blank lines of ours, it would take them; it goes below them instead (after
         // the deeper comments above, which may end just before such blank lines).
-        if self.theirs.value_outruns_text(t.node) && at == line_start(text, at) {
+        if outruns && at == line_start(text, at) {
             while at < text.len() && text[at..line_end(text, at)].trim().is_empty() {
                 at = next_line_start(text, at);
             }
@@ -300,7 +303,7 @@ impl Renderer<'_> {
             // block scalar, whose last line break is part of its value (`|` and `|+` keep it).
             new.push_str(self.ours.eol);
             let lines = self.moved_lines(self.theirs, t, col, None, &omit, at)?;
-            if self.theirs.ends_in_block_scalar(t.node) {
+            if block {
                 new.push_str(&lines);
             } else {
                 new.push_str(lines.strip_suffix(self.ours.eol).unwrap_or(&lines));
@@ -317,6 +320,39 @@ impl Renderer<'_> {
             end: at,
             text: new,
         })
+    }
+
+    /// The node of theirs whose text ends theirs' value `t` as written without the fields in
+    /// `omit` (kyaml's delta): with its last fields left out, the written text ends in an
+    /// earlier one, and that one decides what ours' lines below the insertion become (a block
+    /// scalar takes deeper comment lines as content, one kept with `+` blank lines too:
+    /// adversary templates-theirs-1138-414). `None` where nothing is left of it but `{}`
+    /// or `[]`.
+    pub(super) fn written_last(&self, t: NodeId, omit: &[Field]) -> Option<NodeId> {
+        let theirs = self.theirs;
+        let gone = |n: NodeId| {
+            omit.iter().any(|f| match f.slot {
+                Slot::Entry(k) => k == n,
+                _ => f.node == n,
+            })
+        };
+        let mut n = t;
+        loop {
+            let node = theirs.node(n);
+            let children = theirs.children(n);
+            if node.flow || !matches!(node.kind, Kind::Map | Kind::Seq) || children.is_empty() {
+                return Some(n);
+            }
+            n = if node.kind == Kind::Map {
+                children
+                    .chunks(2)
+                    .rev()
+                    .find(|entry| !gone(entry[0]))
+                    .and_then(|entry| entry.get(1).copied())?
+            } else {
+                children.iter().rev().copied().find(|&c| !gone(c))?
+            };
+        }
     }
 
     /// The text of theirs' map entry `t` (`key: value`) where it stands in a flow map, or of

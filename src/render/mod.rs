@@ -89,8 +89,9 @@ pub(crate) fn render(
     for (index, op) in plan.ops.iter().enumerate() {
         let mut edits = Vec::new();
         r.edits(op, &mut edits).map_err(Unwritable)?;
-        if let Op::Insert { theirs, .. } = op {
-            if r.theirs.value_outruns_text(theirs.node) {
+        if let Op::Insert { theirs, omit, .. } = op {
+            let last = r.written_last(theirs.node, omit);
+            if last.is_some_and(|n| r.theirs.value_outruns_text(n)) {
                 outrunning.extend(edits.iter().map(|e| e.start));
             }
         }

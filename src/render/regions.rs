@@ -77,18 +77,27 @@ pub(crate) fn lines(tree: &Tree, f: Field) -> Range<usize> {
     }
 }
 
-/// Past the comment lines right below `end` (the end of a field's lines) that stand right of
-/// the field's column `col`: they are inside its block in the text. Where the field's lines
-/// go (deleted, or taken into a conflict) they go with it; left behind, a block scalar whose
-/// header is above them would read them as its content.
+/// Past the comment lines below `end` (the end of a field's lines) that stand right of the
+/// field's column `col`, and the blank lines among them: they are inside its block in the
+/// text. Where the field's lines go (deleted, or taken into a conflict) they go with it; left
+/// behind, a block scalar whose header is above them would read them as its content (blank
+/// lines do not end a block scalar, so a blank line between the field and such a comment
+/// saves nothing: adversary values-theirs-1138-509). Blank lines with no such comment below
+/// stay.
 pub(crate) fn past_comments_inside(text: &str, mut end: usize, col: usize) -> usize {
-    while end < text.len() {
-        let next = next_line_start(text, end);
-        let line = &text[end..next];
+    let mut scan = end;
+    while scan < text.len() {
+        let next = next_line_start(text, scan);
+        let line = &text[scan..next];
         let body = line.trim_start_matches(' ');
+        if body.trim().is_empty() {
+            scan = next;
+            continue;
+        }
         if !(body.starts_with('#') && line.len() - body.len() > col) {
             break;
         }
+        scan = next;
         end = next;
     }
     end
