@@ -1761,9 +1761,27 @@ def silent_lines(text):
     """`text` with each line that holds only actions writing no text made a comment line:
     block lines, template comments (a comment's lines between `{{- /*` and `*/ -}}` too) and
     variable sets. Such lines are no data whichever side is taken, as a skeleton's control
-    lines are; a line of an action that writes text (`{{ toYaml .x | indent 4 }}`) stays."""
+    lines are; a line of an action that writes text (`{{ toYaml .x | indent 4 }}`) stays.
+    Conflict markers stay as they are (made comments, spans_the_file would not see the
+    conflict), and a comment open where a conflict starts is read on through each side from
+    there: a line after the conflict is in the comment only where both sides leave it open
+    (a merge whose conflict starts inside the file's leading `{{- /*` comment)."""
     out, in_comment = [], False
+    at_start, ends = False, []
     for line in text.splitlines(keepends=True):
+        m = MARK.match(line)
+        if m:
+            tok = m.group(1)[0]
+            if tok == "<":
+                at_start, ends = in_comment, []
+            elif tok in "|=":
+                # Ours' side ends at the first of them; base's section is no side.
+                ends = ends or [in_comment]
+                in_comment = at_start
+            else:
+                in_comment = all(ends + [in_comment])
+            out.append(line)
+            continue
         if in_comment:
             out.append("#" + line)
             in_comment = not re.search(r"\*/\s*-?\}\}\s*$", line)
@@ -4239,6 +4257,17 @@ SELF_TESTS = [
      "kind: A\nspec:\n  x‹9›: 1\n", True),
 ]
 
+# spans_the_file read through silent_lines: (name, conflicted text, whether it spans the file).
+SPAN_TESTS = [
+    ("a conflict opening inside the file's leading template comment spans the file "
+     "(templates-theirs-1138-710)",
+     "{{- /*\nGenerated\n<<<<<<< ours\n*/ -}}\nx: 1\n=======\n*/ -}}\nx: 2\n>>>>>>> theirs\n", True),
+    ("a conflict after the leading template comment, data after it: not the file",
+     "{{- /*\nGenerated\n*/ -}}\n<<<<<<< ours\nx: 1\n=======\nx: 2\n>>>>>>> theirs\ny: 1\n", False),
+    ("a line after a conflict one side leaves outside the comment is data",
+     "{{- /*\n<<<<<<< ours\n*/ -}}\n=======\n>>>>>>> theirs\ny: 1\n*/ -}}\n", False),
+]
+
 
 def self_test(table, conformance):
     """The oracle's verdict on known answers: the built-in cases above, and (theirs policy) every
@@ -4256,6 +4285,10 @@ def self_test(table, conformance):
         if bool(viol) != wrong:
             bad += 1
             print("self-test: %s (%s): %s" % (name, policy, "; ".join(map(str, viol)) or "no violation found"))
+    for name, text, spans in SPAN_TESTS:
+        if spans_the_file(silent_lines(text)) != spans:
+            bad += 1
+            print("self-test: %s: spans_the_file says %s" % (name, not spans))
     n = 0
     oracle = Oracle(table, "theirs")
     for d in sorted(glob.glob(os.path.join(conformance, "merge3-*", "*"))) + sorted(
@@ -4273,7 +4306,7 @@ def self_test(table, conformance):
             bad += 1
             print("self-test: %s: ours' version passes the theirs oracle" % d)
     print("adversary: self-test: %d built-in cases, %d conformance vectors, %d disagreements"
-          % (len(SELF_TESTS), n, bad))
+          % (len(SELF_TESTS) + len(SPAN_TESTS), n, bad))
     sys.exit(1 if bad else 0)
 
 
