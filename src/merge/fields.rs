@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use crate::parse::{same_data, Kind, NodeId, Tree};
+use crate::parse::{same_data, Kind, NodeId, Style, Tree};
 use crate::resource::{element_key, ListKind};
 
 use super::merger::Merger;
@@ -202,8 +202,12 @@ impl<'t> Merger<'t> {
                 && tn.kind == Kind::Map
                 && on.flow
                 && self.holds_nulls(t.node)
-                && self.merge_flow_map(b, o, t)
             {
+                // Where theirs' entries cannot stand in ours' braces (a block scalar among
+                // them), theirs' lines replace ours' flow map, its nulls left out.
+                if !self.merge_flow_map(b, o, t) {
+                    self.take_theirs_clearing_nulls(o, t);
+                }
                 return;
             }
             self.take_theirs(o, t);
@@ -834,12 +838,21 @@ impl<'t> Merger<'t> {
         !nulls.is_empty()
     }
 
-    /// Ours' block list replaced by theirs' whole, the null fields inside it left out (kyaml
-    /// clears each null it walks); taken as it is where it holds none.
+    /// Ours' block collection, or ours' flow map in a block map, replaced by theirs' block
+    /// collection whole, the null fields inside it left out (kyaml clears each null it
+    /// walks); taken as it is where it holds none, or where ours' text cannot take block
+    /// lines.
     pub(super) fn take_theirs_clearing_nulls(&mut self, o: Field, t: Field) {
         let mut omit = Vec::new();
         self.kyaml_nulls(t.node, false, &mut omit);
-        if omit.is_empty() || !self.ours.is_block_collection(o.node) {
+        let ours = self.ours;
+        let on = ours.node(o.node);
+        // Ours' flow map in a block map (`data: {a: 1}`): theirs' lines go below its key.
+        let flow_in_block = on.flow
+            && matches!(o.slot, Slot::Entry(_))
+            && on.parent().is_some_and(|p| !ours.node(p).flow)
+            && self.theirs.is_block_collection(t.node);
+        if omit.is_empty() || !(ours.is_block_collection(o.node) || flow_in_block) {
             return self.take_theirs(o, t);
         }
         self.plan.ops.push(Op::Fill {
@@ -1097,10 +1110,16 @@ impl Merger<'_> {
                 },
             }
         }
-        // A flow map holds flow text only: a block value cannot go inside its braces.
+        // A flow map holds flow text only: a block value cannot go inside its braces, nor a
+        // literal or folded scalar, whose header and lines are block text (adversary
+        // templates-theirs-1139-494: `data: {k: |-` did not parse).
         let inline = |&(side, _, v): &(Side, NodeId, NodeId)| {
             let tree = if side == Side::Ours { ours } else { theirs };
-            tree.node(v).kind == Kind::Scalar || tree.node(v).flow
+            let node = tree.node(v);
+            match node.kind {
+                Kind::Scalar => !matches!(node.style, Style::Literal | Style::Folded),
+                _ => node.flow,
+            }
         };
         if !entries.iter().all(inline) {
             return false;
