@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use anyhow::Result;
 
 use super::mask::placed_controls;
-use super::{controls, merged_controls, only_added, Skeletons, Tokens};
+use super::{controls, controls_in_every_order, merged_controls, only_added, Skeletons, Tokens};
 use crate::comments::PlannedSide;
 use crate::engine::{self, Merged};
 use crate::fallback::Reason;
@@ -857,6 +857,19 @@ fn no_side_adds_a_control(skeleton: &str, versions: &Versions, size: usize) -> b
     })
 }
 
+/// Whether each conflict side of a merged skeleton holds its control lines in an order one
+/// version or a 3-way merge of theirs has ([`controls_in_every_order`]): the counts alone
+/// pass a side that keeps every line but moved a key into a block below the block's `if`
+/// and left the key that was in it above, so the block's `end` stands above its `if`,
+/// closes the block around the document and leaves the key between unguarded.
+fn sides_keep_control_order(skeleton: &str, versions: &Versions, size: usize) -> bool {
+    let order =
+        controls_in_every_order(versions.base.text, versions.ours.text, versions.theirs.text);
+    markers::sides(skeleton, size)
+        .iter()
+        .all(|side| only_added(&controls(side), &order))
+}
+
 /// Why the skeletons' merge was not settled: what it would do wrong (for the reason the line
 /// merge is used), or another failure.
 enum Settle {
@@ -996,6 +1009,7 @@ fn merge_skeletons(
                 skeleton_sides_hold(versions, tokens, &masked, size, whole, None)
                     && sides_hold_by_content(versions, tokens, &masked, size)
                     && no_side_adds_a_control(&masked, versions, size)
+                    && sides_keep_control_order(&masked, versions, size)
             });
         if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) && git_sides_hold
         {
@@ -1017,6 +1031,14 @@ fn merge_skeletons(
     if !no_side_adds_a_control(&merged.text, versions, opts.marker_size) {
         return Err(refused(
             "has a conflict side that holds a control line more often than any version adds it",
+        ));
+    }
+    // Each side holds its control lines as often as a merge may, but their order can still
+    // be one no version has: theirs moved a key into a block below its `if` and the
+    // structural merge left the block's key above it, the `end` above the `if`.
+    if !sides_keep_control_order(&merged.text, versions, opts.marker_size) {
+        return Err(refused(
+            "has a conflict side that holds its control lines in an order no version has",
         ));
     }
     Ok(conflicted(

@@ -10,6 +10,7 @@ mod attempt;
 mod documents;
 mod mask;
 
+use crate::text::diff3::stretches;
 use crate::text::{diff3, Chunk};
 
 pub(crate) use attempt::{
@@ -78,6 +79,27 @@ pub(crate) fn merged_controls(
         }
     }
     Some(out)
+}
+
+/// The control lines of the three skeletons in one order that holds each version's and each
+/// 3-way merge's: every stretch of their diff3 as base has it, then ours' lines where ours
+/// changed it, then theirs' where theirs changed it differently. A conflict side whose control
+/// lines are no subsequence of it stands them in an order no version nor merge of them has: a
+/// block's `end` above its `if` closes another block, and the text between renders unguarded.
+pub(crate) fn controls_in_every_order(base: &str, ours: &str, theirs: &str) -> Vec<String> {
+    let [b, o, t] = [base, ours, theirs].map(mask::controls);
+    let mut out = Vec::new();
+    for stretch in stretches(&b, &o, &t) {
+        let (bs, os, ts) = (&b[stretch.base], &o[stretch.ours], &t[stretch.theirs]);
+        out.extend_from_slice(bs);
+        if os != bs {
+            out.extend_from_slice(os);
+        }
+        if ts != bs && ts != os {
+            out.extend_from_slice(ts);
+        }
+    }
+    out
 }
 
 /// Whether `after` is `before` with lines added (before's lines in order, none changed).
@@ -160,5 +182,37 @@ mod tests {
         };
         let (o, t) = (half(&mut tokens, "with .o"), half(&mut tokens, "with .t"));
         assert_eq!(merged_controls(&tokens, &base, &o, &t), None);
+    }
+
+    /// Each version's and each merge's control lines stand in the order every version's
+    /// stretches make; a block's `end` moved above its `if` does not.
+    #[test]
+    fn control_lines_in_an_order_no_version_has_are_told() {
+        let skeleton = |tokens: &mut mask::Tokens, t: &str| tokens.mask(t).expect("masks");
+        let mut tokens = mask::Tokens::default();
+        let two =
+            "a:\n  {{- if .x }}\n  b: 1\n  {{- end }}\n  {{- if .z }}\n  c: 1\n  {{- end }}\n";
+        let base = skeleton(&mut tokens, two);
+        // Ours drops the first block; theirs adds one after the second.
+        let ours = skeleton(
+            &mut tokens,
+            "a:\n  b: 1\n  {{- if .z }}\n  c: 1\n  {{- end }}\n",
+        );
+        let theirs = skeleton(
+            &mut tokens,
+            &format!("{two}  {{{{- with .s }}}}\n  s: 1\n  {{{{- end }}}}\n"),
+        );
+        let order = controls_in_every_order(&base, &ours, &theirs);
+        for version in [&base, &ours, &theirs] {
+            assert!(only_added(&controls(version), &order));
+        }
+        let merged = merged_controls(&tokens, &base, &ours, &theirs).expect("merges");
+        assert!(only_added(&merged, &order));
+        // Theirs' block inside ours' `if .z`, its `end` above the other `end`.
+        let misplaced = skeleton(
+            &mut tokens,
+            "a:\n  b: 1\n  {{- if .z }}\n  {{- with .s }}\n  s: 1\n  {{- end }}\n  c: 1\n  {{- end }}\n",
+        );
+        assert!(!only_added(&controls(&misplaced), &order));
     }
 }
