@@ -115,6 +115,23 @@ fn clear_rename(docs: &[Vec<Document>; 4], b: usize, side: usize) -> Option<usiz
     }
 }
 
+/// Whether the check reads a document of `versions` as one both sides renamed where by
+/// identity both deleted it (see [`renamed_by_both`]): the merge, which pairs documents its own
+/// way, may then read another pairing, a disagreement issue 29's alignment settles.
+pub(crate) fn renamed_by_both_sides(versions: &Versions) -> bool {
+    let trees = [&versions.base, &versions.ours, &versions.theirs];
+    let docs = trees.map(documents);
+    let docs = [
+        docs[0].clone(),
+        docs[1].clone(),
+        docs[2].clone(),
+        Vec::new(),
+    ];
+    let items = docs.each_ref().map(|d| items(d));
+    let rows = by_identity(&docs, items.each_ref().map(Vec::as_slice));
+    rows.iter().any(|r| renamed_by_both(&docs, r).is_some())
+}
+
 /// Where base's document of `row` is gone from both sides by identity and each side holds
 /// it renamed (its one clear rename, or the one new identity both sides hold that it may be
 /// renamed to): base's document and ours' and theirs' renamed ones. Read by identity, ours'
