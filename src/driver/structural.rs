@@ -134,6 +134,12 @@ pub(super) fn attempt(
         // answer, not a bug report.
         let disputed =
             opts.policy == Policy::Ours && checked_by_identity(&versions, opts).is_some();
+        // Under ours, where the check reads a document both sides renamed that by identity both
+        // deleted (adversary manifests-ours-1132-1396: ours
+        // moved it to another namespace, theirs renamed it): the same disagreement about which
+        // documents are one, the other way round.
+        let renamed_by_both =
+            opts.policy == Policy::Ours && verify::renamed_by_both_sides(&versions);
         // Where the check only reads conflicts the clean result does not mark (theirs changed
         // the key of an element ours deleted: the merge, by key, read a deletion and an
         // addition; the check a change), the readings disagree about which nodes are one,
@@ -147,6 +153,11 @@ pub(super) fn attempt(
         } else if unmarked {
             format!(
                 "the merge's clean result, read by the check, resolves a conflict ({}): marked as a conflict",
+                violations[0]
+            )
+        } else if renamed_by_both {
+            format!(
+                "the check reads a document both sides renamed, the merge another pairing ({}): marked as a conflict",
                 violations[0]
             )
         } else {

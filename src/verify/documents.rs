@@ -27,6 +27,18 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
     // change (adversary templates-ours-1137-138: a resource ours re-namespaced beside a copy
     // under a new name and namespace), so there the result must hold the rename's reading too.
     if found.is_empty() && rule == Rule::Ours {
+        // A document both sides lack by identity, both holding it renamed: the rows read so.
+        let joined = rows.iter().filter_map(|r| renamed_by_both(&docs, r)).fold(
+            None,
+            |acc: Option<Vec<Row>>, (b, o, t)| {
+                Some(join(acc.unwrap_or_else(|| rows.clone()), &docs, b, o, t))
+            },
+        );
+        if let Some(joined) = joined {
+            found = checker.attempt(|c| c.documents(&docs, &joined));
+        }
+    }
+    if found.is_empty() && rule == Rule::Ours {
         let renames: Vec<(usize, usize, usize)> = rows
             .iter()
             .filter_map(|r| checker.decided_a_deletion(&docs, r))
@@ -101,6 +113,72 @@ fn clear_rename(docs: &[Vec<Document>; 4], b: usize, side: usize) -> Option<usiz
         (Some((s, _)), None) => Some(s),
         _ => None,
     }
+}
+
+/// Whether the check reads a document of `versions` as one both sides renamed where by
+/// identity both deleted it (see [`renamed_by_both`]): the merge, which pairs documents its own
+/// way, may then read another pairing, a disagreement issue 29's alignment settles.
+pub(crate) fn renamed_by_both_sides(versions: &Versions) -> bool {
+    let trees = [&versions.base, &versions.ours, &versions.theirs];
+    let docs = trees.map(documents);
+    let docs = [
+        docs[0].clone(),
+        docs[1].clone(),
+        docs[2].clone(),
+        Vec::new(),
+    ];
+    let items = docs.each_ref().map(|d| items(d));
+    let rows = by_identity(&docs, items.each_ref().map(Vec::as_slice));
+    rows.iter().any(|r| renamed_by_both(&docs, r).is_some())
+}
+
+/// Where base's document of `row` is gone from both sides by identity and each side holds
+/// it renamed (its one clear rename, or the one new identity both sides hold that it may be
+/// renamed to): base's document and ours' and theirs' renamed ones. Read by identity, ours'
+/// and theirs' were two additions (or one both added) and base's a deletion both made, and
+/// the ours policy let ours' addition stand over theirs' change of the same resource
+/// (adversary manifests-ours-1132-1300: both renamed an Ingress and copied it; 1132-1396:
+/// ours moved it to another namespace, theirs renamed it).
+fn renamed_by_both(docs: &[Vec<Document>; 4], row: &Row) -> Option<(usize, usize, usize)> {
+    let [Some(b), None, None, _] = row.0 else {
+        return None;
+    };
+    if let (Some(o), Some(t)) = (clear_rename(docs, b, 1), clear_rename(docs, b, 2)) {
+        return Some((b, o, t));
+    }
+    let base = docs[0][b].identity.as_ref()?;
+    let in_base = |id: &Identity| docs[0].iter().any(|d| d.identity.as_ref() == Some(id));
+    let find = |side: usize, id: &Identity| {
+        docs[side]
+            .iter()
+            .position(|d| d.identity.as_ref() == Some(id))
+    };
+    let mut both = docs[1].iter().enumerate().filter_map(|(o, d)| {
+        let id = d.identity.as_ref()?;
+        let fits = !in_base(id) && base.may_be_renamed_to(id);
+        fits.then(|| Some((o, find(2, id)?)))?
+    });
+    match (both.next(), both.next()) {
+        (Some((o, t)), None) => Some((b, o, t)),
+        _ => None,
+    }
+}
+
+/// `rows` with base's document `b` joined to ours' document `o` and theirs' `t` in one row,
+/// its result document the one of the identity the row gives it; the rows that held them
+/// otherwise go (a result document only they claimed then reads as one no version holds).
+fn join(rows: Vec<Row>, docs: &[Vec<Document>; 4], b: usize, o: usize, t: usize) -> Vec<Row> {
+    let id = |v: usize, d: usize| docs[v][d].identity.clone();
+    let want = identity_of_row([id(0, b), id(1, o), id(2, t)], Rule::Ours.winner());
+    let r = docs[3]
+        .iter()
+        .position(|d| want.is_some() && d.identity == want);
+    let mut rows: Vec<Row> = rows
+        .into_iter()
+        .filter(|r| r.0[0] != Some(b) && r.0[1] != Some(o) && r.0[2] != Some(t))
+        .collect();
+    rows.push(Row([Some(b), Some(o), Some(t), r]));
+    rows
 }
 
 /// A file's documents as items: by identity, documents without one by their place among
