@@ -27,7 +27,7 @@ use crate::text::markers;
 
 use super::layout::{assemble, piece, Owners, Version};
 use super::pairing::{is_yaml_name, Group, Package, PathId, PathKind};
-use super::snapshot::{Entry, Snapshot};
+use super::snapshot::Entry;
 use super::ResourceCounts;
 use crate::sides::{self, Side, BASE, OURS, THEIRS};
 
@@ -485,7 +485,8 @@ fn by_documents_against_deleted(
     cb: Option<&[u8]>,
     co: Option<&[u8]>,
     ct: Option<&[u8]>,
-    deleter: &Snapshot,
+    pkg: &Package,
+    deleter: usize,
     mode: FileMode,
     opts: &MergeOptions,
 ) -> Option<FileOutcome> {
@@ -504,17 +505,25 @@ fn by_documents_against_deleted(
     if kept.iter().all(|p| seen.insert(&p.name)) {
         return None;
     }
-    let elsewhere: HashSet<Identity> = deleter
-        .files
-        .iter()
-        .filter(|(path, _)| is_yaml_name(path))
-        .filter_map(|(_, entry)| parse::parse(text(&entry.bytes)?).ok())
-        .flat_map(|tree| {
-            resource::documents(&tree)
-                .into_iter()
-                .filter_map(|(_, id)| id)
-        })
-        .collect();
+    // The deleting side's resources in every YAML file: as the package read them where it
+    // parsed the file, else (a file it keeps whole) read here.
+    let mut elsewhere: HashSet<Identity> = HashSet::new();
+    for (p, path) in pkg.paths.iter().enumerate() {
+        match (pkg.file(deleter, p), pkg.sides[deleter].files.get(*path)) {
+            (Some(file), _) => elsewhere.extend(file.docs.iter().filter_map(|(_, id)| id.clone())),
+            (None, Some(entry)) if is_yaml_name(path) => {
+                let Some(tree) = text(&entry.bytes).and_then(|t| parse::parse(t).ok()) else {
+                    continue;
+                };
+                elsewhere.extend(
+                    resource::documents(&tree)
+                        .into_iter()
+                        .filter_map(|(_, id)| id),
+                );
+            }
+            _ => {}
+        }
+    }
     if kept
         .iter()
         .any(|p| matches!(&p.name, Name::Resource(id) if elsewhere.contains(id)))
@@ -636,10 +645,10 @@ pub(crate) fn merge_path(
     };
     let (Some(ours), Some(theirs)) = (o, t) else {
         let deleter = match o {
-            Some(_) => pkg.sides[THEIRS],
-            None => pkg.sides[OURS],
+            Some(_) => THEIRS,
+            None => OURS,
         };
-        if let Some(out) = by_documents_against_deleted(cb, co, ct, deleter, mode, opts) {
+        if let Some(out) = by_documents_against_deleted(cb, co, ct, pkg, deleter, mode, opts) {
             return Ok(out);
         }
         // A deletion against a change is no conflict under `theirs`: theirs' state of the
