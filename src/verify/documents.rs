@@ -116,8 +116,10 @@ fn clear_rename(docs: &[Vec<Document>; 4], b: usize, side: usize) -> Option<usiz
 }
 
 /// Whether the check reads a document of `versions` as one both sides renamed where by
-/// identity both deleted it (see [`renamed_by_both`]): the merge, which pairs documents its own
-/// way, may then read another pairing, a disagreement issue 29's alignment settles.
+/// identity both deleted it (see [`renamed_by_both`]), or where one side renamed it and the
+/// other holds both the new identity and base's (see [`renamed_alike_beside_a_copy`]): the
+/// merge, which pairs documents its own way, may then read another pairing, a disagreement
+/// issue 29's alignment settles.
 pub(crate) fn renamed_by_both_sides(versions: &Versions) -> bool {
     let trees = [&versions.base, &versions.ours, &versions.theirs];
     let docs = trees.map(documents);
@@ -129,7 +131,26 @@ pub(crate) fn renamed_by_both_sides(versions: &Versions) -> bool {
     ];
     let items = docs.each_ref().map(|d| items(d));
     let rows = by_identity(&docs, items.each_ref().map(Vec::as_slice));
-    rows.iter().any(|r| renamed_by_both(&docs, r).is_some())
+    rows.iter()
+        .any(|r| renamed_by_both(&docs, r).is_some() || renamed_alike_beside_a_copy(&docs, r))
+}
+
+/// Where one side lacks base's document of `row` by identity and holds it clearly renamed,
+/// and the other side holds that new identity too beside base's (adversary
+/// manifests-ours-1141-440 and -1880: both renamed a resource alike, theirs also kept a copy
+/// under the old name, which it edited). Read by identity, the side that kept base's identity
+/// changed a document the other deleted; read as renamed by both, it added a copy. Neither is
+/// the merge's or the check's to choose.
+fn renamed_alike_beside_a_copy(docs: &[Vec<Document>; 4], row: &Row) -> bool {
+    let (b, lacking, other) = match row.0 {
+        [Some(b), None, Some(_), _] => (b, 1, 2),
+        [Some(b), Some(_), None, _] => (b, 2, 1),
+        _ => return false,
+    };
+    clear_rename(docs, b, lacking).is_some_and(|s| {
+        let renamed = docs[lacking][s].identity.as_ref();
+        docs[other].iter().any(|d| d.identity.as_ref() == renamed)
+    })
 }
 
 /// Where base's document of `row` is gone from both sides by identity and each side holds
