@@ -904,6 +904,12 @@ class Rules:
             return
         bb = ABSENT if b is None else b
         if isinstance(o, dict) and isinstance(t, dict) and (bb is ABSENT or isinstance(bb, dict)):
+            # As for a list below: a conflict taken from one side may leave the key with no
+            # entry under it (ours deleted one, theirs the other), which YAML reads as null
+            # and a person as the emptied map; every entry the side should hold is still
+            # checked (manifests-mark-1141-272).
+            if self.whole and r is None:
+                r = {}
             if not isinstance(r, dict):
                 out.append(Violation("shape", fmt(path), "both sides changed this map; the result holds %s" % show(r)))
                 return
