@@ -1640,6 +1640,15 @@ class Kyaml(Rules):
         maps = self.keyed_maps(kind.fields, lists)
         missing = None
         if maps is None:
+            # A key a version repeats: kyaml's lookups take the first element of it for all
+            # (below), which loses the others (kustomize#3426), so the repeated elements read
+            # as elements of their own, told apart by content, is a reading too: either holds.
+            read = self.content_keyed(kind.fields, lists + [r if isinstance(r, list) else []])
+            if read is not None:
+                sub = []
+                self.keyed_any(kind, path, read[0], read[1], read[2], read[3], sub)
+                if not sub:
+                    return
             # kyaml reads a missing or null key field as "" (2.5) and pairs on what is left,
             # the first of two elements with one key standing for both.
             missing = ""
@@ -1648,6 +1657,36 @@ class Kyaml(Rules):
             return self.scalar_rule(path, b, o, t, r, out)
         rm = self.result_map(path, kind.fields, r if isinstance(r, list) else [], out, missing, collapse=missing is not None)
         self.keyed_any(kind, path, maps[0], maps[1], maps[2], rm, out)
+
+    def content_keyed(self, fields, lists):
+        """Base's, ours', theirs' and the result's lists as ordered maps where a key that some
+        list repeats is told apart by the element's content (its first list and place among
+        the contents of that key); None where an element has no key, no key repeats, or a
+        result's element of a repeated key is none of the versions' contents."""
+        keyed = [[(self.elem_key(e, fields), e) for e in lst] for lst in lists]
+        if any(k is None for lst in keyed for k, _ in lst):
+            return None
+        repeated = {k for lst in keyed[:3] for k, n in collections.Counter(k for k, _ in lst).items() if n > 1}
+        if not repeated:
+            return None
+        contents = collections.defaultdict(list)
+        for lst in keyed[:3]:
+            for k, e in lst:
+                if k in repeated and freeze(e) not in contents[k]:
+                    contents[k].append(freeze(e))
+        maps = []
+        for lst in keyed:
+            m = collections.OrderedDict()
+            for k, e in lst:
+                if k in repeated:
+                    if freeze(e) not in contents[k]:
+                        return None
+                    k = (k, contents[k].index(freeze(e)))
+                if k in m:
+                    return None
+                m[k] = e
+            maps.append(m)
+        return maps
 
     def elem(self, kind, path, b, o, t, r, out):
         """2.5, one element: added by theirs, whole; ours' own, as it is; one theirs deleted goes
