@@ -172,26 +172,53 @@ class DuplicateKeyError(yaml.constructor.ConstructorError):
 
 
 class NoDuplicates:
-    """PyYAML keeps the last of two equal keys silently; a merge result must not have them."""
+    """PyYAML keeps the last of two equal keys silently; a merge result must not have them.
 
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen = set()
-            for key_node, _ in node.value:
+    The keys are checked on the composed nodes before anything is constructed: PyYAML merges a
+    `<<` by rewriting the mapping node in place (its merged keys put in front of its own), so a
+    node merged into another one (`<<: *a` where `&a` holds a `<<` of its own) and then
+    constructed itself would show the merged keys beside its own as repeated ones, which the
+    text does not hold (values-mark-1142-973)."""
+
+    def construct_document(self, node):
+        check_duplicate_keys(node)
+        return super().construct_document(node)
+
+
+def node_marker(node):
+    """A composed node as a hashable value, for comparing keys that are not scalars."""
+    if isinstance(node, yaml.ScalarNode):
+        return (node.tag, node.value)
+    if isinstance(node, yaml.SequenceNode):
+        return (node.tag, tuple(node_marker(n) for n in node.value))
+    return (node.tag, tuple((node_marker(k), node_marker(v)) for k, v in node.value))
+
+
+def check_duplicate_keys(root):
+    """Raises DuplicateKeyError where a mapping of the composed tree `root` holds one key twice
+    (merge keys aside: their keys are overridden by the mapping's own, as YAML 1.1 says)."""
+    seen_nodes, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            keys = set()
+            for key_node, value_node in node.value:
+                stack.append(value_node)
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     continue
-                if isinstance(key_node, yaml.ScalarNode):
-                    marker = (key_node.tag, key_node.value)
-                else:
-                    try:
-                        marker = freeze(canon(self.construct_object(key_node, deep=True)))
-                        hash(marker)
-                    except TypeError:
-                        continue
-                if marker in seen:
+                try:
+                    marker = node_marker(key_node)
+                    hash(marker)
+                except (TypeError, RecursionError):
+                    continue
+                if marker in keys:
                     raise DuplicateKeyError(None, None, "duplicate key %r" % (key_node.value,), key_node.start_mark)
-                seen.add(marker)
-        return super().construct_mapping(node, deep=deep)
+                keys.add(marker)
 
 
 class StrictLoader(NoDuplicates, CLoader):
