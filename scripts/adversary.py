@@ -1373,50 +1373,61 @@ class Rules:
         def elsewhere(bp, x, side):
             return any(likeness(g, x) > likeness(bp, x) for g in removed[side] if g != bp)
 
-        def attempt(positional, start):
+        def attempt(positional, start, merges_first=False):
             exp_, b_left = dict(start), list(b_pool)
             best_, tries, progress = None, 0, True
             while progress and b_left and o_pool and t_pool and tries < 400:
                 progress = False
-
-                def key(x):
-                    alike = (-(likeness(x[0], x[1]) + likeness(x[0], x[2])),
-                             elsewhere(x[0], x[1], "o") + elsewhere(x[0], x[2], "t"))
-                    if not positional:
-                        return alike
-                    pb = first_at[0][x[0]]
-                    return (abs(first_at[1][x[1]] - pb) + abs(first_at[2][x[2]] - pb),) + alike
-                triples = sorted(((bp, ob, tb) for bp in b_left for ob in o_pool for tb in t_pool
-                                  if not (exp_[ob] <= cr[ob] and exp_[tb] <= cr[tb])), key=key)
-                for bp, ob, tb in triples:
-                    # An element the result holds more of than the counts expect is tried
-                    # before a side's version taken whole: where a side holds two copies of
-                    # its version, one of them may be the merge's (the other side's change
-                    # added to it), and taking the copy whole first leaves that merge unread.
-                    surplus = [m for m in cr if cr[m] > exp_[m]]
-                    for m in surplus + [m for m in (ob, tb) if m in cr and m not in surplus]:
-                        tries += 1
-                        if tries > 400:
-                            break
-                        sub = []
-                        self.value(elem_ctx, path + ["[merged]"], value_of[bp], value_of[ob], value_of[tb], value_of[m], sub)
-                        if not sub:
-                            exp_[ob] -= 1
-                            exp_[tb] -= 1
-                            exp_[m] += 1
-                            b_left.remove(bp)
-                            progress = True
-                            break
-                        if best_ is None or len(sub) < len(best_[0]):
-                            best_ = (sub, {bp, ob, tb, m})
+                for merges_only in ((True, False) if merges_first else (False,)):
                     if progress or tries > 400:
                         break
+
+                    def key(x):
+                        alike = (-(likeness(x[0], x[1]) + likeness(x[0], x[2])),
+                                 elsewhere(x[0], x[1], "o") + elsewhere(x[0], x[2], "t"))
+                        if not positional:
+                            return alike
+                        pb = first_at[0][x[0]]
+                        return (abs(first_at[1][x[1]] - pb) + abs(first_at[2][x[2]] - pb),) + alike
+                    triples = sorted(((bp, ob, tb) for bp in b_left for ob in o_pool for tb in t_pool
+                                      if not (exp_[ob] <= cr[ob] and exp_[tb] <= cr[tb])), key=key)
+                    for bp, ob, tb in triples:
+                        # An element the result holds more of than the counts expect is tried
+                        # before a side's version taken whole: where a side holds two copies of
+                        # its version, one of them may be the merge's (the other side's change
+                        # added to it), and taking the copy whole first leaves that merge unread.
+                        surplus = [m for m in cr if cr[m] > exp_[m]]
+                        whole = [m for m in (ob, tb) if m in cr and m not in surplus]
+                        for m in surplus + ([] if merges_only else whole):
+                            tries += 1
+                            if tries > 400:
+                                break
+                            sub = []
+                            self.value(elem_ctx, path + ["[merged]"], value_of[bp], value_of[ob], value_of[tb], value_of[m], sub)
+                            if not sub:
+                                exp_[ob] -= 1
+                                exp_[tb] -= 1
+                                exp_[m] += 1
+                                b_left.remove(bp)
+                                progress = True
+                                break
+                            if best_ is None or len(sub) < len(best_[0]):
+                                best_ = (sub, {bp, ob, tb, m})
+                        if progress or tries > 400:
+                            break
             bad_ = [f for f in value_of if not (exp_[f] - fewer.get(f, 0) <= cr[f] <= exp_[f] + more.get(f, 0))]
             return exp_, best_, bad_
         start = exp
         exp, best, bad = attempt(False, start)
-        if bad:
-            again = attempt(True, start)
+        # A third reading: a merge of each base element with both sides' versions found in the
+        # result, for any pairing, before a side's version is taken whole. Where one side split
+        # an element in two alike copies (one edited here, one there) and the other edited it,
+        # the other side's edit may stand in either copy: the most alike pairing can take the
+        # first copy whole and leave the merged second one unread (templates-mark-1141-570).
+        for positional, merges_first in ((True, False), (False, True)):
+            if not bad:
+                break
+            again = attempt(positional, start, merges_first)
             if not again[2]:
                 exp, best, bad = again
         if bad and best is not None and best[1] & set(bad):
@@ -4310,6 +4321,25 @@ SELF_TESTS = [
      "kind: A\nspec:\n  l:\n  - a: 1\n    x‹›: 1\n",
      "kind: A\nspec:\n  l:\n  - a: 1\n    x‹9›: 5\n",
      "kind: A\nspec:\n  l:\n  - a: 1\n    x‹›: 1\n", True),
+    # Theirs split an unkeyed element in two alike copies, one edited here, one there; ours
+    # edited it: ours' edit standing in either copy is a merge of the element
+    # (templates-mark-1141-570), in no element at all it is lost.
+    ("an edit of an element the other side split in two copies may stand in the second copy",
+     "side:theirs",
+     "kind: A\nspec:\n  e:\n  - {path: a, scheme: http, port: p}\n  - {path: b}\n",
+     "kind: A\nspec:\n  e:\n  - {path: a, scheme: http, port: p, tier: 3}\n  - {path: b}\n",
+     "kind: A\nspec:\n  e:\n  - {path: b}\n  - {path: a, scheme: http, port: p-v2}\n"
+     "  - {path: a, scheme: staging, port: p}\n",
+     "kind: A\nspec:\n  e:\n  - {path: b}\n  - {path: a, scheme: http, port: p-v2}\n"
+     "  - {path: a, scheme: staging, port: p, tier: 3}\n", False),
+    ("an edit of an element the other side split in two copies, put in an unrelated element, is lost",
+     "side:theirs",
+     "kind: A\nspec:\n  e:\n  - {path: a, scheme: http, port: p}\n  - {path: b}\n",
+     "kind: A\nspec:\n  e:\n  - {path: a, scheme: http, port: p, tier: 3}\n  - {path: b}\n",
+     "kind: A\nspec:\n  e:\n  - {path: b}\n  - {path: a, scheme: http, port: p-v2}\n"
+     "  - {path: a, scheme: staging, port: p}\n",
+     "kind: A\nspec:\n  e:\n  - {path: b, tier: 3}\n  - {path: a, scheme: http, port: p-v2}\n"
+     "  - {path: a, scheme: staging, port: p}\n", True),
     # A key theirs deleted with its guard, ours edited: ours' side holds ours' key in its
     # block; the guard went with theirs' deletion, no change of its own (seed 1136 merge 714).
     ("a key's guard follows the key a side deleted: the other side keeps both", "side:ours",

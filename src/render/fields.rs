@@ -206,7 +206,8 @@ impl Renderer<'_> {
     pub(super) fn delete(&self, o: Field) -> Edit {
         let text = self.ours.text;
         let range = lines(self.ours, o);
-        let range = if line_start(text, range.start) < range.start {
+        let col = column(self.ours, o);
+        if line_start(text, range.start) < range.start {
             // The first key on a `- ` line: the dash stays, alone on its line, and the item's
             // other keys keep theirs (`-` then the map below it is the same YAML). Pulling the
             // next key up instead would move lines other edits may be planned at.
@@ -215,13 +216,26 @@ impl Renderer<'_> {
             } else {
                 range.start
             };
-            start..line_end(text, range.end.saturating_sub(1).max(range.start))
-        } else {
-            range
-        };
+            let end = line_end(text, range.end.saturating_sub(1).max(range.start));
+            // The comment lines inside the field (a template's control lines below a value
+            // ours cleared) go with it, but not the line break after the last of them: that
+            // one ends the dash's line, else the next key's indentation would follow the dash
+            // on its line and open a map at another column (adversary
+            // templates-theirs-1141-30).
+            let past = past_comments_inside(text, end, col);
+            let end = match past > end {
+                true => line_end(text, line_start(text, past - 1)),
+                false => end,
+            };
+            return Edit {
+                start,
+                end,
+                text: String::new(),
+            };
+        }
         Edit {
             start: range.start,
-            end: past_comments_inside(text, range.end, column(self.ours, o)),
+            end: past_comments_inside(text, range.end, col),
             text: String::new(),
         }
     }

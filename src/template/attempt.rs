@@ -482,9 +482,13 @@ fn clean_holds_with(
     };
     // Read with keys named by their blocks where git's clean result is ([`judge_clean`]):
     // where both sides changed the control lines of one place, or each only reordered
-    // them. A merge made otherwise (document by document, say) can keep the same lines as
-    // git's and so the same misplaced block around a key.
-    let guards_asked = expected.is_none() || sides_only_reorder_controls(&versions);
+    // them; and also where a side deleted some besides (as the structural merge's clean
+    // result is read, [`loses_a_guard_change`]): one side's `end` moved up and the other's
+    // `if` moved down, joined with an include line one of them deleted, reinterpret each
+    // other and put an item under blocks neither side put it in (adversary
+    // templates-mark-1141-138). A merge made otherwise (document by document, say) can keep
+    // the same lines as git's and so the same misplaced block around a key.
+    let guards_asked = expected.is_none() || sides_only_reorder_or_drop_controls(&versions);
     let controls_hold = match merged {
         true => expected.is_some_and(|e| e == controls(&masked)),
         false => {
