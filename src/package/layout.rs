@@ -51,14 +51,61 @@ pub(crate) fn files(pkg: &Package, groups: &[Group], owners: &Owners) -> Vec<(Pa
             members.entry(path).or_default().insert(g);
         }
     }
+    let kept = |m: &HashSet<usize>| {
+        m.iter()
+            .any(|&g| groups[g].locs[OURS].is_some() || groups[g].locs[THEIRS].is_some())
+    };
+    let gone: Vec<PathId> = members
+        .iter()
+        .filter(|(_, m)| !kept(m))
+        .map(|(&path, _)| path)
+        .collect();
+    let left: HashSet<usize> = gone
+        .iter()
+        .filter_map(|path| members.remove(path))
+        .flatten()
+        .collect();
+    follow_neighbours(pkg, groups, owners, &left, &mut members);
     members
         .into_iter()
-        .filter(|(_, m)| {
-            m.iter()
-                .any(|&g| groups[g].locs[OURS].is_some() || groups[g].locs[THEIRS].is_some())
-        })
-        .map(|(path, m)| (path, order(pkg, owners, path, &m)))
+        .filter(|(_, m)| kept(m))
+        .map(|(path, m)| (path, order(pkg, groups, owners, path, &m)))
         .collect()
+}
+
+/// Resources both sides deleted from a base file that no output file stands for (one side
+/// deleted the file, the other moved it or dealt its resources out) go, as context, with the
+/// nearest resource of base's file that lives on: the one before, else the one after. There
+/// the file merge sees base's resource beside the side's new ones and pairs a rename the
+/// package left undecided (the side that kept the file renamed it, the other deleted the
+/// file): a deletion against a change, marked, where dropped with base's file the renamed
+/// resource read as an addition kept outside the conflict, and taking the deleting side's
+/// part of it kept the resource (adversary packages-mark-1141-1675).
+fn follow_neighbours(
+    pkg: &Package,
+    groups: &[Group],
+    owners: &Owners,
+    left: &HashSet<usize>,
+    members: &mut BTreeMap<PathId, HashSet<usize>>,
+) {
+    for &g in left {
+        let Some(b) = groups[g].locs[BASE] else {
+            continue;
+        };
+        let Some(file) = pkg.file(BASE, b.path) else {
+            continue;
+        };
+        let home = |pos: usize| {
+            let n = *owners.get(&(BASE, Loc { path: b.path, pos }))?;
+            let path = target(&groups[n]).filter(|_| !left.contains(&n))?;
+            members.contains_key(&path).then_some(path)
+        };
+        let before = (0..b.pos).rev().find_map(home);
+        let found = before.or_else(|| (b.pos + 1..file.docs.len()).find_map(home));
+        if let Some(path) = found {
+            members.entry(path).or_default().insert(g);
+        }
+    }
 }
 
 /// The groups of `side`'s file at `path` that belong to `members`, in the file's order.
@@ -80,7 +127,13 @@ fn sequence(
 
 /// Ours' order of the file (theirs' where ours has no such file), the other groups inserted
 /// after their predecessor in theirs', then base's file.
-fn order(pkg: &Package, owners: &Owners, path: PathId, members: &HashSet<usize>) -> Vec<usize> {
+fn order(
+    pkg: &Package,
+    groups: &[Group],
+    owners: &Owners,
+    path: PathId,
+    members: &HashSet<usize>,
+) -> Vec<usize> {
     let sides = if pkg.file(OURS, path).is_some() {
         [OURS, THEIRS, BASE]
     } else {
@@ -103,15 +156,43 @@ fn order(pkg: &Package, owners: &Owners, path: PathId, members: &HashSet<usize>)
             placed.insert(g);
         }
     }
-    // Groups that none of the three files at this path holds (moved in on every side).
+    // Groups that none of the three files at this path holds (moved in on every side, or
+    // brought as context from a base file gone on both): after their predecessor in base's
+    // file where it is here, else at the end.
     let mut rest: Vec<usize> = members
         .iter()
         .copied()
         .filter(|g| !placed.contains(g))
         .collect();
     rest.sort_unstable();
-    out.extend(rest);
+    for g in rest {
+        let after =
+            context_before(pkg, groups, owners, g).find_map(|p| out.iter().position(|&x| x == p));
+        match after {
+            Some(i) => out.insert(i + 1, g),
+            None => out.push(g),
+        }
+    }
     out
+}
+
+/// For a group only base holds (context from a base file gone on both sides), the groups
+/// before its document in base's file, nearest first; nothing for any other group.
+fn context_before<'g>(
+    pkg: &Package,
+    groups: &[Group],
+    owners: &'g Owners,
+    g: usize,
+) -> impl Iterator<Item = usize> + 'g {
+    let b = match groups[g].locs {
+        [Some(b), None, None] if pkg.file(BASE, b.path).is_some() => Some(b),
+        _ => None,
+    };
+    b.into_iter().flat_map(move |b| {
+        (0..b.pos)
+            .rev()
+            .filter_map(move |pos| owners.get(&(BASE, Loc { path: b.path, pos })).copied())
+    })
 }
 
 /// One version of an output file, as the file merge will see it.
