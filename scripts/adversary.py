@@ -387,25 +387,37 @@ def tie_holders(versions):
     both sides changed it, and a side holding its own value there loses nothing
     (packages-mark-1130-1955: theirs anchors image and merges it into serviceAccount with
     `<<: *base`, ours deletes image; ours' side keeps ours' serviceAccount, theirs' side
-    theirs'). A side that changed the anchored place otherwise ties nothing: the alias would
-    name its changed value, and both changes stand."""
+    theirs'). The same where the other side nulled or emptied the place base held a value at
+    (as `tied` reads the anchored place itself): the place is one both sides changed, and the
+    side taken there holds the other side's node, without the anchor the alias names
+    (packages-mark-1141-651: ours anchors image and merges it into service, theirs writes
+    `image: {}`). A side that changed the anchored place otherwise ties nothing: the alias
+    would name its changed value, and both changes stand."""
     b, o, t, r = versions
+
+    def gone(x):
+        return x is ABSENT or x is None or (isinstance(x, (dict, list)) and not x)
     places = {holder for x, y in ((o, t), (t, o)) for i, doc in enumerate(x)
               for place, holder in alias_holders(doc, [str(i)])
-              if at_place(b, place) is not ABSENT and at_place(y, place) is ABSENT}
+              if not gone(at_place(b, place)) and gone(at_place(y, place))}
     if not places:
         return versions
     return [b] + [[wrap_places(d, [str(i)], places) for i, d in enumerate(v)] for v in (o, t, r)]
 
 
-def tie_files(trees):
-    """tie_holders for a package: the four versions' {path: documents}, each path's versions
-    tied together (a file at one path in each version)."""
+def tie_files(trees, moves=None):
+    """tie_holders for a package: the four versions' {path: documents}, each file's versions
+    tied together, a file a side moved read at its new path (Package's groups: ours moved
+    config/values.yaml to values.yaml, packages-mark-1141-651), the result's at the first of
+    ours', theirs' and base's paths it holds."""
     out = [dict(tr) for tr in trees]
-    for p in set().union(*trees):
-        tied_docs = tie_holders([tr.get(p, []) for tr in trees])
-        for tr, docs in zip(out, tied_docs):
-            if p in tr:
+    b, o, t, r = trees
+    for _, bp, op, tp in Package(b, o, t, moves).groups:
+        rp = next((p for p in (op, tp, bp) if p is not None and p in r), None)
+        paths = (bp, op, tp, rp)
+        tied_docs = tie_holders([tr.get(p, []) if p is not None else [] for tr, p in zip(trees, paths)])
+        for tr, p, docs in zip(out, paths, tied_docs):
+            if p is not None and p in tr:
                 tr[p] = docs
     return out
 
@@ -3814,8 +3826,10 @@ class Package:
     documents by their file (paired by path, a file one side moved by its content) and
     position; and where each resource's file is."""
 
-    def __init__(self, b, o, t):
-        mo, mt = file_moves(b, o), file_moves(b, t)
+    def __init__(self, b, o, t, moves=None):
+        # `moves`: the files each side moved, as read on the expanded documents, for a second
+        # reading of aliases whose opaque values would make the files look less alike.
+        mo, mt = moves if moves is not None else (file_moves(b, o), file_moves(b, t))
         self.groups = []     # (name, base path, ours path, theirs path)
         for p in b:
             self.groups.append((p, p, mo.get(p, p if p in o else None), mt.get(p, p if p in t else None)))
@@ -3865,11 +3879,11 @@ class Package:
         return out, dup, where
 
 
-def package_check(rules, b, o, t, r, clean=True):
+def package_check(rules, b, o, t, r, clean=True, moves=None):
     """Violations of a package result `r` (or one side of its conflicts, clean=False): the
     documents judged as one keyed set by `rules`, each resource in a file one of the sides put
     it in, and (clean results) no file left without a document."""
-    pk = Package(b, o, t)
+    pk = Package(b, o, t, moves)
     (kb, db, wb), (ko, do, wo), (kt, dt, wt), (kr, dr, wr) = (pk.keyed(s, f) for s, f in (
         ("base", b), ("ours", o), ("theirs", t), ("result", r)))
     out = []
@@ -3923,6 +3937,9 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
     def verdict(rules, r_files, rd, clean, files=(b, o, t), docs=(bd, od, td)):
         viol = package_check(rules, *docs, rd, clean)
         if viol and has_anchors(*[x for f in (*files, r_files) for x in f.values()]):
+            # The files the sides moved, read on the expanded documents: the reference
+            # readings' opaque aliases and tied places make a moved file look less like base's.
+            moves = (file_moves(docs[0], docs[1]), file_moves(docs[0], docs[2]))
             # A conflict's side is also read with anchored places and the holders of aliases
             # tied (`tied`, `tie_holders`), as a single file's side is (two_readings).
             for tie in (False,) if clean else (False, True):
@@ -3931,8 +3948,8 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
                 except (yaml.YAMLError, RecursionError, ValueError, TypeError):
                     return viol
                 if tie:
-                    refs = tie_files(refs)
-                if not package_check(rules, *refs, clean=clean):
+                    refs = tie_files(refs, moves)
+                if not package_check(rules, *refs, clean=clean, moves=moves):
                     return []
         return viol
     if status == "clean":
@@ -4239,6 +4256,16 @@ SELF_TESTS = [
      "a: 1\nb: 1\n", "b: 1\n", "a: 3\nb: 1\n", "a: 3\nb: 1\n", False),
     ("theirs policy: a null clears the field", "theirs",
      "a: 1\nb: 1\n", "a: 1\nb: 1\n", "a: null\nb: 1\n", "a: null\nb: 1\n", True),
+    ("an alias ours merged from an anchor it added on a map theirs emptied: theirs' side, "
+     "without the anchor, holds theirs' map and no merge key (tied reading)", "side:theirs",
+     "image:\n  repository: r\n  tag: 1\nservice:\n  port: 80\n",
+     "image: &base\n  repository: r\n  tag: 1\nservice:\n  port: 80\n  <<: *base\nx: 1\n",
+     "image: {}\nservice:\n  port: 80\n", "image: {}\nservice:\n  port: 80\nx: 1\n", False),
+    ("the same where theirs changed the anchored map otherwise: ours' merge key stands", "side:theirs",
+     "image:\n  repository: r\n  tag: 1\nservice:\n  port: 80\n",
+     "image: &base\n  repository: r\n  tag: 1\nservice:\n  port: 80\n  <<: *base\nx: 1\n",
+     "image:\n  repository: r\n  tag: 2\nservice:\n  port: 80\n",
+     "image:\n  repository: r\n  tag: 2\nservice:\n  port: 80\nx: 1\n", True),
     ("a swap against an edit: the swapping side's part empty loses the element", "side:ours",
      "args:\n- --a\n- --b\n- --c\n", "args:\n- --b\n- --a\n- --c\n", "args:\n- --a=1\n- --b\n- --c\n",
      "args:\n- --b\n- --c\n", True),
