@@ -1239,6 +1239,14 @@ class Rules:
     def result_key(self, g, ko, kt, rm):
         if ko == kt or kt is None:
             return ko
+        # A conflict's side taken from the side that kept the key, where the other renamed it:
+        # the renamed field may stand inside a conflict (a metadata map both sides changed),
+        # which that side's value fills whole, its key with it. The element's fields are still
+        # judged path by path, so a rename outside the conflicts that the side lost is found
+        # there (packages-mark-1141-1763: ours nulled the namespace and the annotations, theirs
+        # emptied the annotations; theirs' side holds theirs' metadata).
+        if self.whole and g in rm and g in (ko, kt) and (ko not in rm or kt not in rm):
+            return g
         if ko is None or ko == g:
             return kt
         if kt == g:
@@ -4266,6 +4274,17 @@ SELF_TESTS = [
      "image: &base\n  repository: r\n  tag: 1\nservice:\n  port: 80\n  <<: *base\nx: 1\n",
      "image:\n  repository: r\n  tag: 2\nservice:\n  port: 80\n",
      "image:\n  repository: r\n  tag: 2\nservice:\n  port: 80\nx: 1\n", True),
+    ("a resource ours moved to another namespace inside a metadata map both sides changed: "
+     "theirs' side holds theirs' metadata, its identity with it", "side:theirs",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\n  annotations:\n    p: q\ndata:\n  k: 1\n",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: y\n  annotations: null\ndata:\n  k: 1\n",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\n  annotations: {}\ndata:\n  k: 2\n",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\n  annotations: {}\ndata:\n  k: 2\n", False),
+    ("the same with only ours changing the metadata: theirs' side lost ours' move", "side:theirs",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\ndata:\n  k: 1\n",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: y\ndata:\n  j: 1\n  k: 1\n",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\ndata:\n  k: 2\n",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\ndata:\n  j: 1\n  k: 2\n", True),
     ("a swap against an edit: the swapping side's part empty loses the element", "side:ours",
      "args:\n- --a\n- --b\n- --c\n", "args:\n- --b\n- --a\n- --c\n", "args:\n- --a=1\n- --b\n- --c\n",
      "args:\n- --b\n- --c\n", True),
