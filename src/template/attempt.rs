@@ -256,31 +256,16 @@ fn sides_only_reorder_controls(versions: &Versions) -> bool {
 /// another order or fewer ([`sides_only_reorder_or_drop_controls`]): a side that wraps a map
 /// in a new block renames every key inside, so the other side's edit there would read as a
 /// conflict with a deletion.
-///
-/// Where a side added control lines, keys are named only by the blocks whose opening line
-/// every version holds ([`Tokens::guarded_within`]): a block a side added or rewrote renames
-/// nothing, yet a key a side moved across the blocks all three keep is still seen (ours
-/// swapped a port into an `if` and added a document with blocks of its own: theirs' new port
-/// must not land inside that `if`).
 fn loses_a_guard_change(
     versions: &Versions,
     tokens: &mut Tokens,
     merged: &str,
     policy: Policy,
 ) -> Option<String> {
-    if sides_only_reorder_or_drop_controls(versions) {
-        return guarded_violation(versions, tokens, merged, policy);
+    if !sides_only_reorder_or_drop_controls(versions) {
+        return None;
     }
-    let [base, ours, theirs] =
-        [&versions.base, &versions.ours, &versions.theirs].map(|v| tokens.control_texts(v.text));
-    let shared: HashSet<String> = base
-        .into_iter()
-        .filter(|text| ours.contains(text) && theirs.contains(text))
-        .collect();
-    let [gb, go, gt] = [&versions.base, &versions.ours, &versions.theirs]
-        .map(|v| tokens.guarded_within(v.text, &shared));
-    let result = tokens.guarded_within(merged, &shared);
-    named_violation(versions, [&gb, &go, &gt], &result, policy)
+    guarded_violation(versions, tokens, merged, policy)
 }
 
 /// Whether each side holds only base's control lines, in any order, some of them perhaps
@@ -384,21 +369,10 @@ fn guarded_violation(
     let [gb, go, gt] =
         [&versions.base, &versions.ours, &versions.theirs].map(|v| tokens.guarded(v.text));
     let result = tokens.guarded(masked);
-    named_violation(versions, [&gb, &go, &gt], &result, policy)
-}
-
-/// How `result` loses a side's change against the versions `[gb, go, gt]`, all read with keys
-/// named by their blocks; `None` where it holds or the versions so read cannot be parsed.
-fn named_violation(
-    versions: &Versions,
-    [gb, go, gt]: [&str; 3],
-    result: &str,
-    policy: Policy,
-) -> Option<String> {
-    let guarded = Versions::parse(gb, go, gt)
+    let guarded = Versions::parse(&gb, &go, &gt)
         .ok()?
         .named(versions.file_name.as_deref());
-    match verify::check_text(&guarded, result, policy) {
+    match verify::check_text(&guarded, &result, policy) {
         Verdict::Broken(v) if v[0].finding != Finding::Unparsable => {
             Some(format!("a block around a key: {}", v[0]))
         }

@@ -16,7 +16,7 @@
 //! tokens (control lines and value actions) are not data; [`controls`] lists them, so that
 //! the merge of the control lines can be checked on its own.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::text::skeleton::{
     is_closing_line, BRANCH, CLOSE, CLOSING, CONTROL, DIGIT, INLINE, VALUE,
@@ -241,56 +241,17 @@ impl Tokens {
     /// merge cannot say where the lines go, yet a clean merge must still keep what each side
     /// did to the guards of its keys.
     pub(crate) fn guarded(&mut self, skeleton: &str) -> String {
-        self.guarded_by(skeleton, None)
-    }
-
-    /// [`Self::guarded`], each key named only by the blocks whose opening line's text is one
-    /// of `shared` (the texts every version holds): a block a side added, rewrote or deleted
-    /// renames no key inside it, so the other side's edit there reads as an edit, while a key
-    /// a side moved across blocks every version holds is still another key. Every line of a
-    /// shared text names its keys, a copy of a block as much as the block: which of two equal
-    /// lines is base's is a pairing the check does not guess.
-    pub(crate) fn guarded_within(&mut self, skeleton: &str, shared: &HashSet<String>) -> String {
-        self.guarded_by(skeleton, Some(shared))
-    }
-
-    /// The texts of `skeleton`'s control lines.
-    pub(crate) fn control_texts(&self, skeleton: &str) -> HashSet<String> {
-        skeleton
-            .lines()
-            .filter(|line| is_control(line))
-            .filter_map(|line| self.control_text(line))
-            .map(str::to_string)
-            .collect()
-    }
-
-    fn guarded_by(&mut self, skeleton: &str, shared: Option<&HashSet<String>>) -> String {
         let mut stack: Vec<(String, usize)> = Vec::new();
         let mut out = String::with_capacity(skeleton.len());
-        // Whether the document so far holds data: read within `shared`, a block opened
-        // before it, or open at its `---`, wraps the document's identity keys, and named
-        // they would hide which resource it is (every version holds such blocks alike).
-        let mut in_data = false;
         for line in skeleton.split_inclusive('\n') {
-            if shared.is_some() && line.starts_with("---") {
-                stack.iter_mut().for_each(|(name, _)| name.clear());
-                in_data = false;
-            }
             if is_control(line) {
                 if let Some(text) = self.control_text(line) {
-                    // An unnamed block (empty name) still takes its `else` and `end`.
-                    let named = shared.is_none_or(|s| in_data && s.contains(text));
-                    follow_blocks(&mut stack, text, |action| match named {
-                        true => action.to_string(),
-                        false => String::new(),
-                    });
+                    follow_blocks(&mut stack, text, str::to_string);
                 }
                 out.push_str(line);
                 continue;
             }
-            let body = line.trim_start();
-            in_data |= !(body.is_empty() || body.starts_with('#') || line.starts_with("---"));
-            if stack.iter().all(|(name, _)| name.is_empty()) {
+            if stack.is_empty() {
                 out.push_str(line);
                 continue;
             }
@@ -306,11 +267,7 @@ impl Tokens {
                 out.push_str(line);
                 continue;
             }
-            let guard: Vec<String> = stack
-                .iter()
-                .filter(|(name, _)| !name.is_empty())
-                .map(|(b, n)| format!("{b}/{n}"))
-                .collect();
+            let guard: Vec<String> = stack.iter().map(|(b, n)| format!("{b}/{n}")).collect();
             let token = self.token(BRANCH, &guard.join("\u{0}"));
             let mut from = 0;
             for at in ends {
