@@ -168,8 +168,13 @@ fn anchors<'t>(tree: &'t Tree) -> Vec<(NodeId, String, &'t str, Vec<String>)> {
 }
 
 /// The path from `root` to `n`: a map value stands at its key's name, a list element at its
-/// index. The index, not only "an element": `&base` on `periodics[10].spec` and on
+/// `name` where it is a map with a scalar one (CI steps, containers, periodic jobs), else at
+/// its index. An element, not only "an element": `&base` on `periodics[10].spec` and on
 /// `periodics[11].spec` are two places, and an alias of one must not come to name the other.
+/// By name where there is one: a side that moved a step first and anchored it, and a side
+/// that anchored the step that stood first, anchor two places at one index (adversary
+/// templates-ours-1141-1886), and one step anchored by both sides after one side inserted a
+/// step above it is one place.
 fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
     let mut path = Vec::new();
     while n != root {
@@ -180,7 +185,16 @@ fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
         let i = entries.iter().position(|&c| c == n).unwrap_or(0);
         match tree.node(parent).kind {
             Kind::Map => path.push(tree.value(entries[i - i % 2]).to_string()),
-            _ => path.push(format!("[{i}]")),
+            _ => {
+                let name = (tree.node(n).kind == Kind::Map)
+                    .then(|| tree.get(n, "name"))
+                    .flatten()
+                    .filter(|&v| tree.node(v).kind == Kind::Scalar);
+                path.push(match name {
+                    Some(v) => format!("[name={}]", tree.value(v)),
+                    None => format!("[{i}]"),
+                })
+            }
         }
         n = parent;
     }
