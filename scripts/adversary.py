@@ -1468,10 +1468,27 @@ class Rules:
         # kustomization's files), where order carries no meaning to the data, so no order of
         # one side is lost (both sides changing the set, either side's order is right).
         once = [f for f in value_of if cb[f] == co[f] == ct[f] == cr[f] == 1]
+
+        def kept_order(fx, cx):
+            """Whether a side kept base's order, an element it edited read as the base element
+            it is most alike (half its leaves in common, one copy each): a side that moved an
+            element and edited it reordered the list though no unedited element changed place,
+            so where the other side reordered too, both did, and the order is the policy's or a
+            conflict's, as where the moved element is unedited (templates-ours-1143-206)."""
+            gone = [g for g in cb if cb[g] == 1 and cx[g] == 0]
+            new = [f for f in cx if cx[f] == 1 and cb[f] == 0]
+            pairs = sorted(((likeness(g, f), g, f) for g in gone for f in new
+                            if 2 * likeness(g, f) >= max(len(leaf_cache[g]), len(leaf_cache[f]))),
+                           key=lambda x: -x[0])
+            base_of = {f: f for f in once}
+            for _, g, f in pairs:
+                if f not in base_of and g not in base_of.values():
+                    base_of[f] = g
+            return [base_of[f] for f in fx if f in base_of] == [g for g in fb if g in base_of.values()]
         if ordered and len(once) >= 2:
             s = set(once)
             sb, so, st, sr = ([x for x in fl if x in s] for fl in (fb, fo, ft, fr))
-            want = so if so == st else st if so == sb else so if st == sb else None
+            want = so if so == st else st if so == sb and kept_order(fo, co) else so if st == sb and kept_order(ft, ct) else None
             if want is not None and sr != want:
                 out.append(Violation("list-order", fmt(path), "elements kept by every side are out of order: expected %s, got %s"
                                      % (show([value_of[x] for x in want], 200), show([value_of[x] for x in sr], 200))))
@@ -4386,6 +4403,19 @@ SELF_TESTS = [
      "  - {path: a, scheme: staging, port: p}\n",
      "kind: A\nspec:\n  e:\n  - {path: b, tier: 3}\n  - {path: a, scheme: http, port: p-v2}\n"
      "  - {path: a, scheme: staging, port: p}\n", True),
+    # Ours moved an element and edited it, theirs swapped two others: both reordered the
+    # list, so ours' order wins under ours (templates-ours-1143-206); where ours edited the
+    # element in place, theirs' swap is the only reorder and must stand.
+    ("an element a side moved and edited is a reorder: ours' order wins under ours", "ours",
+     "kind: A\nspec:\n  e:\n  - {path: a, port: p}\n  - {path: b}\n  - {path: c}\n  - {path: d}\n",
+     "kind: A\nspec:\n  e:\n  - {path: b}\n  - {path: c}\n  - {path: d}\n  - {path: a, port: q}\n",
+     "kind: A\nspec:\n  e:\n  - {path: a, port: p}\n  - {path: b}\n  - {path: d}\n  - {path: c}\n",
+     "kind: A\nspec:\n  e:\n  - {path: b}\n  - {path: c}\n  - {path: d}\n  - {path: a, port: q}\n", False),
+    ("an element a side edited in place is no reorder: the other side's swap stands under ours", "ours",
+     "kind: A\nspec:\n  e:\n  - {path: a, port: p}\n  - {path: b}\n  - {path: c}\n  - {path: d}\n",
+     "kind: A\nspec:\n  e:\n  - {path: a, port: q}\n  - {path: b}\n  - {path: c}\n  - {path: d}\n",
+     "kind: A\nspec:\n  e:\n  - {path: a, port: p}\n  - {path: b}\n  - {path: d}\n  - {path: c}\n",
+     "kind: A\nspec:\n  e:\n  - {path: a, port: q}\n  - {path: b}\n  - {path: c}\n  - {path: d}\n", True),
     # A key theirs deleted with its guard, ours edited: ours' side holds ours' key in its
     # block; the guard went with theirs' deletion, no change of its own (seed 1136 merge 714).
     ("a key's guard follows the key a side deleted: the other side keeps both", "side:ours",
