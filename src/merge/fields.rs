@@ -1112,12 +1112,15 @@ impl Merger<'_> {
         }
         // A flow map holds flow text only: a block value cannot go inside its braces, nor a
         // literal or folded scalar, whose header and lines are block text (adversary
-        // templates-theirs-1139-494: `data: {k: |-` did not parse).
+        // templates-theirs-1139-494: `data: {k: |-` did not parse). An alias (`*name`) is
+        // flow text: refusing it took theirs' map whole in theirs mode and lost ours' edits
+        // (adversary values-theirs-1143-121).
         let inline = |&(side, _, v): &(Side, NodeId, NodeId)| {
             let tree = if side == Side::Ours { ours } else { theirs };
             let node = tree.node(v);
             match node.kind {
                 Kind::Scalar => !matches!(node.style, Style::Literal | Style::Folded),
+                Kind::Alias => true,
                 _ => node.flow,
             }
         };
