@@ -766,7 +766,11 @@ impl<'t> Merger<'t> {
     /// element's keys).
     fn delta(&self, path: &Path, b: NodeId, t: NodeId, keep: &[String], out: &mut Vec<Field>) {
         let (base, theirs) = (self.base, self.theirs);
-        if base.node(b).kind != theirs.node(t).kind || !theirs.is_block_collection(t) {
+        // A flow map's entries are left out too (its text is written anew without them);
+        // a flow list is taken whole.
+        let flow_map = theirs.node(t).flow && theirs.node(t).kind == Kind::Map;
+        if base.node(b).kind != theirs.node(t).kind || !(theirs.is_block_collection(t) || flow_map)
+        {
             return;
         }
         if theirs.node(t).kind == Kind::Seq {
