@@ -766,7 +766,11 @@ impl<'t> Merger<'t> {
     /// element's keys).
     fn delta(&self, path: &Path, b: NodeId, t: NodeId, keep: &[String], out: &mut Vec<Field>) {
         let (base, theirs) = (self.base, self.theirs);
-        if base.node(b).kind != theirs.node(t).kind || !theirs.is_block_collection(t) {
+        // A flow map's entries are left out too (its text is written anew without them);
+        // a flow list is taken whole.
+        let flow_map = theirs.node(t).flow && theirs.node(t).kind == Kind::Map;
+        if base.node(b).kind != theirs.node(t).kind || !(theirs.is_block_collection(t) || flow_map)
+        {
             return;
         }
         if theirs.node(t).kind == Kind::Seq {
@@ -1112,12 +1116,15 @@ impl Merger<'_> {
         }
         // A flow map holds flow text only: a block value cannot go inside its braces, nor a
         // literal or folded scalar, whose header and lines are block text (adversary
-        // templates-theirs-1139-494: `data: {k: |-` did not parse).
+        // templates-theirs-1139-494: `data: {k: |-` did not parse). An alias (`*name`) is
+        // flow text: refusing it took theirs' map whole in theirs mode and lost ours' edits
+        // (adversary values-theirs-1143-121).
         let inline = |&(side, _, v): &(Side, NodeId, NodeId)| {
             let tree = if side == Side::Ours { ours } else { theirs };
             let node = tree.node(v);
             match node.kind {
                 Kind::Scalar => !matches!(node.style, Style::Literal | Style::Folded),
+                Kind::Alias => true,
                 _ => node.flow,
             }
         };

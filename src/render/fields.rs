@@ -336,6 +336,26 @@ impl Renderer<'_> {
         })
     }
 
+    /// The text of theirs' flow value `n` without the map entries whose key is `gone`
+    /// (kyaml's delta of a flow map: adversary values-theirs-1143-1337), on one line: each
+    /// kept entry as theirs wrote it, a flow map below it rewritten the same way.
+    fn flow_without(&self, n: NodeId, gone: &dyn Fn(NodeId) -> bool) -> String {
+        let theirs = self.theirs;
+        let node = theirs.node(n);
+        if node.kind != Kind::Map || !node.flow {
+            return theirs.text[node.start..node.end].to_string();
+        }
+        let entries: Vec<String> = theirs
+            .entries(n)
+            .filter(|&(k, _)| !gone(k))
+            .map(|(k, v)| {
+                let head = &theirs.text[theirs.node(k).start..theirs.node(v).start];
+                format!("{head}{}", self.flow_without(v, gone))
+            })
+            .collect();
+        format!("{{{}}}", entries.join(", "))
+    }
+
     /// The node of theirs whose text ends theirs' value `t` as written without the fields in
     /// `omit` (kyaml's delta): with its last fields left out, the written text ends in an
     /// earlier one, and that one decides what ours' lines below the insertion become (a block
@@ -400,6 +420,35 @@ impl Renderer<'_> {
                 _ => f.node == n,
             })
         };
+        // A field inside a flow map shares its line with its siblings and the braces: its
+        // lines cannot go, so the outermost flow map holding it is written anew instead.
+        let in_flow = |f: &Field| {
+            theirs
+                .node(f.node)
+                .parent()
+                .is_some_and(|p| theirs.node(p).flow)
+        };
+        let (flow, omit): (Vec<Field>, Vec<Field>) = omit.iter().partition(|f| in_flow(f));
+        let mut tops: Vec<NodeId> = flow
+            .iter()
+            .filter_map(|f| {
+                let mut top = theirs.node(f.node).parent()?;
+                while let Some(p) = theirs.node(top).parent().filter(|&p| theirs.node(p).flow) {
+                    top = p;
+                }
+                Some(top)
+            })
+            .collect();
+        tops.sort_unstable();
+        tops.dedup();
+        let flow_edits: Vec<Edit> = tops
+            .into_iter()
+            .map(|top| Edit {
+                start: theirs.node(top).start,
+                end: theirs.node(top).end,
+                text: self.flow_without(top, &gone),
+            })
+            .collect();
         let parents: std::collections::HashSet<NodeId> = omit
             .iter()
             .filter_map(|f| theirs.node(f.node).parent())
@@ -434,6 +483,7 @@ impl Renderer<'_> {
             })
         });
         let mut edits: Vec<Edit> = emptied.collect();
+        edits.extend(flow_edits);
         edits.extend(omit.iter().map(|&f| {
             let mut range = match f.slot {
                 Slot::Entry(key) => entry_lines(theirs, key, f.node),
