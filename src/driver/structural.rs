@@ -378,11 +378,23 @@ fn elements_by_key(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, 
     match verify::check(versions, &result, opts.policy) {
         Verdict::Holds => Some((merged, Vec::new())),
         Verdict::Broken(violations) if opts.policy == Policy::Ours => {
-            let forced = wider(&[], &violations);
-            let (merged, _) = merged_as(versions, opts, Pairing::ElementsByKey, &forced).ok()?;
-            if merged.conflicts.is_empty() {
-                return None;
-            }
+            // The check's path may name an element only one reading has (ours renamed a
+            // container, which by key is an addition of ours): no conflict can be marked
+            // there, so the conflict widens to the node above until there is one
+            // (adversary manifests-ours-1143-944).
+            let mut forced = wider(&[], &violations);
+            let merged = loop {
+                let (merged, _) =
+                    merged_as(versions, opts, Pairing::ElementsByKey, &forced).ok()?;
+                if !merged.conflicts.is_empty() {
+                    break merged;
+                }
+                let above = wider(&forced, &violations);
+                if above.len() == forced.len() {
+                    return None;
+                }
+                forced = above;
+            };
             let (merged, mut notes) =
                 widened(versions, opts, merged, forced, Pairing::ElementsByKey).ok()?;
             notes.insert(
