@@ -387,16 +387,16 @@ def tie_holders(versions):
     both sides changed it, and a side holding its own value there loses nothing
     (packages-mark-1130-1955: theirs anchors image and merges it into serviceAccount with
     `<<: *base`, ours deletes image; ours' side keeps ours' serviceAccount, theirs' side
-    theirs'). The same where the other side nulled or emptied the place base held a value at
-    (as `tied` reads the anchored place itself): the place is one both sides changed, and the
-    side taken there holds the other side's node, without the anchor the alias names
-    (packages-mark-1141-651: ours anchors image and merges it into service, theirs writes
-    `image: {}`). A side that changed the anchored place otherwise ties nothing: the alias
-    would name its changed value, and both changes stand."""
+    theirs'). The same where the other side nulled the place base held a value at: an anchor
+    on a null merged with `<<` is no map to merge, so the alias cannot stand beside it either.
+    A side that changed the anchored place otherwise, emptied it included, ties nothing: the
+    anchor can stand on its changed value (`image: &base {}`), the alias would name that, and
+    both changes stand (packages-mark-1141-651: theirs writes `image: {}`; a conflict whose
+    side drops ours' merge key there loses ours' change)."""
     b, o, t, r = versions
 
     def gone(x):
-        return x is ABSENT or x is None or (isinstance(x, (dict, list)) and not x)
+        return x is ABSENT or x is None
     places = {holder for x, y in ((o, t), (t, o)) for i, doc in enumerate(x)
               for place, holder in alias_holders(doc, [str(i)])
               if not gone(at_place(b, place)) and gone(at_place(y, place))}
@@ -4281,11 +4281,16 @@ SELF_TESTS = [
      "a: 1\nb: 1\n", "b: 1\n", "a: 3\nb: 1\n", "a: 3\nb: 1\n", False),
     ("theirs policy: a null clears the field", "theirs",
      "a: 1\nb: 1\n", "a: 1\nb: 1\n", "a: null\nb: 1\n", "a: null\nb: 1\n", True),
-    ("an alias ours merged from an anchor it added on a map theirs emptied: theirs' side, "
-     "without the anchor, holds theirs' map and no merge key (tied reading)", "side:theirs",
+    ("an alias ours merged from an anchor it added on a map theirs nulled: theirs' side, "
+     "without the anchor, holds theirs' null and no merge key (tied reading)", "side:theirs",
      "image:\n  repository: r\n  tag: 1\nservice:\n  port: 80\n",
      "image: &base\n  repository: r\n  tag: 1\nservice:\n  port: 80\n  <<: *base\nx: 1\n",
-     "image: {}\nservice:\n  port: 80\n", "image: {}\nservice:\n  port: 80\nx: 1\n", False),
+     "image: null\nservice:\n  port: 80\n", "image: null\nservice:\n  port: 80\nx: 1\n", False),
+    ("the same where theirs emptied the anchored map: the anchor can stand on `{}`, ours' merge "
+     "key stands", "side:theirs",
+     "image:\n  repository: r\n  tag: 1\nservice:\n  port: 80\n",
+     "image: &base\n  repository: r\n  tag: 1\nservice:\n  port: 80\n  <<: *base\nx: 1\n",
+     "image: {}\nservice:\n  port: 80\n", "image: {}\nservice:\n  port: 80\nx: 1\n", True),
     ("the same where theirs changed the anchored map otherwise: ours' merge key stands", "side:theirs",
      "image:\n  repository: r\n  tag: 1\nservice:\n  port: 80\n",
      "image: &base\n  repository: r\n  tag: 1\nservice:\n  port: 80\n  <<: *base\nx: 1\n",
