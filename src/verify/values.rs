@@ -138,9 +138,15 @@ impl<'t> Checker<'t> {
             let Some(place) = anchor_place(yt, n).filter(|p| !p.iter().any(|k| k == "[]")) else {
                 continue;
             };
+            // Deleted or nulled there: the alias cannot stand beside that side's change (an
+            // alias names no anchor, a `<<` of a null merges no map). Any other change of the
+            // place, an emptying included, leaves room for the anchor on the changed value
+            // (`image: &base {}`), so both changes stand and no side may drop the alias
+            // (adversary packages-mark-1141-651, values-mark-1144-109).
             let there = follow(xt, x_root, &place);
             let before = follow(self.b, b_root, &place);
-            if !same(self.b, before, xt, there) {
+            let gone = there.is_none_or(|n| xt.is_null(n));
+            if gone && !same(self.b, before, xt, there) {
                 return true;
             }
         }
