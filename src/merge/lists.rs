@@ -144,6 +144,19 @@ impl Merger<'_> {
                 // order): a reorder only theirs made is theirs' change like any other. In a
                 // set order means nothing to the data, but it is still the text theirs wrote
                 // where ours left the list as it was.
+                let ours_unchanged =
+                    b.is_some_and(|b| same_data(self.base, b.node, self.ours, o.node));
+                // kyaml takes a list without keys whole where theirs changed it (a set is one
+                // to kyaml): a reorder only theirs made is theirs' text under theirs too
+                // (adversary manifests-theirs-1145-560: theirs reordered a kustomization's
+                // resources, the merge kept ours' order and its check asked for a bug report).
+                if kind == ListKind::Set
+                    && self.opts.policy.kyaml()
+                    && ours_unchanged
+                    && reordered(&base, &theirs, &[&base[..], &ours, &theirs])
+                {
+                    return self.take_theirs(o, t);
+                }
                 if !self.opts.policy.kyaml() {
                     // Read through the renames the merge pairs: an element a side renamed
                     // and moved is a move of that element (ours' edit of it and theirs'
@@ -160,8 +173,6 @@ impl Merger<'_> {
                     let all = [&base[..], ours, theirs];
                     let theirs_moved = reordered(&base, theirs, &all);
                     let ours_moved = reordered(&base, ours, &all);
-                    let ours_unchanged =
-                        b.is_some_and(|b| same_data(self.base, b.node, self.ours, o.node));
                     if theirs_moved && ours_unchanged {
                         return self.take_theirs(o, t);
                     }
