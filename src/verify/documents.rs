@@ -7,7 +7,7 @@ use crate::parse::{NodeId, Tree, Versions};
 use crate::resource::Path;
 
 use super::identity::{documents, repeated, Document, Identity, IDENTITY_FIELDS};
-use super::pairing::{by_key, by_likeness, by_likeness_where, identity_of_row, Item, Row};
+use super::pairing::{by_key, by_likeness, by_likeness_where, identity_of_row, Item, Leaves, Row};
 use super::values::{same, Checker};
 use super::{Rule, Taken, Verdict};
 
@@ -133,6 +133,51 @@ pub(crate) fn renamed_by_both_sides(versions: &Versions) -> bool {
     let rows = by_identity(&docs, items.each_ref().map(Vec::as_slice));
     rows.iter()
         .any(|r| renamed_by_both(&docs, r).is_some() || renamed_alike_beside_a_copy(&docs, r))
+}
+
+/// Whether a side of `versions` holds a document of base clearly renamed beside another new
+/// document as like it (see [`renamed_beside_a_rival`]): the merge, which pairs documents by
+/// content, may read a deletion where the check reads a rename.
+pub(crate) fn renamed_beside_a_copy(versions: &Versions) -> bool {
+    let trees = [&versions.base, &versions.ours, &versions.theirs];
+    let docs = trees.map(documents);
+    let docs = [
+        docs[0].clone(),
+        docs[1].clone(),
+        docs[2].clone(),
+        Vec::new(),
+    ];
+    let items = docs.each_ref().map(|d| items(d));
+    let rows = by_identity(&docs, items.each_ref().map(Vec::as_slice));
+    rows.iter().any(|r| renamed_beside_a_rival(trees, &docs, r))
+}
+
+/// Where one side lacks base's document of `row` by identity and holds it clearly renamed,
+/// but also holds another new document at least as like base's in content (adversary
+/// manifests-ours-1145-2532: theirs renamed a Kustomization and added a copy of it under a new
+/// name in a new namespace, both with base's content). The check pairs by identity, so the
+/// rename is clear to it; by content both are, so a merge that pairs by content may read a
+/// deletion and two additions. Neither is the merge's or the check's to choose.
+fn renamed_beside_a_rival(trees: [&Tree; 3], docs: &[Vec<Document>; 4], row: &Row) -> bool {
+    let (b, lacking) = match row.0 {
+        [Some(b), None, Some(_), _] => (b, 1),
+        [Some(b), Some(_), None, _] => (b, 2),
+        _ => return false,
+    };
+    let Some(s) = clear_rename(docs, b, lacking) else {
+        return false;
+    };
+    let skip: &[&str] = &IDENTITY_FIELDS;
+    let content =
+        |version: usize, i: usize| Leaves::of(trees[version], docs[version][i].root, skip);
+    let base = content(0, b);
+    let likeness = base.likeness(&content(lacking, s));
+    let in_base = |id: &Identity| docs[0].iter().any(|d| d.identity.as_ref() == Some(id));
+    docs[lacking].iter().enumerate().any(|(r, d)| {
+        r != s
+            && d.identity.as_ref().is_some_and(|id| !in_base(id))
+            && base.likeness(&content(lacking, r)) >= likeness
+    })
 }
 
 /// Where one side lacks base's document of `row` by identity and holds it clearly renamed,

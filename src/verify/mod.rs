@@ -163,7 +163,7 @@ pub(crate) enum Verdict {
 }
 
 /// Checks a clean result's tree against the three versions, under the policy's rule.
-pub(crate) use documents::renamed_by_both_sides;
+pub(crate) use documents::{renamed_beside_a_copy, renamed_by_both_sides};
 
 pub(crate) fn check(versions: &Versions, result: &Tree, policy: Policy) -> Verdict {
     documents::check(versions, result, Rule::of(policy))
