@@ -179,15 +179,13 @@ pub(super) fn attempt(
         forced = wider(&forced, &violations);
         merged = match merged_as(&versions, opts, Pairing::Renames, &forced).map(|(m, _)| m) {
             Ok(m) if !m.conflicts.is_empty() => m,
+            // No conflict of the merge's marks what the check found: git's markers where
+            // each side of them holds, else the whole file.
             _ => {
-                return Ok(last_resort(
-                    base,
-                    ours,
-                    theirs,
-                    opts,
-                    git_conflicts,
-                    messages,
-                ))
+                let git = git_conflicts.filter(|line| {
+                    verify::sides_hold(&versions, &line.bytes, opts.marker_size, None).is_ok()
+                });
+                return Ok(last_resort(base, ours, theirs, opts, git, messages));
             }
         };
     }

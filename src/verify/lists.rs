@@ -13,7 +13,7 @@ use crate::resource::{element_key, list_kind, ListKind, Path};
 use super::identity::{Identity, IDENTITY_FIELDS};
 use super::pairing::{by_key, by_likeness, Item, Leaves, Row, COMPARED_PAIRS};
 use super::values::{anchor_place, cleared_same, At, Checker};
-use super::{Rule, Taken, Violation};
+use super::{Finding, Rule, Taken, Violation};
 
 /// An element of a version and the result's element with the same key: (shown key, the
 /// version's node, the result's node).
@@ -492,6 +492,8 @@ impl Checker<'_> {
                 .unwrap_or_default()
         };
         let mut budget = 20_000usize;
+        // The conflicts inside the first merge that held but for them (see [`Merged`]).
+        let mut inner_conflicts: Option<Vec<Violation>> = None;
         // The base elements a merge of both sides' versions explains.
         let mut merged: HashSet<u128> = HashSet::new();
         // How many copies of each base element both sides took away: each such copy is one
@@ -553,7 +555,10 @@ impl Checker<'_> {
                                     node(&rd, &ri, m),
                                 );
                                 if let (Some(bn), Some(on), Some(tn), Some(rn)) = ids {
-                                    if self.merges(path, bn, on, tn, rn) {
+                                    let reading = self.merged(path, bn, on, tn, rn);
+                                    if let Merged::Conflicts(found) = reading {
+                                        inner_conflicts.get_or_insert(found);
+                                    } else if let Merged::Holds = reading {
                                         // Another new element of a side at the same place,
                                         // as alike to base's, that already holds the other
                                         // side's change reads as base's element just as well (both sides made
@@ -676,6 +681,22 @@ impl Checker<'_> {
             extra += gap.max(0);
             missing += (-gap).max(0);
         }
+        // A base element both sides changed whose merge the result holds but for conflicts
+        // inside it (a CRD version where ours replaced an `anyOf` element theirs kept beside
+        // the same one it added: adversary manifests-mark-1144-5092): those conflicts are
+        // what the result leaves unmarked, not an element no side wrote. Named at this list,
+        // whose elements have no key a conflict's path could name.
+        if let (true, Some(found)) = (extra > 0 || missing > 0, inner_conflicts) {
+            let inner = &found[0];
+            return self.unmarked(
+                path,
+                common,
+                format!(
+                    "an element both sides changed reads a conflict inside it ({}: {})",
+                    inner.path, inner.what
+                ),
+            );
+        }
         if extra > 0 || missing > 0 {
             let what = match (extra, missing) {
                 (0, n) => format!("{n} element(s) a side added or kept are missing"),
@@ -762,13 +783,19 @@ impl Checker<'_> {
     /// Whether `r` is a clean merge of base element `b` with ours' `o` and theirs' `t` (or,
     /// in a conflicted result taken from one side, that side's version), `path` the list's.
     fn merges(&self, path: &Path, b: NodeId, o: NodeId, t: NodeId, r: NodeId) -> bool {
+        matches!(self.merged(path, b, o, t, r), Merged::Holds)
+    }
+
+    /// How `r` reads as the merge of base element `b` with ours' `o` and theirs' `t` (see
+    /// [`Checker::merges`]).
+    fn merged(&self, path: &Path, b: NodeId, o: NodeId, t: NodeId, r: NodeId) -> Merged {
         let taken = match self.rule {
             Rule::Resolved(Taken::Ours) => Some((self.o, o)),
             Rule::Resolved(Taken::Theirs) => Some((self.t, t)),
             _ => None,
         };
         if taken.is_some_and(|(tree, x)| same_data(tree, x, self.r, r)) {
-            return true;
+            return Merged::Holds;
         }
         let mut probe = self.probe();
         // At the element's own path: a list inside it is keyed as the list-key table keys it
@@ -779,8 +806,26 @@ impl Checker<'_> {
             None,
             [Some(b), Some(o), Some(t), Some(r)],
         );
-        matches!(probe.verdict(), super::Verdict::Holds)
+        match probe.verdict() {
+            super::Verdict::Broken(found)
+                if found.iter().all(|v| v.finding == Finding::Unmarked) =>
+            {
+                Merged::Conflicts(found)
+            }
+            super::Verdict::Holds => Merged::Holds,
+            _ => Merged::Differs,
+        }
     }
+}
+
+/// How a result's element reads as the merge of a base element both sides changed.
+enum Merged {
+    /// It is their clean merge.
+    Holds,
+    /// It would be, but both sides' changes inside it read as conflicts it does not mark.
+    Conflicts(Vec<Violation>),
+    /// It is not their merge.
+    Differs,
 }
 
 /// Whether a likeness reading pairs a base element with a side's element of another key (a
