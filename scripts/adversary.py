@@ -3904,13 +3904,43 @@ class Package:
         return out, dup, where
 
 
-def package_check(rules, b, o, t, r, clean=True, moves=None):
+class PolicyDecided(Rules):
+    """One side of a conflicted package under --on-conflict ours or theirs: the documents of
+    files holding a conflict are judged by the side's rules; every other document is the
+    policy's clean result, the same in both resolutions (taking a side of a line-merge conflict
+    in one file cannot undo what the policy decided in another: packages-ours-1145-499, ours
+    deleted values.yaml, theirs edited it, ours' deletion stands on theirs' side too), so it is
+    judged as the policy's own side is."""
+
+    def __init__(self, side_rules, policy_rules, conflicted):
+        Rules.__init__(self, side_rules.table, side_rules.win, side_rules.whole)
+        self.policy_rules, self.conflicted = policy_rules, conflicted
+
+    def doc(self, g, path, b, o, t, r, out):
+        if g in self.conflicted:
+            return Rules.doc(self, g, path, b, o, t, r, out)
+        return self.policy_rules.doc(g, path, b, o, t, r, out)
+
+
+def package_check(rules, b, o, t, r, clean=True, moves=None, decided=None):
     """Violations of a package result `r` (or one side of its conflicts, clean=False): the
     documents judged as one keyed set by `rules`, each resource in a file one of the sides put
-    it in, and (clean results) no file left without a document."""
+    it in, and (clean results) no file left without a document. `decided`: (the policy side's
+    rules, the result files holding a conflict), for the other side's check under a policy
+    (PolicyDecided)."""
     pk = Package(b, o, t, moves)
     (kb, db, wb), (ko, do, wo), (kt, dt, wt), (kr, dr, wr) = (pk.keyed(s, f) for s, f in (
         ("base", b), ("ours", o), ("theirs", t), ("result", r)))
+    if decided:
+        # A document is in a conflict where any version of it, or of a document a side may
+        # have renamed it to, lies in a file that holds one.
+        marked = {pk.group_of("result", p) for p in decided[1]}
+        conflicted = {k for side, w in (("base", wb), ("ours", wo), ("theirs", wt), ("result", wr))
+                      for k, p in w.items() if pk.group_of(side, p) in marked}
+        for reading in rules.readings(DOCS, kb, ko, kt):
+            for x in ("o", "t"):
+                conflicted |= {g for g, n in reading[x].items() if n in conflicted}
+        rules = PolicyDecided(rules, decided[0], conflicted)
     out = []
     for ident in dr - (db | do | dt):
         out.append(Violation("duplicate-identity", label(ident), "the package holds this document twice (in two files)"))
@@ -3959,8 +3989,8 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
     (bd, _), (od, _), (td, _) = load_tree(b, "base"), load_tree(o, "ours"), load_tree(t, "theirs")
     fallback = "line merge used:" in err
 
-    def verdict(rules, r_files, rd, clean, files=(b, o, t), docs=(bd, od, td)):
-        viol = package_check(rules, *docs, rd, clean)
+    def verdict(rules, r_files, rd, clean, files=(b, o, t), docs=(bd, od, td), decided=None):
+        viol = package_check(rules, *docs, rd, clean, decided=decided)
         if viol and has_anchors(*[x for f in (*files, r_files) for x in f.values()]):
             # The files the sides moved, read on the expanded documents: the reference
             # readings' opaque aliases and tied places make a moved file look less like base's.
@@ -3974,7 +4004,7 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
                     return viol
                 if tie:
                     refs = tie_files(refs, moves)
-                if not package_check(rules, *refs, clean=clean, moves=moves):
+                if not package_check(rules, *refs, clean=clean, moves=moves, decided=decided):
                     return []
         return viol
     if status == "clean":
@@ -4001,7 +4031,12 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
         if whole:
             files = tuple({**f, **{p: s_files[p] for p in whole}} for f in files)
             docs = tuple({**d, **{p: s_docs[p] for p in whole}} for d in docs)
-        for v in verdict(oracle.sides[side], r_side, rd, False, files, docs):
+        # Under a policy, the other side's resolution keeps what the policy decided outside
+        # the files holding conflicts (PolicyDecided).
+        decided = None
+        if policy in ("ours", "theirs") and side != policy:
+            decided = (oracle.sides[policy], {p for p, x in res.items() if any(MARK.match(line) for line in x.splitlines())})
+        for v in verdict(oracle.sides[side], r_side, rd, False, files, docs, decided):
             v.cat, v.side, v.fallback = "side-loses-data", side, fallback
             out.append(v)
     return out
@@ -4451,6 +4486,21 @@ SPAN_TESTS = [
      "{{- /*\n<<<<<<< ours\n*/ -}}\n=======\n>>>>>>> theirs\ny: 1\n*/ -}}\n", False),
 ]
 
+# Package verdicts (judge_package): (name, policy, base, ours, theirs, result, whether wrong).
+# Folders as {path: text}; a result holding markers is a conflict of git's line merge.
+PKG_BASE = {"a.yaml": "kind: A\nmetadata:\n  name: a\nx: 1\n", "v.yaml": "k: 1\nj: 1\n"}
+PKG_OURS = {"a.yaml": "kind: A\nmetadata:\n  name: a\nx: 2\n"}
+PKG_THEIRS = {"a.yaml": "kind: A\nmetadata:\n  name: a\nx: 3\n", "v.yaml": "k: 2\nj: 1\n"}
+PKG_MARKED = "kind: A\nmetadata:\n  name: a\n<<<<<<< ours\nx: 2\n=======\nx: %s\n>>>>>>> theirs\n"
+PACKAGE_TESTS = [
+    ("under ours, theirs' side of a line-merge conflict keeps the file ours deleted deleted "
+     "(packages-ours-1145-499)", "ours", PKG_BASE, PKG_OURS, PKG_THEIRS, {"a.yaml": PKG_MARKED % 3}, False),
+    ("under theirs, ours' side keeps theirs' edit of the file ours deleted", "theirs",
+     PKG_BASE, PKG_OURS, PKG_THEIRS, {"a.yaml": PKG_MARKED % 3, "v.yaml": PKG_THEIRS["v.yaml"]}, False),
+    ("the same where the conflict's theirs side loses theirs' value", "ours",
+     PKG_BASE, PKG_OURS, PKG_THEIRS, {"a.yaml": PKG_MARKED % 1}, True),
+]
+
 
 def self_test(table, conformance):
     """The oracle's verdict on known answers: the built-in cases above, and (theirs policy) every
@@ -4465,6 +4515,11 @@ def self_test(table, conformance):
             check = Oracle(table, policy).check
         viol = two_readings(check, texts, [load_guarded(x) for x in texts], r, load_guarded(r),
                             tie=policy.startswith("side:"))
+        if bool(viol) != wrong:
+            bad += 1
+            print("self-test: %s (%s): %s" % (name, policy, "; ".join(map(str, viol)) or "no violation found"))
+    for name, policy, b, o, t, r, wrong in PACKAGE_TESTS:
+        viol = judge_package(Oracle(table, policy), policy, b, o, t, "conflict", r, "kmerge: a.yaml: line merge used: x\n")
         if bool(viol) != wrong:
             bad += 1
             print("self-test: %s (%s): %s" % (name, policy, "; ".join(map(str, viol)) or "no violation found"))
@@ -4489,7 +4544,7 @@ def self_test(table, conformance):
             bad += 1
             print("self-test: %s: ours' version passes the theirs oracle" % d)
     print("adversary: self-test: %d built-in cases, %d conformance vectors, %d disagreements"
-          % (len(SELF_TESTS) + len(SPAN_TESTS), n, bad))
+          % (len(SELF_TESTS) + len(SPAN_TESTS) + len(PACKAGE_TESTS), n, bad))
     sys.exit(1 if bad else 0)
 
 

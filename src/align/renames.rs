@@ -98,32 +98,12 @@ pub(crate) fn pair_renames<G: Placed>(
             // documents that could not be the lost one (not close to it) are not its rivals.
             // The lost one is still the only one the other side kept, the new one the only
             // one close to it.
-            // Where the other side kept none of the lost ones, the one it lost too: a rename
-            // against a deletion is a conflict however many files the side added beside it
-            // (read as an addition, the side's edits would stand clean beside the deletion).
-            // Only between resources with an identity: a document without one (a values
-            // file, a kustomization) is known by its file, and one new file among several
-            // like it is no rename to pair by elimination.
+            // (Where the other side kept none of the lost ones, see below.)
             _ if lost == Lost::KeptOrBoth => match missing(true).as_slice() {
                 &[m] => {
                     let near: Vec<usize> = only.iter().copied().filter(|&n| close(m, n)).collect();
                     match near.as_slice() {
                         &[n] => Some((m, n)),
-                        _ => None,
-                    }
-                }
-                [] => {
-                    let near: Vec<(usize, usize)> = missing(false)
-                        .into_iter()
-                        .flat_map(|m| only.iter().map(move |&n| (m, n)))
-                        .filter(|&(m, n)| {
-                            groups[m].identity().is_some()
-                                && groups[n].identity().is_some()
-                                && close(m, n)
-                        })
-                        .collect();
-                    match near.as_slice() {
-                        &[pair] => Some(pair),
                         _ => None,
                     }
                 }
@@ -161,6 +141,34 @@ pub(crate) fn pair_renames<G: Placed>(
             _ => None,
         };
         several.extend(pair);
+        // A resource the other side lost too: a rename against a deletion is a conflict however
+        // many files the side added, or other resources it renamed, beside it (read as an
+        // addition, the side's edits would stand clean beside the deletion;
+        // packages-ours-1145-119: theirs renamed an Ingress ours renamed apart, and a
+        // ClusterRoleBinding ours kept). The one close pair left, if one. Only between
+        // resources with an identity: a document without one (a values file, a kustomization)
+        // is known by its file, and one new file among several like it is no rename to pair
+        // by elimination. (A single new document where the other side kept none has its own
+        // rule above.)
+        if lost == Lost::KeptOrBoth && (only.len() > 1 || !missing(true).is_empty()) {
+            let lost_taken: Vec<usize> = several.iter().map(|&(m, _)| m).collect();
+            let new_taken: Vec<usize> = several.iter().map(|&(_, n)| n).collect();
+            let near: Vec<(usize, usize)> = missing(false)
+                .into_iter()
+                .filter(|m| !lost_taken.contains(m))
+                .flat_map(|m| {
+                    only.iter()
+                        .filter(|n| !new_taken.contains(n))
+                        .map(move |&n| (m, n))
+                })
+                .filter(|&(m, n)| {
+                    groups[m].identity().is_some() && groups[n].identity().is_some() && close(m, n)
+                })
+                .collect();
+            if let &[pair] = near.as_slice() {
+                several.push(pair);
+            }
+        }
         let mut paired: Vec<usize> = Vec::new();
         for (m, n) in several {
             if let Some(d) = groups[n].place(s) {

@@ -432,7 +432,17 @@ impl<'t> Merger<'t> {
                     (self.resource, self.group_kind) = outer;
                 }
                 None => {
-                    let Some(b) = b else {
+                    // kyaml reads a null as missing (its scalar rule 3, "O and U both missing:
+                    // keep D"): a field base held as null and theirs lacks is ours' own, as if
+                    // ours added it (values-theirs-1145-3141: theirs deleted a map whose null
+                    // field ours set).
+                    let kyaml_missing = |b: &Field| {
+                        kind == Children::Fields
+                            && self.opts.policy.kyaml()
+                            && self.prepend().is_none()
+                            && self.base.is_null(b.node)
+                    };
+                    let Some(b) = b.filter(|b| !kyaml_missing(b)) else {
                         // Added in ours.
                         if kind != Children::Resources
                             && self.opts.policy.kyaml()
