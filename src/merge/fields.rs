@@ -3,7 +3,7 @@
 //! theirs (updated).
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::parse::{same_data, Kind, NodeId, Style, Tree};
 use crate::resource::{element_key, ListKind};
@@ -969,15 +969,39 @@ impl Merger<'_> {
                 .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
                 .collect();
             let renamed = self.renamed_by_theirs(bl, t.node, &keys);
-            let mut seen = HashSet::new();
+            let mut in_base_count: HashMap<String, usize> = HashMap::new();
+            for &e in base.children(bl) {
+                if let Some((k, _)) = element_key(base, e, &keys) {
+                    *in_base_count.entry(k).or_default() += 1;
+                }
+            }
+            let mut seen: HashMap<String, usize> = HashMap::new();
             for &e in theirs.children(t.node) {
+                let key = element_key(theirs, e, &keys).map(|(k, _)| k);
+                let copies = key.as_ref().map_or(0, |k| {
+                    let n = seen.entry(k.clone()).or_default();
+                    *n += 1;
+                    *n
+                });
                 // kyaml reads a repeated key by its first element (§2.5: duplicates
                 // collapse): theirs' later elements of that key bring nothing in.
-                let key = element_key(theirs, e, &keys).map(|(k, _)| k);
-                if self.opts.policy.kyaml() && key.as_ref().is_some_and(|k| !seen.insert(k.clone()))
-                {
+                if self.opts.policy.kyaml() && copies > 1 {
                     omit.push(Field::item(e));
                     continue;
+                }
+                // A copy of a key beyond base's count is one theirs put in, but which copy is
+                // base's element (removed by ours) and which the new one, no data says
+                // (adversary manifests-mark-1144-6960: theirs repeated a volume and moved
+                // another, ours emptied the list): the person decides; under ours the copy is
+                // theirs' addition.
+                let beyond_base = key
+                    .as_ref()
+                    .is_some_and(|k| copies > in_base_count.get(k).copied().unwrap_or(0));
+                if copies > 1 && beyond_base {
+                    match self.opts.policy.resolve() {
+                        Resolution::Mark => return false,
+                        _ => continue,
+                    }
                 }
                 let Some(&be) = key.and_then(|k| in_base.get(&k)) else {
                     // A base element theirs renamed is one theirs changed, not an addition.
