@@ -1604,7 +1604,13 @@ class Kyaml(Rules):
             if o is None and t is None and r is None:
                 # Both sides wrote the same null: kept as both wrote it, or cleared.
                 return
-            if b is not None or (r is not None and r != o and r != t):
+            # A base value that is only the output of action lines (content keys, as above) is
+            # no YAML data: kyaml, reading the template's text, finds the key null there, and
+            # a null that was already null in base clears nothing (2.8). A side whose edit left
+            # the key with no action line below it (theirs put a key between them, ours' copy
+            # ended at it: adversary templates-theirs-1145-{1406,3998}) kept a null, so the
+            # key may stay as that side wrote it.
+            if (b is not None and not output_only(b)) or (r is not None and r != o and r != t):
                 out.append(Violation("kyaml-null-clears", fmt(path), "%s is null (the field is cleared); the result holds %s"
                                      % ("ours" if o is None else "theirs", show(r))))
             return
@@ -1860,6 +1866,14 @@ def label(k):
 
 # What a content key of a template skeleton holds: the output of its action line.
 OUTPUT = "\u2039output\u203a"
+
+
+def output_only(v):
+    """Whether a value is a map of nothing but content keys (Skeleton.block_keys, `content`):
+    the output of action lines, which as YAML text is a key with no value."""
+    return isinstance(v, dict) and bool(v) and all(
+        isinstance(k, tuple) and k[0] == "str" and k[1].startswith("\u2039") and not is_guard(k) and x is None
+        for k, x in v.items())
 
 
 def fmt(path):
@@ -4482,6 +4496,18 @@ SELF_TESTS = [
      "kind: A\nspec:\n  v:\n  - ‹item›‹^›: null\n    name: b\n  - name: a\n",
      "kind: A\nspec:\n  v:\n  - name: a\n  - ‹item›‹9›: null\n    name: b\n    k: 1\n",
      "kind: A\nspec:\n  v:\n  - ‹item›‹9›: null\n    name: b\n    k: 1\n  - name: a\n", True),
+    # A key whose base value is only an action's output (`‹9›`, a content key) is null to
+    # kyaml; theirs left it with no action line below: no clear (templates-theirs-1145-3998).
+    ("a key holding only action output in base, null in theirs, may stay null", "theirs",
+     "kind: A\nspec:\n  m:\n    ‹9›: null\n  x: 1\n",
+     "kind: A\nspec:\n  m:\n    ‹9›: null\n  x: 2\n",
+     "kind: A\nspec:\n  m:\n  x: 1\n",
+     "kind: A\nspec:\n  m:\n  x: 2\n", False),
+    ("a key holding YAML data in base, null in theirs, is cleared", "theirs",
+     "kind: A\nspec:\n  m:\n    a: 1\n  x: 1\n",
+     "kind: A\nspec:\n  m:\n    a: 1\n  x: 2\n",
+     "kind: A\nspec:\n  m:\n  x: 1\n",
+     "kind: A\nspec:\n  m:\n  x: 2\n", True),
     ("an `if`'s and its `else`'s same key stay two keys", "mark",
      "kind: A\nspec:\n  x‹9›: 1\n  x‹a›: 2\n",
      "kind: A\nspec:\n  x‹9›: 1\n",
