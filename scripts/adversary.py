@@ -1372,11 +1372,19 @@ class Rules:
 
             def replaced(g, f):
                 return len_x == len(b) and at_x.get(f) == first_at[0].get(g)
+
+            # Or where every leaf of it is one of the deleted element's: the element with
+            # fields the other side deleted, however many (templates-theirs-1145-1358: ours
+            # dropped a NetworkPolicy egress rule's ports, two of its three leaves, and another
+            # rule, so neither half its leaves nor its place tells; theirs deleted the rule).
+            def cut_down(g, f):
+                return 0 < likeness(g, f) == len(leaf_cache[f])
             for f in value_of:
                 d_x = cx[f] - cb[f]
                 if d_x > 0 and cs[f] <= cb[f] and any(
                         cs[g] < cb[g] and cx[g] < cb[g] and (
-                            replaced(g, f) or 2 * likeness(g, f) >= max(len(leaf_cache[g]), len(leaf_cache[f])))
+                            replaced(g, f) or cut_down(g, f)
+                            or 2 * likeness(g, f) >= max(len(leaf_cache[g]), len(leaf_cache[f])))
                         for g in cb):
                     fewer[f] = fewer.get(f, 0) + d_x
         # Counting treats a modified element as deleted plus added. One element both sides
@@ -4508,6 +4516,19 @@ SELF_TESTS = [
      "kind: A\nspec:\n  m:\n    a: 1\n  x: 2\n",
      "kind: A\nspec:\n  m:\n  x: 1\n",
      "kind: A\nspec:\n  m:\n  x: 2\n", True),
+    # Ours deleted one rule and cut another down to one of its three leaves, theirs deleted
+    # the second: theirs' side without ours' cut-down rule is the deletion winning over the
+    # edit, not ours' new rule lost (templates-theirs-1145-1358).
+    ("an element a side cut down to a few of its leaves, which the other deleted, is modified", "side:theirs",
+     "kind: A\nspec:\n  e:\n  - {p: 53}\n  - {ports: [{port: 80, protocol: TCP}], to: [{sel: x}]}\n",
+     "kind: A\nspec:\n  e:\n  - {to: [{sel: x}]}\n",
+     "kind: A\nspec:\n  e:\n  - {p: 53}\n",
+     "kind: A\nspec:\n  e: []\n", False),
+    ("an element a side added beside one the other deleted, with a leaf of its own, is new", "side:theirs",
+     "kind: A\nspec:\n  e:\n  - {p: 53}\n  - {ports: [{port: 80, protocol: TCP}], to: [{sel: x}]}\n",
+     "kind: A\nspec:\n  e:\n  - {to: [{sel: x}], from: z}\n",
+     "kind: A\nspec:\n  e:\n  - {p: 53}\n",
+     "kind: A\nspec:\n  e: []\n", True),
     ("an `if`'s and its `else`'s same key stay two keys", "mark",
      "kind: A\nspec:\n  x‹9›: 1\n  x‹a›: 2\n",
      "kind: A\nspec:\n  x‹9›: 1\n",
