@@ -267,6 +267,9 @@ def load_docs(text):
 
 
 GUARDED_KEY = re.compile("^(.+)\u2039([^\u203a]*)\u203a$")
+# The key Skeleton.block_keys puts first in a list item that stands in other template blocks
+# than the key above its list, named by those blocks: it holds no data, only the item's guard.
+ITEM_KEY = ("str", "\u2039item\u203a")
 
 
 def guards_as_fields(v):
@@ -291,7 +294,9 @@ def guards_as_fields(v):
     out = {}
     for k, x in v.items():
         name, guard = split(k)
-        if guard is not None and names.count(name) == 1:
+        if guard is not None and name == ITEM_KEY:
+            out[("str", name[1] + "\u2039guard\u203a")] = ("str", guard)
+        elif guard is not None and names.count(name) == 1:
             out[name] = guards_as_fields(x)
             out[("str", name[1] + "\u2039guard\u203a")] = ("str", guard)
         else:
@@ -1367,11 +1372,19 @@ class Rules:
 
             def replaced(g, f):
                 return len_x == len(b) and at_x.get(f) == first_at[0].get(g)
+
+            # Or where every leaf of it is one of the deleted element's: the element with
+            # fields the other side deleted, however many (templates-theirs-1145-1358: ours
+            # dropped a NetworkPolicy egress rule's ports, two of its three leaves, and another
+            # rule, so neither half its leaves nor its place tells; theirs deleted the rule).
+            def cut_down(g, f):
+                return 0 < likeness(g, f) == len(leaf_cache[f])
             for f in value_of:
                 d_x = cx[f] - cb[f]
                 if d_x > 0 and cs[f] <= cb[f] and any(
                         cs[g] < cb[g] and cx[g] < cb[g] and (
-                            replaced(g, f) or 2 * likeness(g, f) >= max(len(leaf_cache[g]), len(leaf_cache[f])))
+                            replaced(g, f) or cut_down(g, f)
+                            or 2 * likeness(g, f) >= max(len(leaf_cache[g]), len(leaf_cache[f])))
                         for g in cb):
                     fewer[f] = fewer.get(f, 0) + d_x
         # Counting treats a modified element as deleted plus added. One element both sides
@@ -1599,7 +1612,13 @@ class Kyaml(Rules):
             if o is None and t is None and r is None:
                 # Both sides wrote the same null: kept as both wrote it, or cleared.
                 return
-            if b is not None or (r is not None and r != o and r != t):
+            # A base value that is only the output of action lines (content keys, as above) is
+            # no YAML data: kyaml, reading the template's text, finds the key null there, and
+            # a null that was already null in base clears nothing (2.8). A side whose edit left
+            # the key with no action line below it (theirs put a key between them, ours' copy
+            # ended at it: adversary templates-theirs-1145-{1406,3998}) kept a null, so the
+            # key may stay as that side wrote it.
+            if (b is not None and not output_only(b)) or (r is not None and r != o and r != t):
                 out.append(Violation("kyaml-null-clears", fmt(path), "%s is null (the field is cleared); the result holds %s"
                                      % ("ours" if o is None else "theirs", show(r))))
             return
@@ -1683,7 +1702,8 @@ class Kyaml(Rules):
         for k in dict.fromkeys(keys):
             # A key's guard (guards_as_fields) is where its key stands, nothing of its own: a
             # key theirs' null cleared takes its guard with it. The key itself is judged.
-            if is_guard(k) and k not in rr and ("str", k[1][:-len("\u2039guard\u203a")]) not in rr:
+            if is_guard(k) and k not in rr and ("str", k[1][:-len("\u2039guard\u203a")]) not in rr \
+                    and ("str", k[1][:-len("\u2039guard\u203a")]) != ITEM_KEY:
                 continue
             self.value((ctx[0], ctx[1] + [str(plain(k))]), path + [str(plain(k))], bm.get(k, ABSENT),
                        om.get(k, ABSENT) if o is not ABSENT else ABSENT, tm.get(k, ABSENT) if t is not ABSENT else ABSENT,
@@ -1854,6 +1874,14 @@ def label(k):
 
 # What a content key of a template skeleton holds: the output of its action line.
 OUTPUT = "\u2039output\u203a"
+
+
+def output_only(v):
+    """Whether a value is a map of nothing but content keys (Skeleton.block_keys, `content`):
+    the output of action lines, which as YAML text is a key with no value."""
+    return isinstance(v, dict) and bool(v) and all(
+        isinstance(k, tuple) and k[0] == "str" and k[1].startswith("\u2039") and not is_guard(k) and x is None
+        for k, x in v.items())
 
 
 def fmt(path):
@@ -3338,11 +3366,14 @@ class Skeleton:
         out, stack, base = [], [], None
         # The keys open above the line: (column of the key, the blocks around it).
         parents = []
+        # A bare `-` whose item's guard awaits the item's first key: (column, guard or None).
+        item = None
         for line in masked.splitlines(keepends=True):
             stripped = line.strip()
             if stripped.startswith("---") or stripped == "...":
                 base = None
                 parents = []
+                item = None
                 out.append(line)
                 continue
             heads = re.findall(r"#Zc[0-9a-z]{3}", line)
@@ -3373,14 +3404,42 @@ class Skeleton:
                 continue
             if base is None:
                 base = len(stack)
-            m = self.PLAIN_KEY.match(line)
-            # A list item's first key is named after its blocks like any other: which key is
-            # first changes when a side deletes the keys above it (both sides deleting one of
-            # an item's first two keys leaves the third first, below a bare `-`), and a key that
-            # kept its blocks must read the same wherever it stands in its item.
             # A key after an `end` that closed a block open at the document's first line
             # stands outside it (`^` for each level closed).
             inner = ["#Zc^"] * (base - len(stack)) + stack[base:]
+            eol = line[len(line.rstrip("\r\n")):]
+            if item is not None:
+                # The first key below a bare `-`: the item's guard goes above it.
+                if item[1] is not None and self.PLAIN_KEY.match(line) and not line.lstrip().startswith("-"):
+                    out.append(line[:len(line) - len(line.lstrip())] + item[1] + ": null" + eol)
+                item = None
+            # A list item of one `-` holding a map is a parent of its own: the blocks it
+            # stands in, where they are not those of the key above the list, are the item's
+            # guard (`‹item›‹…›`, a key put above its first key, see guards_as_fields), and
+            # each of its keys is named after the blocks it stands in beyond the item's. So a
+            # side that moves the item into or out of a block changes the item's guard, and
+            # a key the other side added to the item stands where the item stands, as in the
+            # template (adversary templates-{ours,theirs}-1145-3398: ours' swap put an item
+            # after an `end`, theirs added a key to it). Which key is first does not name the
+            # item, so both sides deleting one of an item's first two keys, leaving the third
+            # first below a bare `-`, changes no guard (templates-{mark,ours}-1138-686).
+            dash = re.match(r"(\s*)-(\s+|$)", line)
+            if dash and not re.match(r"\s*-\s+-(\s|$)", line) and (
+                    not line[dash.end():].strip() or self.PLAIN_KEY.match(line[dash.end():])):
+                while parents and parents[-1][0] >= len(dash.group(1)):
+                    parents.pop()
+                outer = parents[-1][1] if parents else []
+                guard = None
+                if inner != outer:
+                    guard = ITEM_KEY[1] + "\u2039" + ".".join(h[3:] for h in inner) + "\u203a"
+                parents.append((len(dash.group(1)), inner))
+                if not line[dash.end():].strip():
+                    item = (len(dash.group(1)), guard)
+                elif guard is not None:
+                    pad = " " * (len(dash.group(1)) + 1) + dash.group(2)
+                    out.append(dash.group(1) + "-" + dash.group(2) + guard + ": null" + eol)
+                    line = pad + line[dash.end():]
+            m = self.PLAIN_KEY.match(line)
             column = len(re.match(r"(?:\s*-(?=\s))*\s*", line).group())
             while parents and parents[-1][0] >= column:
                 parents.pop()
@@ -4468,6 +4527,43 @@ SELF_TESTS = [
      "kind: A\nspec:\n  y: 2\n",
      "kind: A\nspec:\n  x‹a›: 1\n  y: 2\n",
      "kind: A\nspec:\n  y: 2\n", True),
+    # Ours moved a list item out of a block (its `‹item›` guard, Skeleton.block_keys), theirs
+    # added a key to it: the key stands where the item stands (templates-*-1145-3398).
+    ("a key added to an item the other side moved into other blocks goes with the item", "mark",
+     "kind: A\nspec:\n  v:\n  - name: a\n  - ‹item›‹9›: null\n    name: b\n",
+     "kind: A\nspec:\n  v:\n  - ‹item›‹^›: null\n    name: b\n  - name: a\n",
+     "kind: A\nspec:\n  v:\n  - name: a\n  - ‹item›‹9›: null\n    name: b\n    k: 1\n",
+     "kind: A\nspec:\n  v:\n  - ‹item›‹^›: null\n    name: b\n    k: 1\n  - name: a\n", False),
+    ("an item a side moved into other blocks: a result with base's blocks loses the move", "mark",
+     "kind: A\nspec:\n  v:\n  - name: a\n  - ‹item›‹9›: null\n    name: b\n",
+     "kind: A\nspec:\n  v:\n  - ‹item›‹^›: null\n    name: b\n  - name: a\n",
+     "kind: A\nspec:\n  v:\n  - name: a\n  - ‹item›‹9›: null\n    name: b\n    k: 1\n",
+     "kind: A\nspec:\n  v:\n  - ‹item›‹9›: null\n    name: b\n    k: 1\n  - name: a\n", True),
+    # A key whose base value is only an action's output (`‹9›`, a content key) is null to
+    # kyaml; theirs left it with no action line below: no clear (templates-theirs-1145-3998).
+    ("a key holding only action output in base, null in theirs, may stay null", "theirs",
+     "kind: A\nspec:\n  m:\n    ‹9›: null\n  x: 1\n",
+     "kind: A\nspec:\n  m:\n    ‹9›: null\n  x: 2\n",
+     "kind: A\nspec:\n  m:\n  x: 1\n",
+     "kind: A\nspec:\n  m:\n  x: 2\n", False),
+    ("a key holding YAML data in base, null in theirs, is cleared", "theirs",
+     "kind: A\nspec:\n  m:\n    a: 1\n  x: 1\n",
+     "kind: A\nspec:\n  m:\n    a: 1\n  x: 2\n",
+     "kind: A\nspec:\n  m:\n  x: 1\n",
+     "kind: A\nspec:\n  m:\n  x: 2\n", True),
+    # Ours deleted one rule and cut another down to one of its three leaves, theirs deleted
+    # the second: theirs' side without ours' cut-down rule is the deletion winning over the
+    # edit, not ours' new rule lost (templates-theirs-1145-1358).
+    ("an element a side cut down to a few of its leaves, which the other deleted, is modified", "side:theirs",
+     "kind: A\nspec:\n  e:\n  - {p: 53}\n  - {ports: [{port: 80, protocol: TCP}], to: [{sel: x}]}\n",
+     "kind: A\nspec:\n  e:\n  - {to: [{sel: x}]}\n",
+     "kind: A\nspec:\n  e:\n  - {p: 53}\n",
+     "kind: A\nspec:\n  e: []\n", False),
+    ("an element a side added beside one the other deleted, with a leaf of its own, is new", "side:theirs",
+     "kind: A\nspec:\n  e:\n  - {p: 53}\n  - {ports: [{port: 80, protocol: TCP}], to: [{sel: x}]}\n",
+     "kind: A\nspec:\n  e:\n  - {to: [{sel: x}], from: z}\n",
+     "kind: A\nspec:\n  e:\n  - {p: 53}\n",
+     "kind: A\nspec:\n  e: []\n", True),
     ("an `if`'s and its `else`'s same key stay two keys", "mark",
      "kind: A\nspec:\n  x‹9›: 1\n  x‹a›: 2\n",
      "kind: A\nspec:\n  x‹9›: 1\n",
@@ -4502,6 +4598,21 @@ PACKAGE_TESTS = [
 ]
 
 
+# Skeleton.block_keys on a template: (name, template, the keys of each item of spec.v as
+# guards_as_fields reads them).
+BLOCK_TESTS = [
+    ("an item inside a block its list is not in has the guard; its keys have none of their own",
+     "kind: A\nspec:\n  v:\n    - name: a\n      k: 1\n    {{- if .x }}\n    - name: b\n      k: 2\n    {{- end }}\n",
+     [["name", "k"], ["\u2039item\u203a\u2039guard\u203a", "name", "k"]]),
+    ("a key inside a block its item is not in has a guard of its own",
+     "kind: A\nspec:\n  v:\n    - name: a\n      {{- if .x }}\n      k: 1\n      {{- end }}\n",
+     [["name", "k", "k\u2039guard\u203a"]]),
+    ("below a bare `-`, the item's guard whichever key comes first",
+     "kind: A\nspec:\n  v:\n    {{- if .x }}\n    -\n      k: 1\n    {{- end }}\n",
+     [["\u2039item\u203a\u2039guard\u203a", "k"]]),
+]
+
+
 def self_test(table, conformance):
     """The oracle's verdict on known answers: the built-in cases above, and (theirs policy) every
     merge3 conformance vector under `conformance`, whose expected result must pass while ours'
@@ -4527,6 +4638,15 @@ def self_test(table, conformance):
         if spans_the_file(silent_lines(text)) != spans:
             bad += 1
             print("self-test: %s: spans_the_file says %s" % (name, not spans))
+    for name, text, keys in BLOCK_TESTS:
+        sk = Skeleton()
+        tagged = sk.block_keys(sk.mask(text) or "")
+        got = None
+        if tagged is not None:
+            got = [[str(plain(k)) for k in item] for item in load_guarded(tagged)[0][("str", "spec")][("str", "v")]]
+        if got != keys:
+            bad += 1
+            print("self-test: %s: block_keys reads %s" % (name, got))
     n = 0
     oracle = Oracle(table, "theirs")
     for d in sorted(glob.glob(os.path.join(conformance, "merge3-*", "*"))) + sorted(
@@ -4544,7 +4664,7 @@ def self_test(table, conformance):
             bad += 1
             print("self-test: %s: ours' version passes the theirs oracle" % d)
     print("adversary: self-test: %d built-in cases, %d conformance vectors, %d disagreements"
-          % (len(SELF_TESTS) + len(SPAN_TESTS) + len(PACKAGE_TESTS), n, bad))
+          % (len(SELF_TESTS) + len(SPAN_TESTS) + len(PACKAGE_TESTS) + len(BLOCK_TESTS), n, bad))
     sys.exit(1 if bad else 0)
 
 
