@@ -68,101 +68,106 @@ pub(crate) fn pair_renames<G: Placed>(
             close_identities(groups[m].identity(), groups[n].identity(), true)
                 && similar(b, side, d)
         };
-        // Several renames paired at once, each (lost, new).
-        let mut several: Vec<(usize, usize)> = Vec::new();
-        let pair = match only.as_slice() {
+        // The renames paired, each (lost, new).
+        let renames: Vec<(usize, usize)> = match only.as_slice() {
             &[n] => {
                 let kept = missing(true);
-                let candidates = match kept.as_slice() {
-                    [] if lost == Lost::KeptOrBoth => missing(false)
-                        .into_iter()
-                        .filter(|&m| close(m, n))
-                        .collect(),
+                let candidates: Vec<usize> = match lost {
+                    Lost::Kept => kept,
                     // Across a package a side deletes files of other resources beside a
                     // rename (a values file, another resource): the lost documents that could
                     // not be the new one (not close to it) are not its rivals, as the new
                     // documents are not below. Read as a deletion and an addition, the other
                     // side's edit is a delete/modify that `--on-conflict ours` resolves by
-                    // keeping the old document beside the renamed one.
-                    _ if lost == Lost::KeptOrBoth => {
-                        kept.into_iter().filter(|&m| close(m, n)).collect()
+                    // keeping the old document beside the renamed one. Where none the other
+                    // side kept is close, the one it lost too: a rename against a deletion
+                    // is a conflict, whatever other files the side deleted beside it.
+                    Lost::KeptOrBoth => {
+                        let near: Vec<usize> = kept.into_iter().filter(|&m| close(m, n)).collect();
+                        if near.is_empty() {
+                            missing(false)
+                                .into_iter()
+                                .filter(|&m| close(m, n))
+                                .collect()
+                        } else {
+                            near
+                        }
                     }
-                    _ => kept,
                 };
                 match candidates.as_slice() {
-                    &[m] if close(m, n) => Some((m, n)),
-                    _ => None,
+                    &[m] if close(m, n) => vec![(m, n)],
+                    _ => Vec::new(),
                 }
             }
             // Across a package a side adds files of other resources beside a rename: the new
             // documents that could not be the lost one (not close to it) are not its rivals.
             // The lost one is still the only one the other side kept, the new one the only
             // one close to it.
-            // Where the other side kept none of the lost ones, the one it lost too: a rename
-            // against a deletion is a conflict however many files the side added beside it
-            // (read as an addition, the side's edits would stand clean beside the deletion).
-            // Only between resources with an identity: a document without one (a values
-            // file, a kustomization) is known by its file, and one new file among several
-            // like it is no rename to pair by elimination.
-            _ if lost == Lost::KeptOrBoth => match missing(true).as_slice() {
-                &[m] => {
-                    let near: Vec<usize> = only.iter().copied().filter(|&n| close(m, n)).collect();
-                    match near.as_slice() {
-                        &[n] => Some((m, n)),
-                        _ => None,
+            _ if lost == Lost::KeptOrBoth => {
+                let mut pairs: Vec<(usize, usize)> = match missing(true).as_slice() {
+                    &[m] => {
+                        let near: Vec<usize> =
+                            only.iter().copied().filter(|&n| close(m, n)).collect();
+                        match near.as_slice() {
+                            &[n] => vec![(m, n)],
+                            _ => Vec::new(),
+                        }
                     }
-                }
-                [] => {
-                    let near: Vec<(usize, usize)> = missing(false)
-                        .into_iter()
-                        .flat_map(|m| only.iter().map(move |&n| (m, n)))
-                        .filter(|&(m, n)| {
-                            groups[m].identity().is_some()
-                                && groups[n].identity().is_some()
-                                && close(m, n)
-                        })
-                        .collect();
-                    match near.as_slice() {
-                        &[pair] => Some(pair),
-                        _ => None,
-                    }
-                }
-                // Several resources renamed at once (a file's Deployment and Service given a
-                // new name together, where the file merge pairs them by position): each lost
-                // one the other side kept pairs with the one new document close to it where
-                // that document is close to no other lost one. Read as deletions and
-                // additions, the other side's edit of one is a delete/modify conflict whose
-                // side stands beside the renamed copy in another file, which no conflict can
-                // be widened across.
-                kept if !kept.is_empty() => {
-                    let with_identity = |i: usize| groups[i].identity().is_some();
-                    several = kept
-                        .iter()
-                        .copied()
-                        .filter(|&m| with_identity(m))
-                        .filter_map(|m| {
-                            let near: Vec<usize> = only
-                                .iter()
-                                .copied()
-                                .filter(|&n| with_identity(n) && close(m, n))
-                                .collect();
-                            match near.as_slice() {
-                                &[n] if kept.iter().filter(|&&k| close(k, n)).count() == 1 => {
-                                    Some((m, n))
+                    [] => Vec::new(),
+                    // Several resources renamed at once (a file's Deployment and Service given
+                    // a new name together, where the file merge pairs them by position): each
+                    // lost one the other side kept pairs with the one new document close to
+                    // it where that document is close to no other lost one. Read as deletions
+                    // and additions, the other side's edit of one is a delete/modify conflict
+                    // whose side stands beside the renamed copy in another file, which no
+                    // conflict can be widened across.
+                    kept => {
+                        let with_identity = |i: usize| groups[i].identity().is_some();
+                        kept.iter()
+                            .copied()
+                            .filter(|&m| with_identity(m))
+                            .filter_map(|m| {
+                                let near: Vec<usize> = only
+                                    .iter()
+                                    .copied()
+                                    .filter(|&n| with_identity(n) && close(m, n))
+                                    .collect();
+                                match near.as_slice() {
+                                    &[n] if kept.iter().filter(|&&k| close(k, n)).count() == 1 => {
+                                        Some((m, n))
+                                    }
+                                    _ => None,
                                 }
-                                _ => None,
-                            }
-                        })
-                        .collect();
-                    None
+                            })
+                            .collect()
+                    }
+                };
+                // Then, among the new documents left, the one the other side lost too: a
+                // rename against a deletion is a conflict however many files the side added
+                // or renamed beside it (read as an addition, the side's edits would stand
+                // clean beside the deletion). Only between resources with an identity: a
+                // document without one (a values file, a kustomization) is known by its
+                // file, and one new file among several like it is no rename to pair by
+                // elimination.
+                let near: Vec<(usize, usize)> = missing(false)
+                    .into_iter()
+                    .flat_map(|m| only.iter().map(move |&n| (m, n)))
+                    .filter(|&(m, n)| {
+                        !pairs.iter().any(|&(_, p)| p == n)
+                            && groups[m].identity().is_some()
+                            && groups[n].identity().is_some()
+                            && close(m, n)
+                    })
+                    .collect();
+                if let &[pair] = near.as_slice() {
+                    pairs.push(pair);
                 }
-                _ => None,
-            },
-            _ => None,
+                pairs
+            }
+            _ => Vec::new(),
         };
-        several.extend(pair);
         let mut paired: Vec<usize> = Vec::new();
-        for (m, n) in several {
+        for (m, n) in renames {
             if let Some(d) = groups[n].place(s) {
                 groups[m].set_place(side, d);
                 paired.push(n);
