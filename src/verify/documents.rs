@@ -121,35 +121,30 @@ fn clear_rename(docs: &[Vec<Document>; 4], b: usize, side: usize) -> Option<usiz
 /// merge, which pairs documents its own way, may then read another pairing, a disagreement
 /// issue 29's alignment settles.
 pub(crate) fn renamed_by_both_sides(versions: &Versions) -> bool {
-    let trees = [&versions.base, &versions.ours, &versions.theirs];
-    let docs = trees.map(documents);
-    let docs = [
-        docs[0].clone(),
-        docs[1].clone(),
-        docs[2].clone(),
-        Vec::new(),
-    ];
-    let items = docs.each_ref().map(|d| items(d));
-    let rows = by_identity(&docs, items.each_ref().map(Vec::as_slice));
-    rows.iter()
-        .any(|r| renamed_by_both(&docs, r).is_some() || renamed_alike_beside_a_copy(&docs, r))
+    any_row(versions, |_, docs, r| {
+        renamed_by_both(docs, r).is_some() || renamed_alike_beside_a_copy(docs, r)
+    })
 }
 
 /// Whether a side of `versions` holds a document of base clearly renamed beside another new
 /// document as like it (see [`renamed_beside_a_rival`]): the merge, which pairs documents by
 /// content, may read a deletion where the check reads a rename.
 pub(crate) fn renamed_beside_a_copy(versions: &Versions) -> bool {
+    any_row(versions, renamed_beside_a_rival)
+}
+
+/// Whether `found` holds for a row of base's, ours' and theirs' documents paired by identity
+/// (no result: the readings above ask about the inputs alone).
+fn any_row(
+    versions: &Versions,
+    found: impl Fn([&Tree; 3], &[Vec<Document>; 4], &Row) -> bool,
+) -> bool {
     let trees = [&versions.base, &versions.ours, &versions.theirs];
-    let docs = trees.map(documents);
-    let docs = [
-        docs[0].clone(),
-        docs[1].clone(),
-        docs[2].clone(),
-        Vec::new(),
-    ];
+    let [base, ours, theirs] = trees.map(documents);
+    let docs = [base, ours, theirs, Vec::new()];
     let items = docs.each_ref().map(|d| items(d));
     let rows = by_identity(&docs, items.each_ref().map(Vec::as_slice));
-    rows.iter().any(|r| renamed_beside_a_rival(trees, &docs, r))
+    rows.iter().any(|r| found(trees, &docs, r))
 }
 
 /// Where one side lacks base's document of `row` by identity and holds it clearly renamed,
