@@ -47,10 +47,26 @@ pub fn line_merge(
     let result = merge_file([base, ours, theirs], &mut o)
         .map_err(|e| anyhow!("{e}"))
         .context("git's line merge failed")?;
-    Ok(LineMerge {
-        bytes: result.content().to_vec(),
-        conflicted: !result.is_automergeable(),
-    })
+    let conflicted = !result.is_automergeable();
+    let mut bytes = result.content().to_vec();
+    if conflicted && ours.is_empty() {
+        label_first_opening(&mut bytes, opts.marker_size, &opts.labels.ours);
+    }
+    Ok(LineMerge { bytes, conflicted })
+}
+
+/// libgit2 writes the opening marker of a conflict whose ours side is empty without ours'
+/// label (`<<<<<<<` where `git merge-file` writes `<<<<<<< ours`: a file ours deleted that
+/// theirs changed, in a package update). With ours empty, nothing precedes that conflict, so
+/// its marker is the first line: the label goes there, as git writes it.
+fn label_first_opening(bytes: &mut Vec<u8>, size: usize, label: &str) {
+    let bare = bytes.len() > size
+        && bytes[..size].iter().all(|&b| b == b'<')
+        && matches!(bytes[size], b'\n' | b'\r');
+    if bare && !label.is_empty() {
+        let labelled: Vec<u8> = std::iter::once(b' ').chain(label.bytes()).collect();
+        bytes.splice(size..size, labelled);
+    }
 }
 
 /// Git's line merge of three texts where it is clean, each hunk both sides changed taken
@@ -83,4 +99,20 @@ fn merge_file(
 /// Git's test for a binary file: a NUL byte among the first 8000.
 pub fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8000)].contains(&0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_conflict_against_an_empty_ours_carries_ours_label_as_git_writes_it() {
+        let opts = MergeOptions::default();
+        let merged = line_merge(b"x\n", b"", b"y\n", &opts).expect("merge");
+        assert!(merged.conflicted);
+        assert_eq!(
+            String::from_utf8_lossy(&merged.bytes),
+            "<<<<<<< ours\n=======\ny\n>>>>>>> theirs\n"
+        );
+    }
 }
