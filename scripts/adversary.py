@@ -4048,12 +4048,25 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
     (bd, _), (od, _), (td, _) = load_tree(b, "base"), load_tree(o, "ours"), load_tree(t, "theirs")
     fallback = "line merge used:" in err
 
-    def verdict(rules, r_files, rd, clean, files=(b, o, t), docs=(bd, od, td), decided=None):
-        viol = package_check(rules, *docs, rd, clean, decided=decided)
+    def verdict(rules, r_files, rd, clean, files=(b, o, t), docs=(bd, od, td), decided=None, whole=()):
+        moves = None
+        if whole:
+            # Files read as no version changed them (`whole` below) are read so for their own
+            # documents only: what the sides did to the other files is read on the versions as
+            # they are. Put into every version, a file a side deleted made that side's other
+            # move look certain (packages-mark-1144-8063: two like base files, ours deleted both
+            # and added one like them, no move; with the one theirs kept put back into ours, the
+            # new file read as ours' move of the other, which theirs moved into a file of its
+            # conflict, and its document came out as ours' edit against theirs' deletion). A
+            # move into or out of such a file is its own reading's business, so it is left out.
+            moves = tuple({g: n for g, n in file_moves(bd, x).items() if g not in whole and n not in whole}
+                          for x in (od, td))
+        viol = package_check(rules, *docs, rd, clean, moves=moves, decided=decided)
         if viol and has_anchors(*[x for f in (*files, r_files) for x in f.values()]):
             # The files the sides moved, read on the expanded documents: the reference
             # readings' opaque aliases and tied places make a moved file look less like base's.
-            moves = (file_moves(docs[0], docs[1]), file_moves(docs[0], docs[2]))
+            if moves is None:
+                moves = (file_moves(docs[0], docs[1]), file_moves(docs[0], docs[2]))
             # A conflict's side is also read with anchored places and the holders of aliases
             # tied (`tied`, `tie_holders`), as a single file's side is (two_readings).
             for tie in (False,) if clean else (False, True):
@@ -4095,7 +4108,7 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
         decided = None
         if policy in ("ours", "theirs") and side != policy:
             decided = (oracle.sides[policy], {p for p, x in res.items() if any(MARK.match(line) for line in x.splitlines())})
-        for v in verdict(oracle.sides[side], r_side, rd, False, files, docs, decided):
+        for v in verdict(oracle.sides[side], r_side, rd, False, files, docs, decided, whole):
             v.cat, v.side, v.fallback = "side-loses-data", side, fallback
             out.append(v)
     return out
@@ -4588,6 +4601,9 @@ PKG_BASE = {"a.yaml": "kind: A\nmetadata:\n  name: a\nx: 1\n", "v.yaml": "k: 1\n
 PKG_OURS = {"a.yaml": "kind: A\nmetadata:\n  name: a\nx: 2\n"}
 PKG_THEIRS = {"a.yaml": "kind: A\nmetadata:\n  name: a\nx: 3\n", "v.yaml": "k: 2\nj: 1\n"}
 PKG_MARKED = "kind: A\nmetadata:\n  name: a\n<<<<<<< ours\nx: 2\n=======\nx: %s\n>>>>>>> theirs\n"
+PKG_V = "a: %d\nb: %d\nc: %d\nd: 1\n"
+PKG_TWIN = {"x/v.yaml": PKG_V % (1, 1, 1), "y/v.yaml": PKG_V % (1, 1, 1)}
+PKG_WHOLE = "<<<<<<<\n=======\n" + PKG_V + ">>>>>>> theirs\n"
 PACKAGE_TESTS = [
     ("under ours, theirs' side of a line-merge conflict keeps the file ours deleted deleted "
      "(packages-ours-1145-499)", "ours", PKG_BASE, PKG_OURS, PKG_THEIRS, {"a.yaml": PKG_MARKED % 3}, False),
@@ -4595,6 +4611,13 @@ PACKAGE_TESTS = [
      PKG_BASE, PKG_OURS, PKG_THEIRS, {"a.yaml": PKG_MARKED % 3, "v.yaml": PKG_THEIRS["v.yaml"]}, False),
     ("the same where the conflict's theirs side loses theirs' value", "ours",
      PKG_BASE, PKG_OURS, PKG_THEIRS, {"a.yaml": PKG_MARKED % 1}, True),
+    ("two like files: ours deleted both and added one like them, theirs edited one and moved the "
+     "other; the file-wide conflicts keep theirs' files beside ours' (packages-mark-1144-8063)", "mark",
+     PKG_TWIN, {"z/v.yaml": PKG_V % (2, 1, 1)}, {"x/v.yaml": PKG_V % (1, 2, 1), "v.yaml": PKG_V % (1, 1, 2)},
+     {"z/v.yaml": PKG_V % (2, 1, 1), "x/v.yaml": PKG_WHOLE % (1, 2, 1), "v.yaml": PKG_WHOLE % (1, 1, 2)}, False),
+    ("the same where theirs' side of a conflict drops theirs' moved file", "mark",
+     PKG_TWIN, {"z/v.yaml": PKG_V % (2, 1, 1)}, {"x/v.yaml": PKG_V % (1, 2, 1), "v.yaml": PKG_V % (1, 1, 2)},
+     {"z/v.yaml": PKG_V % (2, 1, 1), "x/v.yaml": PKG_WHOLE % (1, 2, 1), "v.yaml": "<<<<<<< ours\nk: 1\n=======\n>>>>>>> theirs\n"}, True),
 ]
 
 

@@ -377,6 +377,23 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
     for side in [OURS, THEIRS] {
         moved[side] = moved_files(pkg, side);
     }
+    // A side that lost base's file and holds a new one at the path the other side moved that
+    // file to moved it there too, however far it took the content: the two versions at one
+    // new path are base's file, as git reads a rename both sides made to one path. Read as an
+    // addition, it was an add/add against the other side's move, which merged the side's
+    // edits away (packages-mark-1144-258: ours moved a values file there and changed two of
+    // its three values, theirs only moved it).
+    for side in [OURS, THEIRS] {
+        let o = other(side);
+        let has = |s: usize, p: PathId| pkg.sides[s].files.contains_key(pkg.paths[p]);
+        let also: Vec<(PathId, PathId)> = moved[side]
+            .iter()
+            .filter(|&(&q, &g)| has(o, q) && !has(o, g))
+            .filter(|&(q, g)| !moved[o].contains_key(q) && !moved[o].values().any(|x| x == g))
+            .map(|(&q, &g)| (q, g))
+            .collect();
+        moved[o].extend(also);
+    }
     // A path both sides hold new is one file added twice (git's add/add), unless both moved
     // the same file there.
     let [_, ours_moved, theirs_moved] = moved.clone();
