@@ -791,18 +791,28 @@ def one_sided_conflicts(names):
 
 
 def text_merge(b, o, t, favor=None):
-    """Line-wise 3-way merge of three strings. The final line break (a block scalar's chomping,
-    `|` against `|-`) is merged on its own, like a header: a side that only changed it must not
-    make git conflict with a line the other side added at the end."""
-    ends = [x.endswith("\n") for x in (b, o, t)]
-    body = [x[:-1] if e else x for x, e in zip((b, o, t), ends)]
+    """Line-wise 3-way merge of three strings. The line breaks at the end (a block scalar's
+    chomping: none for `|-`, one for `|`, all its trailing blank lines for `|+`) are merged on
+    their own, like a header: a side that only changed them must not make git conflict with a
+    line the other side added or edited at the end. A side turning `|` into `|+` (keeping the
+    blank line below as part of the value) changed how the text ends, not its last line
+    (templates-mark-1144-8202, values-mark-1144-9093: the other side edited that last line)."""
+    ends = [len(x) - len(x.rstrip("\n")) for x in (b, o, t)]
+    body = [x[:len(x) - e] for x, e in zip((b, o, t), ends)]
     clean, merged = git_text_merge(body[0] + "\n", body[1] + "\n", body[2] + "\n", favor)
     if not clean:
         return False, ""
     merged = merged[:-1] if merged.endswith("\n") else merged
     eb, eo, et = ends
-    end = eo if eo == et else et if eb == eo else eo if eb == et else (eo if favor != "theirs" else et)
-    return True, merged + ("\n" if end else "")
+    if eo == et or eb == et:
+        end = eo
+    elif eb == eo:
+        end = et
+    elif favor:
+        end = eo if favor == "ours" else et
+    else:
+        return False, ""
+    return True, merged + "\n" * end
 
 
 def seq_merge(b, o, t, favor=None):
@@ -4339,6 +4349,21 @@ def shrink_package(case_dir, cmd, policy, oracle):
 
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something)
+    ("theirs made a script keep its blank line (`|+`), ours edited its last line: both hold, clean", "mark",
+     "run: |\n  a\n  b\n\nx: 1\n",
+     "run: |\n  a\n  b2\n\nx: 1\n",
+     "run: |+\n  a\n  b\n\nx: 1\n",
+     "run: |+\n  a\n  b2\n\nx: 1\n", False),
+    ("theirs made a script keep its blank line, ours edited its last line: dropping the blank is wrong", "mark",
+     "run: |\n  a\n  b\n\nx: 1\n",
+     "run: |\n  a\n  b2\n\nx: 1\n",
+     "run: |+\n  a\n  b\n\nx: 1\n",
+     "run: |\n  a\n  b2\n\nx: 1\n", True),
+    ("both sides kept a different number of a script's trailing blank lines: no clean merge", "mark",
+     "run: |\n  a\n\n\nx: 1\n",
+     "run: |+\n  a\n\nx: 1\n",
+     "run: |+\n  a\n\n\nx: 1\n",
+     "run: |+\n  a\n\nx: 1\n", True),
     ("ours added one copy of an element, theirs two: two copies may hold ours' (added at one place)", "ours",
      "m:\n- name: a\n",
      "m:\n- name: b\n  url: u\n",

@@ -543,6 +543,16 @@ pub(crate) fn with_conflict_check<R>(
     let whole = [&sb, &so, &st]
         .iter()
         .all(|s| tokens.whole_blocks(&controls(s)));
+    // Where a version's blocks do not pair (an `end` lost or added), it renders nothing, and
+    // where an action line's output lands is a guess: read as a key there, two versions of
+    // an element differ by a line the other reading calls no data, so a side holding both
+    // looks like each side's own (templates-mark-1144-4642: ours moved a ServiceMonitor
+    // endpoint away from its relabeling line, and theirs' half held the endpoint twice). A
+    // side must then hold the data read both ways.
+    let plain = (by_content && !whole)
+        .then(|| Versions::parse(&sb, &so, &st).ok())
+        .flatten()
+        .map(|v| v.named(opts.file_name.as_deref()));
     // The same data read with each key named by its blocks ([`Tokens::guarded`]), where every
     // version so read parses: a side that moved list items across `if` lines changed their
     // guards, a change a conflict side holding the other side's lines there drops. Asked, as
@@ -564,7 +574,9 @@ pub(crate) fn with_conflict_check<R>(
             size,
             by_content,
             whole,
-        )
+        ) && plain
+            .as_ref()
+            .is_none_or(|plain| each_side_holds(tokens, plain, None, text, size, false, whole))
     };
     Some(f(&mut holds))
 }
