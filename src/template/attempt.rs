@@ -17,6 +17,7 @@ use crate::outcome::{
     clean, conflict_messages, conflicted, last_resort, Attempt, Message, Outcome,
 };
 use crate::parse::{Kind, NodeId, Versions};
+use crate::resource::Identity;
 use crate::text::markers::{self, conflict_hunks, marked_lines};
 use crate::verify::{self, Finding, Taken, Verdict};
 
@@ -296,60 +297,104 @@ fn guards_from_a_side(tokens: &mut Tokens, masked: &str, sides: [&str; 2]) -> bo
     ) else {
         return false;
     };
-    let mut known = key_paths(&ours);
-    known.extend(key_paths(&theirs));
-    key_paths(&half).is_subset(&known)
+    let mut known = key_paths(&ours, |_| String::new(), true);
+    known.extend(key_paths(&theirs, |_| String::new(), true));
+    key_paths(&half, |_| String::new(), true).is_subset(&known)
 }
 
-/// Whether every key that base, ours and theirs all hold under the same blocks (read by its
-/// path of keys, each named by its blocks: [`Tokens::guarded`]) stands so in the skeleton
-/// `masked` too. A placement half asks only where the lines a side moved go: its control
-/// lines may balance and still put one that no side moved below a key it opened in every
-/// version (a `with` line carried under the map it guards). `false` where a text cannot be
-/// read.
+/// Whether every key that base, ours and theirs all hold under the same blocks in a document
+/// of one identity (read by its path of keys, each named by its blocks: [`Tokens::guarded`],
+/// [`document_key_paths`]) stands so in that document of the skeleton `masked` too. A
+/// placement half asks only where the lines a side moved go: its control lines may balance
+/// and still put one that no side moved below a key it opened in every version (a `with` line
+/// carried under the map it guards). `false` where a text cannot be read.
 fn keeps_unmoved_guards(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) -> bool {
-    let half = tokens.guarded(masked);
-    let Ok(half) = crate::parse::parse(&half) else {
+    let Some(half) = document_key_paths(tokens, masked) else {
         return false;
     };
     let mut unmoved: Option<HashSet<String>> = None;
     for text in versions {
-        let guarded = tokens.guarded(text);
-        let Ok(tree) = crate::parse::parse(&guarded) else {
+        let Some(paths) = document_key_paths(tokens, text) else {
             return false;
         };
-        let paths = key_paths(&tree);
         unmoved = Some(match unmoved {
             Some(kept) => kept.intersection(&paths).cloned().collect(),
             None => paths,
         });
     }
-    unmoved.is_none_or(|kept| kept.is_subset(&key_paths(&half)))
+    unmoved.is_none_or(|kept| kept.is_subset(&half))
 }
 
-/// The paths of keys of every document of `tree` (`a.b.-.c`), documents taken together.
-fn key_paths(tree: &crate::parse::Tree) -> HashSet<String> {
-    fn walk(tree: &crate::parse::Tree, at: NodeId, path: &str, out: &mut HashSet<String>) {
+/// The paths of keys of the skeleton `masked` named by their blocks ([`Tokens::guarded`]),
+/// each after the identity of its document (documents of none, or of one identity, taken
+/// together): a side that copied a document under a new name keeps base's keys in both, so
+/// read together, a merge that moved a key out of its block in one of them would still
+/// read as keeping it in the other (adversary templates-mark-1144-2550). `None` where the
+/// text cannot be read.
+fn document_key_paths(tokens: &mut Tokens, masked: &str) -> Option<HashSet<String>> {
+    let guarded = tokens.guarded(masked);
+    let (Ok(plain), Ok(tree)) = (crate::parse::parse(masked), crate::parse::parse(&guarded)) else {
+        return None;
+    };
+    // Naming keys renames no document: both readings hold the same documents in order.
+    let names: Vec<String> = plain
+        .docs
+        .iter()
+        .map(|d| {
+            d.root
+                .and_then(|root| Identity::of(&plain, root))
+                .map_or_else(String::new, |id| id.to_string())
+        })
+        .collect();
+    let name = |i: usize| names.get(i).cloned().unwrap_or_default();
+    // Only keys inside a block, whose names its blocks changed, and holding a value: a key
+    // in no block cannot leave one, and a null one that a policy reads as a deletion (theirs'
+    // null under kyaml's rules) goes whatever blocks stand around it.
+    let unguarded = key_paths(&plain, name, true);
+    let mut paths = key_paths(&tree, name, false);
+    paths.retain(|path| !unguarded.contains(path));
+    Some(paths)
+}
+
+/// The paths of keys of every document of `tree` (`a.b.-.c`), each after its document's
+/// `name` (by its index among the documents): documents of one name taken together. Keys
+/// holding null count only where `nulls`.
+fn key_paths(
+    tree: &crate::parse::Tree,
+    name: impl Fn(usize) -> String,
+    nulls: bool,
+) -> HashSet<String> {
+    fn walk(
+        tree: &crate::parse::Tree,
+        at: NodeId,
+        path: &str,
+        nulls: bool,
+        out: &mut HashSet<String>,
+    ) {
         match tree.node(at).kind {
             Kind::Map => {
                 for (k, v) in tree.entries(at) {
                     let here = format!("{path}.{}", tree.value(k));
-                    walk(tree, v, &here, out);
-                    out.insert(here);
+                    walk(tree, v, &here, nulls, out);
+                    if nulls || !tree.is_null(v) {
+                        out.insert(here);
+                    }
                 }
             }
             Kind::Seq => {
                 let here = format!("{path}.-");
                 for &e in tree.children(at) {
-                    walk(tree, e, &here, out);
+                    walk(tree, e, &here, nulls, out);
                 }
             }
             _ => {}
         }
     }
     let mut out = HashSet::new();
-    for root in tree.docs.iter().filter_map(|d| d.root) {
-        walk(tree, root, "", &mut out);
+    for (i, doc) in tree.docs.iter().enumerate() {
+        if let Some(root) = doc.root {
+            walk(tree, root, &name(i), nulls, &mut out);
+        }
     }
     out
 }
@@ -930,6 +975,18 @@ fn merge_skeletons(
             return Err(refused(&format!(
                 "would move a key into or out of a block ({why})"
             )));
+        }
+
+        // Nor is a key a side changed beside one every version keeps in its block safe from
+        // the comment pass: one side's reordered keys carry an `end` that trailed the last of
+        // them above another key of the block (templates-mark-1144-2550). The check asked
+        // above is left out where a side added control lines; this one reads no key a side
+        // moved, wrapped or deleted.
+        let texts = [versions.base.text, versions.ours.text, versions.theirs.text];
+        if !keeps_unmoved_guards(tokens, &merged.text, texts) {
+            return Err(refused(
+                "would move a key every version keeps in a block out of it",
+            ));
         }
 
         if let Some(why) = loses_written_text(versions, tokens, &merged.text, opts.policy) {
