@@ -180,6 +180,19 @@ fn judge_clean(
     let Some(masked) = tokens.mask(text) else {
         return Judged::Stands;
     };
+    // Both sides moving one run of control lines to neighbouring places can leave git's
+    // merge with it twice, cleanly: an `end` added renders another template, or none, so
+    // where every version's blocks pair so must git's result's (adversary
+    // templates-mark-1144-3810), whatever its data.
+    if [sb, so, st]
+        .iter()
+        .all(|s| tokens.whole_blocks(&controls(s)))
+        && !tokens.whole_blocks(&controls(&masked))
+    {
+        return Judged::Wrong(
+            "leaves the template's blocks unpaired (an `end` lost or added)".into(),
+        );
+    }
     let controls_hold = expected.as_ref() == Some(&controls(&masked));
     match verify::check_text(versions, &masked, policy) {
         // Control lines in their merged order can still put a key under other blocks than
