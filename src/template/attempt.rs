@@ -276,25 +276,30 @@ fn loses_a_guard_change(
     merged: &str,
     policy: Policy,
 ) -> Option<String> {
-    if !sides_only_reorder_or_drop_controls(versions) {
+    if !sides_only_reorder_or_drop_controls(versions, tokens) {
         return None;
     }
     guarded_violation(versions, tokens, merged, policy)
 }
 
-/// Whether each side holds only base's control lines, in any order, some of them perhaps
+/// Whether each side holds only base's block lines, in any order, some of them perhaps
 /// deleted: no side wrapped anything in a block of its own. A side that deleted a block
 /// with the keys it guarded renames no key the other side can still edit, so a merge read
 /// with keys named by their blocks sees the other side's move of a key into or out of a
-/// block where the deletion took it (a list ours moved under an `if`, theirs deleted).
-fn sides_only_reorder_or_drop_controls(versions: &Versions) -> bool {
-    let mut base = controls(versions.base.text);
-    base.sort_unstable();
-    [&versions.ours, &versions.theirs].into_iter().all(|side| {
-        let mut held = controls(side.text);
+/// block where the deletion took it (a list ours moved under an `if`, theirs deleted). Lines
+/// that only write text ([`Tokens::block_lines`]) rename no key: a side that copied a
+/// document with its `include` lines still has its keys checked (adversary
+/// templates-mark-1144-3238).
+fn sides_only_reorder_or_drop_controls(versions: &Versions, tokens: &Tokens) -> bool {
+    let sorted = |text: &str| {
+        let mut held = tokens.block_lines(controls(text));
         held.sort_unstable();
-        only_added(&held, &base)
-    })
+        held
+    };
+    let base = sorted(versions.base.text);
+    [&versions.ours, &versions.theirs]
+        .into_iter()
+        .all(|side| only_added(&sorted(side.text), &base))
 }
 
 /// Whether every key of the skeleton `masked`, named by the blocks around it
@@ -546,7 +551,8 @@ fn clean_holds_with(
     // other and put an item under blocks neither side put it in (adversary
     // templates-mark-1141-138). A merge made otherwise (document by document, say) can keep
     // the same lines as git's and so the same misplaced block around a key.
-    let guards_asked = expected.is_none() || sides_only_reorder_or_drop_controls(&versions);
+    let guards_asked =
+        expected.is_none() || sides_only_reorder_or_drop_controls(&versions, &skeletons.tokens);
     let controls_hold = match merged {
         true => expected.is_some_and(|e| e == controls(&masked)),
         false => {
@@ -607,7 +613,7 @@ pub(crate) fn with_conflict_check<R>(
     // of a clean merge ([`loses_a_guard_change`]), only where each side holds only base's
     // control lines: a side that rewrites a block's line renames every key inside.
     let named = data.clone().map(|text| tokens.guarded(&text));
-    let guarded = sides_only_reorder_or_drop_controls(&versions)
+    let guarded = sides_only_reorder_or_drop_controls(&versions, &tokens)
         .then(|| Versions::parse(&named[0], &named[1], &named[2]).ok())
         .flatten()
         .map(|v| v.named(opts.file_name.as_deref()));
