@@ -3352,6 +3352,21 @@ class Skeleton:
 
     CONTENT_ACTION = re.compile(r"^\{\{-?[^{}]*\|\s*n?indent\s+(\d+)\s*-?\}\}$")
 
+    @staticmethod
+    def beyond(outer, inner):
+        """The blocks a key (or list item) stands in, named from those of the map or list
+        holding it: a `^` for each of the holder's blocks it stands outside, then the blocks it
+        stands in beyond the holder's. Named whole, a key would carry its holder's blocks too,
+        so a side that moved a container item into a block would read as having changed the
+        guard of every key inside it with a block of its own, and the other side deleting such
+        a key (or moving it into a block of its own) as a conflict with a change that side
+        never made (adversary templates-mark-1144-8734, -7642): the move is the item's guard's
+        change alone, judged there."""
+        shared = 0
+        while shared < min(len(outer), len(inner)) and outer[shared] == inner[shared]:
+            shared += 1
+        return ".".join(["^"] * (len(outer) - shared) + [h[3:] for h in inner[shared:]])
+
     def block_keys(self, masked, content=False):
         """The skeleton with each plain mapping key (a list item's first key too, but not one of
         a resource's identity fields) that stands inside a template block opened in its document
@@ -3369,10 +3384,11 @@ class Skeleton:
         indentation, named after the action: its output lands in whatever map stands above it
         there, so a key moved above or below it takes that output along or leaves it.
 
-        A key inside the same blocks as the key whose map holds it is not renamed (an empty
-        name, `‹›`, marks one that stands outside blocks its parent is in): it renders exactly
-        when its parent does, and a key of a flow map (`secret: {secretName: x}`), which has no
-        line of its own, reads so too, whichever style a side wrote the map in."""
+        A key inside the same blocks as the key whose map holds it is not renamed (`‹^›` marks
+        one that stands outside a block its parent is in; a renamed key is named after the
+        blocks beyond its parent's, see beyond): it renders exactly when its parent does, and a
+        key of a flow map (`secret: {secretName: x}`), which has no line of its own, reads so
+        too, whichever style a side wrote the map in."""
         out, stack, base = [], [], None
         # The keys open above the line: (column of the key, the blocks around it).
         parents = []
@@ -3441,7 +3457,7 @@ class Skeleton:
                 outer = parents[-1][1] if parents else []
                 guard = None
                 if inner != outer:
-                    guard = ITEM_KEY[1] + "\u2039" + ".".join(h[3:] for h in inner) + "\u203a"
+                    guard = ITEM_KEY[1] + "\u2039" + self.beyond(outer, inner) + "\u203a"
                 parents.append((len(dash.group(1)), inner))
                 if not line[dash.end():].strip():
                     item = (len(dash.group(1)), guard)
@@ -3455,7 +3471,7 @@ class Skeleton:
                 parents.pop()
             outer = parents[-1][1] if parents else []
             if m and inner != outer and m.group(2) not in self.IDENTITY_KEYS:
-                tag = "\u2039" + ".".join(h[3:] for h in inner) + "\u203a"
+                tag = "\u2039" + self.beyond(outer, inner) + "\u203a"
                 line = line[:m.end(2)] + tag + line[m.end(2):]
             if re.match(r"\s*(?:-\s+)*[^\s#\-\[{\"'][^:]*:(?:\s|$)", line):
                 parents.append((column, inner))
@@ -4660,6 +4676,19 @@ BLOCK_TESTS = [
      [["\u2039item\u203a\u2039guard\u203a", "k"]]),
 ]
 
+# Skeleton.block_keys on two versions of a template: (name, one, other, whether the guard of
+# the key k of spec.v's last item reads the same in both).
+GUARD_TESTS = [
+    ("an item moved into a block leaves the guard of a key inside it as it was (1144-8734)",
+     "kind: A\nspec:\n  v:\n    - name: a\n      {{- if .y }}\n      k: 1\n      {{- end }}\n",
+     "kind: A\nspec:\n  v:\n    {{- if .x }}\n    - name: a\n      {{- if .y }}\n      k: 1\n      {{- end }}\n"
+     "    {{- end }}\n", True),
+    ("a key moved into a block of its own inside an item changes its guard",
+     "kind: A\nspec:\n  v:\n    - name: a\n      {{- if .y }}\n      k: 1\n      {{- end }}\n",
+     "kind: A\nspec:\n  v:\n    - name: a\n      {{- if .x }}\n      {{- if .y }}\n      k: 1\n      {{- end }}\n"
+     "      {{- end }}\n", False),
+]
+
 
 def self_test(table, conformance):
     """The oracle's verdict on known answers: the built-in cases above, and (theirs policy) every
@@ -4695,6 +4724,15 @@ def self_test(table, conformance):
         if got != keys:
             bad += 1
             print("self-test: %s: block_keys reads %s" % (name, got))
+    for name, one, other, same in GUARD_TESTS:
+        sk = Skeleton()
+        masks = [sk.mask(one), sk.mask(other)]
+        guards = [None if m is None or sk.block_keys(m) is None else
+                  load_guarded(sk.block_keys(m))[0][("str", "spec")][("str", "v")][-1].get(("str", "k\u2039guard\u203a"))
+                  for m in masks]
+        if None in guards or (guards[0] == guards[1]) != same:
+            bad += 1
+            print("self-test: %s: block_keys reads the guards %s" % (name, guards))
     n = 0
     oracle = Oracle(table, "theirs")
     for d in sorted(glob.glob(os.path.join(conformance, "merge3-*", "*"))) + sorted(

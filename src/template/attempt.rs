@@ -17,6 +17,7 @@ use crate::outcome::{
     clean, conflict_messages, conflicted, last_resort, Attempt, Message, Outcome,
 };
 use crate::parse::{Kind, NodeId, Versions};
+use crate::resource::Identity;
 use crate::text::markers::{self, conflict_hunks, marked_lines};
 use crate::verify::{self, Finding, Taken, Verdict};
 
@@ -179,6 +180,19 @@ fn judge_clean(
     let Some(masked) = tokens.mask(text) else {
         return Judged::Stands;
     };
+    // Both sides moving one run of control lines to neighbouring places can leave git's
+    // merge with it twice, cleanly: an `end` added renders another template, or none, so
+    // where every version's blocks pair so must git's result's (adversary
+    // templates-mark-1144-3810), whatever its data.
+    if [sb, so, st]
+        .iter()
+        .all(|s| tokens.whole_blocks(&controls(s)))
+        && !tokens.whole_blocks(&controls(&masked))
+    {
+        return Judged::Wrong(
+            "leaves the template's blocks unpaired (an `end` lost or added)".into(),
+        );
+    }
     let controls_hold = expected.as_ref() == Some(&controls(&masked));
     match verify::check_text(versions, &masked, policy) {
         // Control lines in their merged order can still put a key under other blocks than
@@ -262,25 +276,30 @@ fn loses_a_guard_change(
     merged: &str,
     policy: Policy,
 ) -> Option<String> {
-    if !sides_only_reorder_or_drop_controls(versions) {
+    if !sides_only_reorder_or_drop_controls(versions, tokens) {
         return None;
     }
     guarded_violation(versions, tokens, merged, policy)
 }
 
-/// Whether each side holds only base's control lines, in any order, some of them perhaps
+/// Whether each side holds only base's block lines, in any order, some of them perhaps
 /// deleted: no side wrapped anything in a block of its own. A side that deleted a block
 /// with the keys it guarded renames no key the other side can still edit, so a merge read
 /// with keys named by their blocks sees the other side's move of a key into or out of a
-/// block where the deletion took it (a list ours moved under an `if`, theirs deleted).
-fn sides_only_reorder_or_drop_controls(versions: &Versions) -> bool {
-    let mut base = controls(versions.base.text);
-    base.sort_unstable();
-    [&versions.ours, &versions.theirs].into_iter().all(|side| {
-        let mut held = controls(side.text);
+/// block where the deletion took it (a list ours moved under an `if`, theirs deleted). Lines
+/// that only write text ([`Tokens::block_lines`]) rename no key: a side that copied a
+/// document with its `include` lines still has its keys checked (adversary
+/// templates-mark-1144-3238).
+fn sides_only_reorder_or_drop_controls(versions: &Versions, tokens: &Tokens) -> bool {
+    let sorted = |text: &str| {
+        let mut held = tokens.block_lines(controls(text));
         held.sort_unstable();
-        only_added(&held, &base)
-    })
+        held
+    };
+    let base = sorted(versions.base.text);
+    [&versions.ours, &versions.theirs]
+        .into_iter()
+        .all(|side| only_added(&sorted(side.text), &base))
 }
 
 /// Whether every key of the skeleton `masked`, named by the blocks around it
@@ -296,60 +315,104 @@ fn guards_from_a_side(tokens: &mut Tokens, masked: &str, sides: [&str; 2]) -> bo
     ) else {
         return false;
     };
-    let mut known = key_paths(&ours);
-    known.extend(key_paths(&theirs));
-    key_paths(&half).is_subset(&known)
+    let mut known = key_paths(&ours, |_| String::new(), true);
+    known.extend(key_paths(&theirs, |_| String::new(), true));
+    key_paths(&half, |_| String::new(), true).is_subset(&known)
 }
 
-/// Whether every key that base, ours and theirs all hold under the same blocks (read by its
-/// path of keys, each named by its blocks: [`Tokens::guarded`]) stands so in the skeleton
-/// `masked` too. A placement half asks only where the lines a side moved go: its control
-/// lines may balance and still put one that no side moved below a key it opened in every
-/// version (a `with` line carried under the map it guards). `false` where a text cannot be
-/// read.
+/// Whether every key that base, ours and theirs all hold under the same blocks in a document
+/// of one identity (read by its path of keys, each named by its blocks: [`Tokens::guarded`],
+/// [`document_key_paths`]) stands so in that document of the skeleton `masked` too. A
+/// placement half asks only where the lines a side moved go: its control lines may balance
+/// and still put one that no side moved below a key it opened in every version (a `with` line
+/// carried under the map it guards). `false` where a text cannot be read.
 fn keeps_unmoved_guards(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) -> bool {
-    let half = tokens.guarded(masked);
-    let Ok(half) = crate::parse::parse(&half) else {
+    let Some(half) = document_key_paths(tokens, masked) else {
         return false;
     };
     let mut unmoved: Option<HashSet<String>> = None;
     for text in versions {
-        let guarded = tokens.guarded(text);
-        let Ok(tree) = crate::parse::parse(&guarded) else {
+        let Some(paths) = document_key_paths(tokens, text) else {
             return false;
         };
-        let paths = key_paths(&tree);
         unmoved = Some(match unmoved {
             Some(kept) => kept.intersection(&paths).cloned().collect(),
             None => paths,
         });
     }
-    unmoved.is_none_or(|kept| kept.is_subset(&key_paths(&half)))
+    unmoved.is_none_or(|kept| kept.is_subset(&half))
 }
 
-/// The paths of keys of every document of `tree` (`a.b.-.c`), documents taken together.
-fn key_paths(tree: &crate::parse::Tree) -> HashSet<String> {
-    fn walk(tree: &crate::parse::Tree, at: NodeId, path: &str, out: &mut HashSet<String>) {
+/// The paths of keys of the skeleton `masked` named by their blocks ([`Tokens::guarded`]),
+/// each after the identity of its document (documents of none, or of one identity, taken
+/// together): a side that copied a document under a new name keeps base's keys in both, so
+/// read together, a merge that moved a key out of its block in one of them would still
+/// read as keeping it in the other (adversary templates-mark-1144-2550). `None` where the
+/// text cannot be read.
+fn document_key_paths(tokens: &mut Tokens, masked: &str) -> Option<HashSet<String>> {
+    let guarded = tokens.guarded(masked);
+    let (Ok(plain), Ok(tree)) = (crate::parse::parse(masked), crate::parse::parse(&guarded)) else {
+        return None;
+    };
+    // Naming keys renames no document: both readings hold the same documents in order.
+    let names: Vec<String> = plain
+        .docs
+        .iter()
+        .map(|d| {
+            d.root
+                .and_then(|root| Identity::of(&plain, root))
+                .map_or_else(String::new, |id| id.to_string())
+        })
+        .collect();
+    let name = |i: usize| names.get(i).cloned().unwrap_or_default();
+    // Only keys inside a block, whose names its blocks changed, and holding a value: a key
+    // in no block cannot leave one, and a null one that a policy reads as a deletion (theirs'
+    // null under kyaml's rules) goes whatever blocks stand around it.
+    let unguarded = key_paths(&plain, name, true);
+    let mut paths = key_paths(&tree, name, false);
+    paths.retain(|path| !unguarded.contains(path));
+    Some(paths)
+}
+
+/// The paths of keys of every document of `tree` (`a.b.-.c`), each after its document's
+/// `name` (by its index among the documents): documents of one name taken together. Keys
+/// holding null count only where `nulls`.
+fn key_paths(
+    tree: &crate::parse::Tree,
+    name: impl Fn(usize) -> String,
+    nulls: bool,
+) -> HashSet<String> {
+    fn walk(
+        tree: &crate::parse::Tree,
+        at: NodeId,
+        path: &str,
+        nulls: bool,
+        out: &mut HashSet<String>,
+    ) {
         match tree.node(at).kind {
             Kind::Map => {
                 for (k, v) in tree.entries(at) {
                     let here = format!("{path}.{}", tree.value(k));
-                    walk(tree, v, &here, out);
-                    out.insert(here);
+                    walk(tree, v, &here, nulls, out);
+                    if nulls || !tree.is_null(v) {
+                        out.insert(here);
+                    }
                 }
             }
             Kind::Seq => {
                 let here = format!("{path}.-");
                 for &e in tree.children(at) {
-                    walk(tree, e, &here, out);
+                    walk(tree, e, &here, nulls, out);
                 }
             }
             _ => {}
         }
     }
     let mut out = HashSet::new();
-    for root in tree.docs.iter().filter_map(|d| d.root) {
-        walk(tree, root, "", &mut out);
+    for (i, doc) in tree.docs.iter().enumerate() {
+        if let Some(root) = doc.root {
+            walk(tree, root, &name(i), nulls, &mut out);
+        }
     }
     out
 }
@@ -488,7 +551,8 @@ fn clean_holds_with(
     // other and put an item under blocks neither side put it in (adversary
     // templates-mark-1141-138). A merge made otherwise (document by document, say) can keep
     // the same lines as git's and so the same misplaced block around a key.
-    let guards_asked = expected.is_none() || sides_only_reorder_or_drop_controls(&versions);
+    let guards_asked =
+        expected.is_none() || sides_only_reorder_or_drop_controls(&versions, &skeletons.tokens);
     let controls_hold = match merged {
         true => expected.is_some_and(|e| e == controls(&masked)),
         false => {
@@ -559,7 +623,7 @@ pub(crate) fn with_conflict_check<R>(
     // of a clean merge ([`loses_a_guard_change`]), only where each side holds only base's
     // control lines: a side that rewrites a block's line renames every key inside.
     let named = data.clone().map(|text| tokens.guarded(&text));
-    let guarded = sides_only_reorder_or_drop_controls(&versions)
+    let guarded = sides_only_reorder_or_drop_controls(&versions, &tokens)
         .then(|| Versions::parse(&named[0], &named[1], &named[2]).ok())
         .flatten()
         .map(|v| v.named(opts.file_name.as_deref()));
@@ -942,6 +1006,18 @@ fn merge_skeletons(
             return Err(refused(&format!(
                 "would move a key into or out of a block ({why})"
             )));
+        }
+
+        // Nor is a key a side changed beside one every version keeps in its block safe from
+        // the comment pass: one side's reordered keys carry an `end` that trailed the last of
+        // them above another key of the block (templates-mark-1144-2550). The check asked
+        // above is left out where a side added control lines; this one reads no key a side
+        // moved, wrapped or deleted.
+        let texts = [versions.base.text, versions.ours.text, versions.theirs.text];
+        if !keeps_unmoved_guards(tokens, &merged.text, texts) {
+            return Err(refused(
+                "would move a key every version keeps in a block out of it",
+            ));
         }
 
         if let Some(why) = loses_written_text(versions, tokens, &merged.text, opts.policy) {

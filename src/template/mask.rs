@@ -350,6 +350,21 @@ impl Tokens {
         depth == 0
     }
 
+    /// The control lines among `controls` (as [`controls`] lists them) that open, branch or
+    /// close a block: those by which [`Tokens::guarded`] names keys. A line that only writes
+    /// text (an `include`, a `toYaml`) names none.
+    pub(crate) fn block_lines(&self, controls: Vec<String>) -> Vec<String> {
+        controls
+            .into_iter()
+            .filter(|c| {
+                self.control_text(c).is_some_and(|text| {
+                    words(text)
+                        .any(|(word, _)| OPENERS.contains(&word) || matches!(word, "else" | "end"))
+                })
+            })
+            .collect()
+    }
+
     /// The template text of a control line of a skeleton.
     fn control_text(&self, line: &str) -> Option<&str> {
         let start = line.find([CONTROL, CLOSING])? + CONTROL.len_utf8();
