@@ -43,8 +43,24 @@ pub(crate) fn widened(
         all: &all,
         lines: [&b, &o, &t],
     };
-    widened_from(&texts, &conflicts, markers, &mut holds)
-        .or_else(|| whole_file([base, ours, theirs], markers, holds))
+    let found = widened_from(&texts, &conflicts, markers, &mut within_budget(&mut holds));
+    found.or_else(|| whole_file([base, ours, theirs], markers, holds))
+}
+
+/// How much text (bytes, summed over the tries) the caller's check may read while a conflict
+/// is narrowed: each try parses and checks the whole text, so on a large file the hundreds of
+/// tries of [`conflicted_clean`] took minutes (adversary manifests-mark-1144-9700: a 1.3 MB
+/// CRD, a minute of CPU). Past it, no narrower conflict is tried and the whole file is the
+/// conflict; a file of a few hundred kilobytes still gets every try.
+const CHECKED_BYTES: usize = 64 << 20;
+
+/// `holds`, answering no once the texts it was asked about exceed [`CHECKED_BYTES`].
+fn within_budget<'h>(holds: &'h mut impl FnMut(&str) -> bool) -> impl FnMut(&str) -> bool + 'h {
+    let mut spent = 0usize;
+    move |text: &str| {
+        spent += text.len();
+        spent <= CHECKED_BYTES && holds(text)
+    }
 }
 
 /// The indices of the stretches whose chunk `pick` accepts.
@@ -85,14 +101,16 @@ pub(crate) fn conflicted_clean(
         all: &all,
         lines: [&b, &o, &t],
     };
+    let mut limited = within_budget(&mut holds);
     let narrowest = (changed.len() <= SEEDS)
         .then(|| {
             changed
                 .iter()
-                .filter_map(|&c| widened_from(&texts, &[c], markers, &mut holds))
+                .filter_map(|&c| widened_from(&texts, &[c], markers, &mut limited))
                 .min_by_key(|text| marked_lines(text.as_bytes(), markers.size))
         })
         .flatten();
+    drop(limited);
     narrowest.or_else(|| whole_file([base, ours, theirs], markers, holds))
 }
 
@@ -438,6 +456,23 @@ mod tests {
     use super::*;
 
     const MARKERS: Markers = Markers::PLAIN;
+
+    #[test]
+    fn the_check_is_refused_once_the_texts_it_read_pass_the_budget() {
+        // Two tries of half the budget and a byte each: the first is the check's to answer,
+        // the second is refused without asking it.
+        let text = "x".repeat(CHECKED_BYTES / 2 + 1);
+        let mut asked = 0;
+        let mut holds = |_: &str| {
+            asked += 1;
+            true
+        };
+        let mut limited = within_budget(&mut holds);
+        assert!(limited(&text));
+        assert!(!limited(&text));
+        drop(limited);
+        assert_eq!(asked, 1);
+    }
 
     #[test]
     fn a_conflict_the_check_accepts_stays_as_diff3_marks_it() {
