@@ -269,14 +269,20 @@ impl Renderer<'_> {
         let block = last.is_some_and(|n| self.theirs.ends_in_block_scalar(n));
         let outruns = last.is_some_and(|n| self.theirs.value_outruns_text(n));
         // A field ending in a literal or folded scalar takes the comment lines below it that
-        // stand deeper than its key as content: it goes below them (and below the blank lines
-        // among them), so that ours' comments stay comments and its value stays theirs'.
+        // stand deeper than its key as content, and the lines of spaces deeper than it (their
+        // spaces past the scalar's indentation are its value's): it goes below them (and below
+        // the blank lines among them), so that ours' comments stay comments and its value
+        // stays theirs' (adversary manifests-mark-1146-1276: ours' line of spaces after a list
+        // joined theirs' `|-` value inserted above it).
         if block && at == line_start(text, at) {
             let mut scan = at;
             while scan < text.len() {
                 let line = &text[scan..line_end(text, scan)];
                 let body = line.trim_start();
-                if body.is_empty() {
+                if body.is_empty() && line.len() > col && !line.contains('\t') {
+                    scan = next_line_start(text, scan);
+                    at = scan;
+                } else if body.is_empty() {
                     scan = next_line_start(text, scan);
                 } else if body.starts_with('#') && line.len() - body.len() > col {
                     scan = next_line_start(text, scan);
