@@ -139,16 +139,19 @@ pub(super) fn attempt(
         // moved it to another namespace, theirs renamed it): the same disagreement about which
         // documents are one, the other way round.
         let renamed_by_both =
-            opts.policy == Policy::Ours && verify::renamed_by_both_sides(&versions);
+            || opts.policy == Policy::Ours && verify::renamed_by_both_sides(&versions);
         // Under ours, where a side renamed a document beside a copy as like it
         // (manifests-ours-1145-2532: theirs renamed a Kustomization and added a copy of it in
         // another namespace): the check pairs the rename by identity, the merge by content
         // finds two and reads a deletion. The same disagreement again.
-        let beside_a_copy = opts.policy == Policy::Ours && verify::renamed_beside_a_copy(&versions);
+        let beside_a_copy =
+            || opts.policy == Policy::Ours && verify::renamed_beside_a_copy(&versions);
         // Where the check only reads conflicts the clean result does not mark (theirs changed
         // the key of an element ours deleted: the merge, by key, read a deletion and an
         // addition; the check a change), the readings disagree about which nodes are one,
         // and nothing is lost under the merge's own: marking them is the answer, not a bug.
+        // (The readings of renamed documents above each walk the documents again: asked only
+        // where the message gets that far.)
         let unmarked = violations.iter().all(|v| v.finding == Finding::Unmarked);
         messages.push(if disputed {
             format!(
@@ -160,12 +163,12 @@ pub(super) fn attempt(
                 "the merge's clean result, read by the check, resolves a conflict ({}): marked as a conflict",
                 violations[0]
             )
-        } else if renamed_by_both {
+        } else if renamed_by_both() {
             format!(
                 "the check reads a document both sides renamed, the merge another pairing ({}): marked as a conflict",
                 violations[0]
             )
-        } else if beside_a_copy {
+        } else if beside_a_copy() {
             format!(
                 "the check reads a document renamed beside a copy as like it, the merge a deletion ({}): marked as a conflict",
                 violations[0]

@@ -962,19 +962,17 @@ impl Merger<'_> {
             b.filter(|&b| base.node(b).kind == Kind::Seq),
             self.list_kind(path, &[(theirs, t.node)]),
         ) {
-            // Elements by key: those base had, ours removed.
-            let in_base: HashMap<String, NodeId> = base
-                .children(bl)
-                .iter()
-                .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
-                .collect();
-            let renamed = self.renamed_by_theirs(bl, t.node, &keys);
+            // Elements by key: those base had, ours removed (the last of a key), and how many
+            // of each key base holds.
+            let mut in_base: HashMap<String, NodeId> = HashMap::new();
             let mut in_base_count: HashMap<String, usize> = HashMap::new();
             for &e in base.children(bl) {
                 if let Some((k, _)) = element_key(base, e, &keys) {
-                    *in_base_count.entry(k).or_default() += 1;
+                    *in_base_count.entry(k.clone()).or_default() += 1;
+                    in_base.insert(k, e);
                 }
             }
+            let renamed = self.renamed_by_theirs(bl, t.node, &keys);
             let mut seen: HashMap<String, usize> = HashMap::new();
             for &e in theirs.children(t.node) {
                 let key = element_key(theirs, e, &keys).map(|(k, _)| k);
