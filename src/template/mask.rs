@@ -357,10 +357,8 @@ impl Tokens {
         controls
             .into_iter()
             .filter(|c| {
-                self.control_text(c).is_some_and(|text| {
-                    words(text)
-                        .any(|(word, _)| OPENERS.contains(&word) || matches!(word, "else" | "end"))
-                })
+                self.control_text(c)
+                    .is_some_and(|text| words(text).any(|(word, _)| block_word(word)))
             })
             .collect()
     }
@@ -382,8 +380,11 @@ impl Tokens {
 /// The actions that open a block, closed by an `end`.
 const OPENERS: [&str; 5] = ["if", "with", "range", "define", "block"];
 
-/// Each action of a control line's template text: its first word (`if`, `end`, `else`, …)
-/// and its text after `{{` and any `-`.
+/// Whether an action's word opens, branches or closes a block.
+fn block_word(word: &str) -> bool {
+    OPENERS.contains(&word) || matches!(word, "else" | "end")
+}
+
 /// Follows one control line's actions on the stack of open blocks (each a name and how many
 /// `else` branches it has passed): an opener pushes the name `open` gives its action, `else`
 /// moves the innermost block to its next branch, `end` closes it. One reading for every pass
@@ -409,6 +410,8 @@ fn follow_blocks(
     }
 }
 
+/// Each action of a control line's template text: its first word (`if`, `end`, `else`, …)
+/// and its text after `{{` and any `-`.
 fn words(text: &str) -> impl Iterator<Item = (&str, &str)> {
     text.split("{{").skip(1).map(|action| {
         let action = action.trim_start_matches('-').trim_start();
@@ -615,9 +618,7 @@ const DOCUMENT_END: &str = "\n(the end of its document)";
 /// block's and ends in `| indent N` or `| nindent N`: N.
 fn written_column(text: &str) -> Option<usize> {
     let inner = text.trim().strip_prefix("{{")?.strip_suffix("}}")?;
-    if inner.contains("{{")
-        || words(text).any(|(word, _)| OPENERS.contains(&word) || word == "else" || word == "end")
-    {
+    if inner.contains("{{") || words(text).any(|(word, _)| block_word(word)) {
         return None;
     }
     let (_, last) = inner.trim_end_matches('-').rsplit_once('|')?;
@@ -658,7 +659,7 @@ fn content_column(text: &str) -> Option<usize> {
     let inner = inner.strip_prefix('-').unwrap_or(inner);
     let inner = inner.strip_suffix('-').unwrap_or(inner);
     let word = inner.split_whitespace().next()?;
-    if OPENERS.contains(&word) || matches!(word, "else" | "end") {
+    if block_word(word) {
         return None;
     }
     let mut last = inner.rsplit_once('|')?.1.split_whitespace();
