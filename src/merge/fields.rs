@@ -13,6 +13,7 @@ use super::patch::directive;
 use super::plan::{Anchor, Field, Op, Side, Slot};
 use super::policy::Resolution;
 use crate::resource::Path;
+use crate::text::line_end;
 
 /// A child of a map or associative list, by the name that pairs it across versions.
 #[derive(Clone, Debug)]
@@ -1160,11 +1161,37 @@ impl Merger<'_> {
                 _ => node.flow,
             }
         };
-        if !entries.iter().all(inline) {
+        if entries.iter().all(inline) {
+            self.plan.ops.push(Op::FlowMap { ours: o, entries });
+        } else if self.unfoldable(o, &entries) {
+            self.plan.ops.push(Op::BlockMap { ours: o, entries });
+        } else {
             return false;
         }
-        self.plan.ops.push(Op::FlowMap { ours: o, entries });
         true
+    }
+
+    /// Whether ours' flow map can be written as a block map of these entries below its key
+    /// (kyaml merges a flow map and a block map alike, and a block scalar theirs added cannot
+    /// stand in braces): ours' map is a field of a block map, carries no anchor or tag (which
+    /// stand where the rewrite starts), ends its line (a comment may follow, which moves to
+    /// the key's line), and each of ours' entries is one line of flow text, which reads the
+    /// same in a block map.
+    fn unfoldable(&self, o: Field, entries: &[(Side, NodeId, NodeId)]) -> bool {
+        let ours = self.ours;
+        let on = ours.node(o.node);
+        let in_block_map =
+            matches!(o.slot, Slot::Entry(_)) && on.parent().is_some_and(|p| !ours.node(p).flow);
+        let rest = ours.text[on.end..line_end(ours.text, on.end)].trim();
+        let ends_line = rest.is_empty() || rest.starts_with('#');
+        let one_line = |&&(side, k, v): &&(Side, NodeId, NodeId)| {
+            side == Side::Theirs || !ours.text[ours.node(k).start..ours.node(v).end].contains('\n')
+        };
+        in_block_map
+            && on.anchor().is_none()
+            && on.tag().is_none()
+            && ends_line
+            && entries.iter().all(|e| one_line(&e))
     }
 }
 

@@ -141,6 +141,12 @@ pub(crate) enum Op {
         ours: Field,
         entries: Vec<(Side, NodeId, NodeId)>,
     },
+    /// Ours' flow map, a field of a block map, rewritten as a block map of these entries
+    /// below its key: ours' entries one to a line, theirs' lines re-indented.
+    BlockMap {
+        ours: Field,
+        entries: Vec<(Side, NodeId, NodeId)>,
+    },
     /// Ours' block map's entries rewritten in this order of ours' keys (theirs' order), each
     /// entry's lines as ours wrote them.
     Reorder { ours: Field, keys: Vec<NodeId> },

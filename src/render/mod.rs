@@ -257,6 +257,7 @@ impl<'t> Renderer<'t> {
             Op::Reorder { ours, keys } => out.push(self.reorder(*ours, keys)?),
             Op::ReplaceChildren { ours, theirs } => self.replace_children(*ours, theirs, out)?,
             Op::FlowMap { ours, entries } => out.push(self.flow_map(*ours, entries)),
+            Op::BlockMap { ours, entries } => out.push(self.block_map(*ours, entries)?),
             Op::Fill { ours, theirs, omit } => out.push(self.fill(*ours, *theirs, omit)?),
             Op::InsertDocument { theirs, at } => {
                 out.push(self.insert_document(*theirs, self.place(*at)))
@@ -290,6 +291,7 @@ impl<'t> Renderer<'t> {
             | Op::FlowList { ours, .. }
             | Op::Fill { ours, .. }
             | Op::FlowMap { ours, .. }
+            | Op::BlockMap { ours, .. }
             | Op::Reorder { ours, .. }
             | Op::ReplaceChildren { ours, .. } => field(ours),
             Op::Insert { at, .. } => anchor(at),

@@ -5,8 +5,9 @@ use crate::merge::plan::{Field, Side};
 use crate::parse::NodeId;
 use crate::text::line_end;
 use crate::text::Chunk;
+use anyhow::Result;
 
-use super::regions::column;
+use super::regions::{after_indicator, column};
 use super::Renderer;
 use crate::text::splice::Edit;
 
@@ -84,6 +85,48 @@ impl Renderer<'_> {
             end: on.end,
             text: format!("{{{text}}}"),
         }
+    }
+
+    /// Ours' flow map rewritten as a block map below its key: ours' entries (one line of
+    /// flow text each) one to a line, theirs' entries as their own lines, moved to the
+    /// column below ours' key (the merge made sure nothing but a comment follows the map).
+    pub(super) fn block_map(&self, o: Field, entries: &[(Side, NodeId, NodeId)]) -> Result<Edit> {
+        let ours = self.ours;
+        let eol = ours.eol;
+        let col = column(ours, o) + 2;
+        let on = ours.node(o.node);
+        // A comment after the braces stays on the key's line, after the `:`.
+        let end = line_end(ours.text, on.end);
+        let comment = ours.text[on.end..end].trim();
+        let mut text = match comment.is_empty() {
+            true => String::new(),
+            false => format!(" {comment}"),
+        };
+        for &(side, k, v) in entries {
+            match side {
+                Side::Ours => {
+                    let indent = " ".repeat(col);
+                    text.push_str(&format!("{eol}{indent}{}: {}", ours.src(k), ours.src(v)));
+                }
+                Side::Theirs => {
+                    let lines = self.moved_lines(
+                        self.theirs,
+                        Field::entry(k, v),
+                        col,
+                        None,
+                        &[],
+                        on.start,
+                    )?;
+                    text.push_str(eol);
+                    text.push_str(lines.strip_suffix(eol).unwrap_or(&lines));
+                }
+            }
+        }
+        Ok(Edit {
+            start: after_indicator(ours, o).unwrap_or(on.start),
+            end,
+            text,
+        })
     }
 
     /// Ours' block scalar header replaced by theirs'.
