@@ -13,15 +13,24 @@ use super::Renderer;
 use crate::text::splice::Edit;
 
 impl Renderer<'_> {
-    /// A document of base or theirs as text to place at `at` in ours: it starts with `---`,
-    /// ends with a line break (in ours' line endings), and is followed by a `---` when it goes
-    /// before ours' first document and that has none.
+    /// A document of base or theirs as text to place at `at` in ours: it starts with `---`
+    /// (unless it is its file's first and goes at the start of ours, all of whose documents
+    /// the plan deletes: then it stands first as it stood in its file), ends with a line break
+    /// (in ours' line endings), and is followed by a `---` when it goes before ours' first
+    /// document, that has none and the plan keeps it.
     fn document_block(&self, tree: &Tree, region: Range<usize>, at: usize) -> String {
+        let at_start = at == self.after_bom(0);
+        let first_of_its_file = tree.text[..region.start]
+            .trim_start_matches('\u{feff}')
+            .is_empty();
         // The other file's byte-order mark belongs to it, not to a document placed in ours.
         let doc = tree.text[region].trim_start_matches('\u{feff}');
         let eol = self.ours.eol;
         let mut text = String::new();
-        if !doc.trim_start().starts_with("---") && !doc.lines().any(|l| l.starts_with("---")) {
+        let separated =
+            doc.trim_start().starts_with("---") || doc.lines().any(|l| l.starts_with("---"));
+        let stands_first = at_start && first_of_its_file && self.ours_emptied;
+        if !separated && !stands_first {
             text.push_str("---");
             text.push_str(eol);
         }
@@ -30,7 +39,7 @@ impl Renderer<'_> {
             text.push_str(eol);
         }
         let ours = self.ours;
-        if at == self.after_bom(0) && !ours.text[at..].trim().is_empty() {
+        if at_start && !ours.text[at..].trim().is_empty() && !self.ours_emptied {
             // Ours' first document now follows: it needs its own separator.
             if !ours.docs.first().is_some_and(|d| d.explicit_start) {
                 text.push_str("---");

@@ -83,7 +83,7 @@ pub(crate) fn render(
     plan: &Plan,
     markers: Markers,
 ) -> Result<Rendered, Unwritable> {
-    let r = Renderer::new(versions, markers);
+    let r = Renderer::new(versions, plan, markers);
     let mut ranked = Vec::new();
     let mut outrunning = Vec::new();
     for (index, op) in plan.ops.iter().enumerate() {
@@ -189,17 +189,26 @@ struct Renderer<'t> {
     /// Ours' sequence styles, so that lists moved in from theirs take the style of ours'
     /// nearest list (worked out on the first move).
     ours_lists: std::cell::OnceCell<regions::ListStyles>,
+    /// Whether the plan deletes every document of ours: theirs' documents placed at its start
+    /// then have no document of ours after them to separate.
+    ours_emptied: bool,
 }
 
 impl<'t> Renderer<'t> {
-    fn new(versions: &'t Versions<'t>, markers: Markers<'t>) -> Renderer<'t> {
+    fn new(versions: &'t Versions<'t>, plan: &Plan, markers: Markers<'t>) -> Renderer<'t> {
         let ours = &versions.ours;
+        let deleted = |doc: usize| {
+            plan.ops
+                .iter()
+                .any(|op| matches!(op, Op::DeleteDocument { ours } if ours.doc == doc))
+        };
         Renderer {
             base: &versions.base,
             ours,
             theirs: &versions.theirs,
             markers,
             ours_lists: std::cell::OnceCell::new(),
+            ours_emptied: (0..ours.docs.len()).all(deleted),
         }
     }
 
