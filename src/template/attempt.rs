@@ -571,6 +571,11 @@ fn clean_holds_with(
         )
         && !(guards_asked
             && guarded_violation(&versions, &mut skeletons.tokens, &masked, Policy::Mark).is_some())
+        // Nor may the joined text move a line that writes text out of the map a side put it
+        // in: ours' `annotations` moved above labels' `include` line takes the include into
+        // it, and theirs' key inserted at the same place takes it out again (adversary
+        // templates-mark-1146-550), as the structural merge's clean result is read.
+        && loses_written_text(&versions, &skeletons.tokens, &masked, Policy::Mark).is_none()
 }
 
 /// Runs `f` with the check a line merge's conflicted text of this template must pass for a
