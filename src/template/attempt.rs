@@ -343,6 +343,92 @@ fn keeps_unmoved_guards(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) 
     unmoved.is_none_or(|kept| kept.is_subset(&half))
 }
 
+/// Whether each copy of a key that one side put under blocks (moved in or out, or added
+/// there) stands under them in the skeleton `masked` too, where base and the other side
+/// have the key: read by its path of keys (list elements as `-`) after its document's
+/// identity, each path named by its blocks ([`guards_by_key`]) is in the merge at least as
+/// many times more than in base as in the side. Where the other side moved the same key
+/// elsewhere, or deleted the element it stands in, no clean merge holds both.
+/// [`loses_a_guard_change`] reads the whole data so, but only where no side added block
+/// lines, and a side that copied a document adds its block lines; this reading keys a key by
+/// its own path, which no block renames. Adversary templates-theirs-1147-206: theirs moved an
+/// endpoint's `interval` into an `if` block, ours copied the document, and the merge kept
+/// the key unguarded; templates-mark-1146-926: theirs added ports above the first, ours moved
+/// a `range` line above it, and the insertions joined put theirs' ports in the range. `false`
+/// where a text cannot be read.
+fn keeps_guard_moves(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) -> bool {
+    let [base, ours, theirs] = versions.map(|text| guards_by_key(tokens, text));
+    let (Some(merged), Some(base), Some(ours), Some(theirs)) =
+        (guards_by_key(tokens, masked), base, ours, theirs)
+    else {
+        return false;
+    };
+    let holds = |side: &GuardsByKey, other: &GuardsByKey| {
+        side.iter()
+            .all(|(key, guards)| match (base.get(key), other.get(key)) {
+                (Some(was), Some(_)) if guards != was => guards.iter().all(|(guard, &n)| {
+                    let added = n.saturating_sub(was.get(guard).copied().unwrap_or(0));
+                    let held = merged.get(key).and_then(|m| m.get(guard)).copied();
+                    added == 0 || held.unwrap_or(0) >= added
+                }),
+                _ => true,
+            })
+    };
+    holds(&ours, &theirs) && holds(&theirs, &ours)
+}
+
+/// Keys by their path, each with how many times it stands under each naming of its blocks.
+type GuardsByKey = HashMap<String, HashMap<String, usize>>;
+
+/// Each key of the skeleton `masked` holding a value, by its path of keys (`a.b.-.c`) after
+/// its document's identity, with the paths its copies have where keys are named by their
+/// blocks ([`Tokens::guarded`]), each counted. `None` where the text cannot be read.
+fn guards_by_key(tokens: &mut Tokens, masked: &str) -> Option<GuardsByKey> {
+    fn walk(
+        [plain, named]: [&crate::parse::Tree; 2],
+        [p, n]: [NodeId; 2],
+        [p_path, n_path]: [&str; 2],
+        out: &mut GuardsByKey,
+    ) {
+        match (plain.node(p).kind, named.node(n).kind) {
+            (Kind::Map, Kind::Map) => {
+                for ((pk, pv), (nk, nv)) in plain.entries(p).zip(named.entries(n)) {
+                    let here = [
+                        format!("{p_path}.{}", plain.value(pk)),
+                        format!("{n_path}.{}", named.value(nk)),
+                    ];
+                    walk([plain, named], [pv, nv], [&here[0], &here[1]], out);
+                    if !plain.is_null(pv) {
+                        let [key, guarded] = here;
+                        *out.entry(key).or_default().entry(guarded).or_default() += 1;
+                    }
+                }
+            }
+            (Kind::Seq, Kind::Seq) => {
+                let here = [format!("{p_path}.-"), format!("{n_path}.-")];
+                for (&pe, &ne) in plain.children(p).iter().zip(named.children(n)) {
+                    walk([plain, named], [pe, ne], [&here[0], &here[1]], out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let guarded = tokens.guarded(masked);
+    let (Ok(plain), Ok(named)) = (crate::parse::parse(masked), crate::parse::parse(&guarded))
+    else {
+        return None;
+    };
+    let mut out = HashMap::new();
+    // Naming keys renames no document: both readings hold the same documents in order.
+    for (p, n) in plain.docs.iter().zip(&named.docs) {
+        if let (Some(p), Some(n)) = (p.root, n.root) {
+            let name = Identity::of(&plain, p).map_or_else(String::new, |id| id.to_string());
+            walk([&plain, &named], [p, n], [&name, &name], &mut out);
+        }
+    }
+    Some(out)
+}
+
 /// The paths of keys of the skeleton `masked` named by their blocks ([`Tokens::guarded`]),
 /// each after the identity of its document (documents of none, or of one identity, taken
 /// together): a side that copied a document under a new name keeps base's keys in both, so
@@ -571,6 +657,16 @@ fn clean_holds_with(
         )
         && !(guards_asked
             && guarded_violation(&versions, &mut skeletons.tokens, &masked, Policy::Mark).is_some())
+        // Nor may the joined text move a line that writes text out of the map a side put it
+        // in: ours' `annotations` moved above labels' `include` line takes the include into
+        // it, and theirs' key inserted at the same place takes it out again (adversary
+        // templates-mark-1146-550), as the structural merge's clean result is read.
+        && loses_written_text(&versions, &skeletons.tokens, &masked, Policy::Mark).is_none()
+        && keeps_guard_moves(
+            &mut skeletons.tokens,
+            &masked,
+            [&skeletons.base, &skeletons.ours, &skeletons.theirs],
+        )
 }
 
 /// Runs `f` with the check a line merge's conflicted text of this template must pass for a
@@ -1017,6 +1113,11 @@ fn merge_skeletons(
         if !keeps_unmoved_guards(tokens, &merged.text, texts) {
             return Err(refused(
                 "would move a key every version keeps in a block out of it",
+            ));
+        }
+        if !keeps_guard_moves(tokens, &merged.text, texts) {
+            return Err(refused(
+                "would move a key back into or out of a block a side moved it out of or into",
             ));
         }
 
