@@ -19,6 +19,7 @@ use crate::outcome::{
 use crate::parse::{Kind, NodeId, Versions};
 use crate::resource::Identity;
 use crate::text::markers::{self, conflict_hunks, marked_lines};
+use crate::text::skeleton::{BRANCH, CLOSE};
 use crate::verify::{self, Finding, Taken, Verdict};
 
 /// A Helm/Go template, merged as its skeleton ([`super`]): git's clean line merge where the
@@ -304,9 +305,18 @@ fn sides_only_reorder_or_drop_controls(versions: &Versions, tokens: &Tokens) -> 
 
 /// Whether every key of the skeleton `masked`, named by the blocks around it
 /// ([`Tokens::guarded`]), stands so in ours' or theirs' skeleton (`sides`): read by its path of
-/// keys (list elements as `-`), no key is under blocks neither side put it under. `false`
-/// where a text cannot be read.
-fn guards_from_a_side(tokens: &mut Tokens, masked: &str, sides: [&str; 2]) -> bool {
+/// keys (list elements as `-`), no key is under blocks neither side put it under. With
+/// `base`, only keys whose path base holds, blocks aside, are asked: a side that wraps a map
+/// in a block of its own renames the keys the other side adds inside it, which then stand
+/// under blocks of both, yet a key both sides had from base must still take one side's
+/// blocks (adversary templates-*-77-299: theirs moved `scheme` out of one block into another
+/// and a half put it in both). `false` where a text cannot be read.
+fn guards_from_a_side(
+    tokens: &mut Tokens,
+    masked: &str,
+    sides: [&str; 2],
+    base: Option<&str>,
+) -> bool {
     let [half, ours, theirs] = [masked, sides[0], sides[1]].map(|text| tokens.guarded(text));
     let (Ok(half), Ok(ours), Ok(theirs)) = (
         crate::parse::parse(&half),
@@ -317,7 +327,31 @@ fn guards_from_a_side(tokens: &mut Tokens, masked: &str, sides: [&str; 2]) -> bo
     };
     let mut known = key_paths(&ours, |_| String::new(), true);
     known.extend(key_paths(&theirs, |_| String::new(), true));
-    key_paths(&half, |_| String::new(), true).is_subset(&known)
+    let mut asked = key_paths(&half, |_| String::new(), true);
+    if let Some(base) = base {
+        let Ok(base) = crate::parse::parse(base) else {
+            return false;
+        };
+        let held = key_paths(&base, |_| String::new(), true);
+        asked.retain(|path| held.contains(&without_guards(path)));
+    }
+    asked.is_subset(&known)
+}
+
+/// A key path read from a skeleton with keys named by their blocks ([`Tokens::guarded`]),
+/// without those names.
+fn without_guards(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut in_guard = false;
+    for c in path.chars() {
+        match (in_guard, c) {
+            (false, BRANCH) => in_guard = true,
+            (true, CLOSE) => in_guard = false,
+            (false, c) => out.push(c),
+            (true, _) => {}
+        }
+    }
+    out
 }
 
 /// Whether every key that base, ours and theirs all hold under the same blocks in a document
@@ -859,7 +893,8 @@ pub(crate) fn with_placements<R>(
     // Where the sides only reorder control lines, each key stands in blocks one side gives
     // it: a half asks where the lines go, so it may keep its own side's guards, but a control
     // line placed as one side has it must not take in a key no side put in that block (a
-    // `with` theirs moved above `name`, placed so in ours' text, over `labels` too).
+    // `with` theirs moved above `name`, placed so in ours' text, over `labels` too). Where a
+    // side adds or drops control lines, so do the keys base holds ([`guards_from_a_side`]).
     let reordered_only = sides_only_reorder_controls(&versions);
     // Each action line that writes text read as a key where its output lands, where every
     // version so read parses: a side that moved `annotations` below the `include` of labels
@@ -882,7 +917,12 @@ pub(crate) fn with_placements<R>(
                     Verdict::Holds
                 )
             })
-            && (!reordered_only || guards_from_a_side(tokens, masked, [&so, &st]))
+            && guards_from_a_side(
+                tokens,
+                masked,
+                [&so, &st],
+                (!reordered_only).then_some(&*sb),
+            )
             && keeps_unmoved_guards(tokens, masked, [&sb, &so, &st])
     };
     // The rendering into a side's text, else that text itself where it already holds the
