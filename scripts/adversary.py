@@ -4007,6 +4007,45 @@ class PolicyDecided(Rules):
         return self.policy_rules.doc(g, path, b, o, t, r, out)
 
 
+def match_repeats(kr, wr, sides):
+    """The result's documents re-keyed where an identity repeats: Package.keyed names a repeat
+    by its order in the file, so a result holding one of a side's two like-named documents
+    (the other one a conflict side dropped) read as the first of them, whichever it is. A
+    result document equal to a side's document of its identity takes that document's key; the
+    rest take the keys left, in order (packages-mark-1149-87: ours renamed a resource into a
+    file theirs deleted and added a second under the new name; theirs' side of the right
+    merge holds only the second)."""
+    ident = lambda k: k[:4]
+    cands, mine = collections.defaultdict(list), collections.defaultdict(list)
+    for side in sides:
+        for k in side:
+            if k[0] != "#position" and k not in cands[ident(k)]:
+                cands[ident(k)].append(k)
+    for k in kr:
+        if k[0] != "#position":
+            mine[ident(k)].append(k)
+    new = {}
+    for i, ks in mine.items():
+        if len(ks) < 2 and len(cands[i]) < 2:
+            continue
+        used, left = set(), []
+        for k in ks:
+            c = next((c for c in cands[i] if c not in used and any(side.get(c) == kr[k] for side in sides)), None)
+            if c is None:
+                left.append(k)
+            else:
+                new[k] = c
+                used.add(c)
+        spare = iter([c for c in ks + cands[i] if c not in used])
+        for k in left:
+            new[k] = next(spare)
+    out, where = collections.OrderedDict(), {}
+    for k, d in kr.items():
+        out[new.get(k, k)] = d
+        where[new.get(k, k)] = wr[k]
+    return out, where
+
+
 def package_check(rules, b, o, t, r, clean=True, moves=None, decided=None):
     """Violations of a package result `r` (or one side of its conflicts, clean=False): the
     documents judged as one keyed set by `rules`, each resource in a file one of the sides put
@@ -4016,6 +4055,7 @@ def package_check(rules, b, o, t, r, clean=True, moves=None, decided=None):
     pk = Package(b, o, t, moves)
     (kb, db, wb), (ko, do, wo), (kt, dt, wt), (kr, dr, wr) = (pk.keyed(s, f) for s, f in (
         ("base", b), ("ours", o), ("theirs", t), ("result", r)))
+    kr, wr = match_repeats(kr, wr, (ko, kt, kb))
     if decided:
         # A document is in a conflict where any version of it, or of a document a side may
         # have renamed it to, lies in a file that holds one.
@@ -4645,7 +4685,21 @@ PKG_MARKED = "kind: A\nmetadata:\n  name: a\n<<<<<<< ours\nx: 2\n=======\nx: %s\
 PKG_V = "a: %d\nb: %d\nc: %d\nd: 1\n"
 PKG_TWIN = {"x/v.yaml": PKG_V % (1, 1, 1), "y/v.yaml": PKG_V % (1, 1, 1)}
 PKG_WHOLE = "<<<<<<<\n=======\n" + PKG_V + ">>>>>>> theirs\n"
+# Ours renamed the Ingress of a file theirs deleted and added a second under the new name
+# (packages-mark-1149-87, made small): the rename is a change against the deletion, the second
+# one ours' own.
+PKG_ING = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: %s\nspec:\n  tls:\n  - secretName: %s\n"
+PKG_ING_OURS = PKG_ING % ("web-renamed", "tls") + "---\n" + PKG_ING % ("web-renamed", "canary")
+PKG_ING_MARKED = "<<<<<<< ours\n%s=======\n>>>>>>> theirs\n---\n%s"
+
 PACKAGE_TESTS = [
+    ("theirs' side of the right merge holds only ours' second Ingress of a repeated name; read by its "
+     "order it was the renamed one (packages-mark-1149-87)", "mark",
+     {"w.yaml": PKG_ING % ("web", "tls")}, {"w.yaml": PKG_ING_OURS}, {},
+     {"w.yaml": PKG_ING_MARKED % (PKG_ING % ("web-renamed", "tls"), PKG_ING % ("web-renamed", "canary"))}, False),
+    ("the same where theirs' side keeps the renamed Ingress and drops ours' second one", "mark",
+     {"w.yaml": PKG_ING % ("web", "tls")}, {"w.yaml": PKG_ING_OURS}, {},
+     {"w.yaml": PKG_ING_MARKED % (PKG_ING % ("web-renamed", "canary"), PKG_ING % ("web-renamed", "tls"))}, True),
     ("under ours, theirs' side of a line-merge conflict keeps the file ours deleted deleted "
      "(packages-ours-1145-499)", "ours", PKG_BASE, PKG_OURS, PKG_THEIRS, {"a.yaml": PKG_MARKED % 3}, False),
     ("under theirs, ours' side keeps theirs' edit of the file ours deleted", "theirs",
