@@ -180,9 +180,46 @@ class NoDuplicates:
     constructed itself would show the merged keys beside its own as repeated ones, which the
     text does not hold (values-mark-1142-973)."""
 
+    def __init__(self, stream):
+        self.adv_lines = stream.splitlines(keepends=True) if isinstance(stream, str) else None
+        super().__init__(stream)
+
     def construct_document(self, node):
         check_duplicate_keys(node)
         return super().construct_document(node)
+
+
+class BlockText(str):
+    """A block scalar's value with its header and its lines as written (`block_source`)."""
+    source = None
+
+
+def construct_str(loader, node):
+    """A string; a block scalar's keeps its header and lines (BlockText) for the line reading
+    of a text whose header a side changed (Rules.block_lines)."""
+    value = loader.construct_scalar(node)
+    source = block_source(getattr(loader, "adv_lines", None), node)
+    if source is None:
+        return value
+    out = BlockText(value)
+    out.source = source
+    return out
+
+
+def block_source(lines, node):
+    """(header, lines below it as written) of a block scalar node, or None: no text, another
+    style, an indentation indicator (its meaning hangs on the parent's column), tabs or CRs."""
+    if lines is None or node.style not in ("|", ">"):
+        return None
+    first, last = node.start_mark.line, node.end_mark.line
+    if first >= len(lines):
+        return None
+    m = re.match(r"[|>][+-]?(?=\s|$)", lines[first][node.start_mark.column:])
+    end = last if node.end_mark.column == 0 else last + 1
+    body = "".join(lines[first + 1:end])
+    if not m or "\t" in body or "\r" in body:
+        return None
+    return m.group(0), body
 
 
 def node_marker(node):
@@ -225,6 +262,9 @@ class StrictLoader(NoDuplicates, CLoader):
     pass
 
 
+StrictLoader.add_constructor("tag:yaml.org,2002:str", construct_str)
+
+
 class StrictPyLoader(NoDuplicates, yaml.SafeLoader):
     """The pure-Python loader, for what libyaml's composer refuses or hides: an anchor defined
     again (YAML allows it: later aliases name the later node; PyYAML's composer stops), and the
@@ -240,6 +280,9 @@ class StrictPyLoader(NoDuplicates, yaml.SafeLoader):
         if anchor is not None:
             node.adv_anchor = anchor
         return node
+
+
+StrictPyLoader.add_constructor("tag:yaml.org,2002:str", construct_str)
 
 
 def construct_docs(nodes):
@@ -942,6 +985,8 @@ class Rules:
         s = self.side_value(o, t)
         if self.whole and r == s:
             return
+        if self.block_lines(b, o, t, r):
+            return
         emptied = lambda v: v is None or (isinstance(v, (dict, list)) and not v)
         if b is not ABSENT and not emptied(b) and (o is ABSENT or emptied(o)) and (t is ABSENT or emptied(t)):
             # One side deleted it, the other set it to null or emptied it: both removed it.
@@ -1014,6 +1059,46 @@ class Rules:
             return self.expect(path, s, r, self.win + "-wins", out)
         out.append(Violation("both-changed", fmt(path), "base %s, ours %s, theirs %s; the result is clean with %s"
                              % (show(b), show(o), show(t), show(r))))
+
+    def block_lines(self, b, o, t, r):
+        """Whether `r` is the line reading of a block scalar all three versions write as one:
+        its header merged as a scalar (the side's where both changed it, on a side; one token,
+        as git's merge of the file sees it), its lines as written merged as text, and the
+        value read from the two.
+        A folded (`>`) scalar's value joins its lines, so once a side makes a block folded
+        every line of the value differs from base's, and the value's own line merge is the
+        header's conflict taken whole, though git's merge of the file kept both sides' lines
+        and conflicted on the header alone (manifests-mark-1149-852: ours `|` to `>` and a
+        line edited, theirs `|` to `>-` and a line added; either side of the one conflict
+        holds both lines)."""
+        src = [getattr(x[1], "source", None) if is_str(x) else None for x in (b, o, t)]
+        if None in src or not is_str(r):
+            return False
+        (hb, lb), (ho, lo), (ht, lt) = src
+        # Only where a side changed the style: else the value's own line merge reads the same
+        # lines. Not with keep chomping (`|+`) in any version: its trailing blank lines are
+        # the value's, which lines as written do not show (the self-test's script whose
+        # trailing blank lines both sides kept in different numbers).
+        if hb[0] == ho[0] == ht[0] or any("+" in h for h in (hb, ho, ht)):
+            return False
+        if ho == ht or hb == ht:
+            header = ho
+        elif hb == ho:
+            header = ht
+        elif self.win:
+            header = self.side_value(ho, ht)
+        else:
+            return False
+        clean, body = text_merge(lb, lo, lt)
+        if not clean:
+            if not self.win:
+                return False
+            _, body = text_merge(lb, lo, lt, self.win)
+        try:
+            v = yaml.load("k: %s\n%s" % (header, body), Loader=CLoader)
+        except yaml.YAMLError:
+            return False
+        return isinstance(v, dict) and v.get("k") == r[1]
 
     def expect(self, path, exp, r, rule, out):
         if exp == r:
@@ -4007,6 +4092,45 @@ class PolicyDecided(Rules):
         return self.policy_rules.doc(g, path, b, o, t, r, out)
 
 
+def match_repeats(kr, wr, sides):
+    """The result's documents re-keyed where an identity repeats: Package.keyed names a repeat
+    by its order in the file, so a result holding one of a side's two like-named documents
+    (the other one a conflict side dropped) read as the first of them, whichever it is. A
+    result document equal to a side's document of its identity takes that document's key; the
+    rest take the keys left, in order (packages-mark-1149-87: ours renamed a resource into a
+    file theirs deleted and added a second under the new name; theirs' side of the right
+    merge holds only the second)."""
+    ident = lambda k: k[:4]
+    cands, mine = collections.defaultdict(list), collections.defaultdict(list)
+    for side in sides:
+        for k in side:
+            if k[0] != "#position" and k not in cands[ident(k)]:
+                cands[ident(k)].append(k)
+    for k in kr:
+        if k[0] != "#position":
+            mine[ident(k)].append(k)
+    new = {}
+    for i, ks in mine.items():
+        if len(ks) < 2 and len(cands[i]) < 2:
+            continue
+        used, left = set(), []
+        for k in ks:
+            c = next((c for c in cands[i] if c not in used and any(side.get(c) == kr[k] for side in sides)), None)
+            if c is None:
+                left.append(k)
+            else:
+                new[k] = c
+                used.add(c)
+        spare = iter([c for c in ks + cands[i] if c not in used])
+        for k in left:
+            new[k] = next(spare)
+    out, where = collections.OrderedDict(), {}
+    for k, d in kr.items():
+        out[new.get(k, k)] = d
+        where[new.get(k, k)] = wr[k]
+    return out, where
+
+
 def package_check(rules, b, o, t, r, clean=True, moves=None, decided=None):
     """Violations of a package result `r` (or one side of its conflicts, clean=False): the
     documents judged as one keyed set by `rules`, each resource in a file one of the sides put
@@ -4016,6 +4140,7 @@ def package_check(rules, b, o, t, r, clean=True, moves=None, decided=None):
     pk = Package(b, o, t, moves)
     (kb, db, wb), (ko, do, wo), (kt, dt, wt), (kr, dr, wr) = (pk.keyed(s, f) for s, f in (
         ("base", b), ("ours", o), ("theirs", t), ("result", r)))
+    kr, wr = match_repeats(kr, wr, (ko, kt, kb))
     if decided:
         # A document is in a conflict where any version of it, or of a document a side may
         # have renamed it to, lies in a file that holds one.
@@ -4363,6 +4488,9 @@ def shrink_package(case_dir, cmd, policy, oracle):
 # ---------------------------------------------------------------------------------------------
 # Self-test: the oracle against known answers
 
+# A block scalar under a header, its third and sixth lines given (BLK % (header, c, f)).
+BLK = "d:\n  s: %s\n    a\n    b\n    %s    d\n    e\n    %s    g\nx: 1\n"
+
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something)
     ("theirs made a script keep its blank line (`|+`), ours edited its last line: both hold, clean", "mark",
@@ -4450,6 +4578,16 @@ SELF_TESTS = [
      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: y\n  annotations: null\ndata:\n  k: 1\n",
      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\n  annotations: {}\ndata:\n  k: 2\n",
      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\n  annotations: {}\ndata:\n  k: 2\n", False),
+    ("a block both sides made folded, ours `>` and a line edited, theirs `>-` and a line added: ours' "
+     "side of git's one conflict, on the header, holds both lines (manifests-mark-1149-852)", "side:ours",
+     BLK % ("|", "c\n", "f\n"), BLK % (">", "c\n", "f x\n"), BLK % (">-", "c\n    key = value\n", "f\n"),
+     BLK % (">", "c\n    key = value\n", "f x\n"), False),
+    ("the same on theirs' side", "side:theirs",
+     BLK % ("|", "c\n", "f\n"), BLK % (">", "c\n", "f x\n"), BLK % (">-", "c\n    key = value\n", "f\n"),
+     BLK % (">-", "c\n    key = value\n", "f x\n"), False),
+    ("the same where ours' side lost ours' line edit", "side:ours",
+     BLK % ("|", "c\n", "f\n"), BLK % (">", "c\n", "f x\n"), BLK % (">-", "c\n    key = value\n", "f\n"),
+     BLK % (">", "c\n    key = value\n", "f\n"), True),
     ("the same with only ours changing the metadata: theirs' side lost ours' move", "side:theirs",
      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\ndata:\n  k: 1\n",
      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: y\ndata:\n  j: 1\n  k: 1\n",
@@ -4645,7 +4783,21 @@ PKG_MARKED = "kind: A\nmetadata:\n  name: a\n<<<<<<< ours\nx: 2\n=======\nx: %s\
 PKG_V = "a: %d\nb: %d\nc: %d\nd: 1\n"
 PKG_TWIN = {"x/v.yaml": PKG_V % (1, 1, 1), "y/v.yaml": PKG_V % (1, 1, 1)}
 PKG_WHOLE = "<<<<<<<\n=======\n" + PKG_V + ">>>>>>> theirs\n"
+# Ours renamed the Ingress of a file theirs deleted and added a second under the new name
+# (packages-mark-1149-87, made small): the rename is a change against the deletion, the second
+# one ours' own.
+PKG_ING = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: %s\nspec:\n  tls:\n  - secretName: %s\n"
+PKG_ING_OURS = PKG_ING % ("web-renamed", "tls") + "---\n" + PKG_ING % ("web-renamed", "canary")
+PKG_ING_MARKED = "<<<<<<< ours\n%s=======\n>>>>>>> theirs\n---\n%s"
+
 PACKAGE_TESTS = [
+    ("theirs' side of the right merge holds only ours' second Ingress of a repeated name; read by its "
+     "order it was the renamed one (packages-mark-1149-87)", "mark",
+     {"w.yaml": PKG_ING % ("web", "tls")}, {"w.yaml": PKG_ING_OURS}, {},
+     {"w.yaml": PKG_ING_MARKED % (PKG_ING % ("web-renamed", "tls"), PKG_ING % ("web-renamed", "canary"))}, False),
+    ("the same where theirs' side keeps the renamed Ingress and drops ours' second one", "mark",
+     {"w.yaml": PKG_ING % ("web", "tls")}, {"w.yaml": PKG_ING_OURS}, {},
+     {"w.yaml": PKG_ING_MARKED % (PKG_ING % ("web-renamed", "canary"), PKG_ING % ("web-renamed", "tls"))}, True),
     ("under ours, theirs' side of a line-merge conflict keeps the file ours deleted deleted "
      "(packages-ours-1145-499)", "ours", PKG_BASE, PKG_OURS, PKG_THEIRS, {"a.yaml": PKG_MARKED % 3}, False),
     ("under theirs, ours' side keeps theirs' edit of the file ours deleted", "theirs",
