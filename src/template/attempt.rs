@@ -283,6 +283,48 @@ fn loses_a_guard_change(
     guarded_violation(versions, tokens, merged, policy)
 }
 
+/// Whether each side of the conflicted skeleton `merged` keeps a key one side added inside
+/// blocks under those blocks: read by its path of keys after its document's identity
+/// ([`guards_by_key`], documents taken together: the sides may name a document apart), a
+/// key neither base nor the other side has that a conflict side holds
+/// stands there under each naming of its blocks at least as often as the side added it. The
+/// comment pass carries control lines with the keys they trail: a key theirs added inside a
+/// `with` block whose key ours deleted landed above the block's line, outside it, in both
+/// sides (adversary templates-mark-1149-6754). Asked where no side wrapped anything in a
+/// block of its own ([`sides_only_reorder_or_drop_controls`]), which renames the keys inside;
+/// each side is named on a text of its own, the blocks of one side's lines not the other's.
+fn sides_keep_guard_additions(
+    versions: &Versions,
+    tokens: &mut Tokens,
+    merged: &str,
+    size: usize,
+) -> bool {
+    if !sides_only_reorder_or_drop_controls(versions, tokens) {
+        return true;
+    }
+    let texts = [versions.base.text, versions.ours.text, versions.theirs.text];
+    let [base, ours, theirs] = texts.map(|text| guards_by_key(tokens, text, false));
+    let (Some(base), Some(ours), Some(theirs)) = (base, ours, theirs) else {
+        return true;
+    };
+    markers::sides(merged, size).iter().all(|side| {
+        let Some(held) = guards_by_key(tokens, side, false) else {
+            return false;
+        };
+        let keeps = |adder: &GuardsByKey, other: &GuardsByKey| {
+            adder.iter().all(
+                |(key, guards)| match (base.get(key), other.get(key), held.get(key)) {
+                    (None, None, Some(held)) => guards
+                        .iter()
+                        .all(|(guard, &n)| held.get(guard).copied().unwrap_or(0) >= n),
+                    _ => true,
+                },
+            )
+        };
+        keeps(&ours, &theirs) && keeps(&theirs, &ours)
+    })
+}
+
 /// Whether each side holds only base's block lines, in any order, some of them perhaps
 /// deleted: no side wrapped anything in a block of its own. A side that deleted a block
 /// with the keys it guarded renames no key the other side can still edit, so a merge read
@@ -391,9 +433,9 @@ fn keeps_unmoved_guards(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) 
 /// a `range` line above it, and the insertions joined put theirs' ports in the range. `false`
 /// where a text cannot be read.
 fn keeps_guard_moves(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) -> bool {
-    let [base, ours, theirs] = versions.map(|text| guards_by_key(tokens, text));
+    let [base, ours, theirs] = versions.map(|text| guards_by_key(tokens, text, true));
     let (Some(merged), Some(base), Some(ours), Some(theirs)) =
-        (guards_by_key(tokens, masked), base, ours, theirs)
+        (guards_by_key(tokens, masked, true), base, ours, theirs)
     else {
         return false;
     };
@@ -416,8 +458,10 @@ type GuardsByKey = HashMap<String, HashMap<String, usize>>;
 
 /// Each key of the skeleton `masked` holding a value, by its path of keys (`a.b.-.c`) after
 /// its document's identity, with the paths its copies have where keys are named by their
-/// blocks ([`Tokens::guarded`]), each counted. `None` where the text cannot be read.
-fn guards_by_key(tokens: &mut Tokens, masked: &str) -> Option<GuardsByKey> {
+/// blocks ([`Tokens::guarded`]), each counted; without `by_identity`, the documents taken
+/// together (a side that renamed or nulled a document's name still names its keys so).
+/// `None` where the text cannot be read.
+fn guards_by_key(tokens: &mut Tokens, masked: &str, by_identity: bool) -> Option<GuardsByKey> {
     fn walk(
         [plain, named]: [&crate::parse::Tree; 2],
         [p, n]: [NodeId; 2],
@@ -456,7 +500,9 @@ fn guards_by_key(tokens: &mut Tokens, masked: &str) -> Option<GuardsByKey> {
     // Naming keys renames no document: both readings hold the same documents in order.
     for (p, n) in plain.docs.iter().zip(&named.docs) {
         if let (Some(p), Some(n)) = (p.root, n.root) {
-            let name = Identity::of(&plain, p).map_or_else(String::new, |id| id.to_string());
+            let name = Identity::of(&plain, p)
+                .filter(|_| by_identity)
+                .map_or_else(String::new, |id| id.to_string());
             walk([&plain, &named], [p, n], [&name, &name], &mut out);
         }
     }
@@ -1272,6 +1318,11 @@ fn merge_skeletons(
     if !sides_keep_control_order(&merged.text, versions, opts.marker_size) {
         return Err(refused(
             "has a conflict side that holds its control lines in an order no version has",
+        ));
+    }
+    if !sides_keep_guard_additions(versions, tokens, &merged.text, opts.marker_size) {
+        return Err(refused(
+            "has a conflict side that puts a key a side added in a block outside it",
         ));
     }
     Ok(conflicted(
