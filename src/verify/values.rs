@@ -981,6 +981,23 @@ fn carried_over(bt: &Tree, b: At, xt: &Tree, x: NodeId, deleter: &Tree) -> bool 
     if changed.is_empty() {
         return false;
     }
+    // Nor is a change that deleted a field beside what it set: `leaves` reads a list element
+    // changed as new whole, so a field deleted inside it leaves no trace among the values
+    // set, and the deleting side's file holding the rest read as carrying the change over
+    // (adversary manifests-mark-1149-7484: ours deleted a probe's `path`, theirs renamed the
+    // Deployment keeping `path`). A key the changing side holds fewer times than base is
+    // such a deletion; a value changed keeps its key.
+    let (mut before, mut after) = (HashMap::new(), HashMap::new());
+    if let Some(b) = b {
+        map_keys(bt, b, &mut before);
+    }
+    map_keys(xt, x, &mut after);
+    if before
+        .iter()
+        .any(|(key, n)| after.get(key).is_none_or(|m| m < n))
+    {
+        return false;
+    }
     let mut present = std::collections::HashSet::new();
     for (id, n) in deleter.nodes.iter().enumerate() {
         if n.kind == Kind::Map {
@@ -992,6 +1009,25 @@ fn carried_over(bt: &Tree, b: At, xt: &Tree, x: NodeId, deleter: &Tree) -> bool 
         }
     }
     changed.iter().all(|leaf| present.contains(leaf))
+}
+
+/// How many times each map key stands in `x`, at any depth (whatever its value: a null
+/// replaced by a list keeps its key).
+fn map_keys<'a>(xt: &'a Tree, x: NodeId, out: &mut HashMap<&'a str, usize>) {
+    match xt.node(x).kind {
+        Kind::Map => {
+            for (k, v) in xt.entries(x) {
+                *out.entry(xt.value(k)).or_default() += 1;
+                map_keys(xt, v, out);
+            }
+        }
+        Kind::Seq => {
+            for &e in xt.children(x) {
+                map_keys(xt, e, out);
+            }
+        }
+        Kind::Scalar | Kind::Alias => {}
+    }
 }
 
 /// The (key, value) of every scalar `x` holds that base's `b` does not, by map key.
