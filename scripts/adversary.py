@@ -552,6 +552,11 @@ def base_place(b_docs, docs, place):
             bv = next((x for k, x in bv.items() if str(plain(k)) == seg), ABSENT)
         elif isinstance(v, list) and isinstance(bv, list):
             here, there = names(v), names(bv)
+            copy = base_copy(v, bv, seg, there)
+            if copy is not None:
+                seg, v, bv = copy
+                out.append(seg)
+                continue
             x = next((x for s, x in zip(here, v) if s == seg), ABSENT)
             new = [s for s in here if s.startswith("name=") and s not in there]
             gone = [(s, y) for s, y in zip(there, bv) if s.startswith("name=") and s not in here]
@@ -567,6 +572,29 @@ def base_place(b_docs, docs, place):
         if v is ABSENT or bv is ABSENT:
             break
     return "/".join(out + segs[len(out):])
+
+
+def base_copy(v, bv, seg, there):
+    """(base's name of the element, it, base's element) where `seg` names by index an element
+    of list `v` whose `name` repeats in `v` but is one element's in base (`bv`, `there` its
+    element_places), and the element is the strictly most alike that base element of the
+    copies: the one that carries base's element on, the others copies of it. A side that copied
+    an element makes its name repeat, so its places read by index; an alias the other side wrote
+    into that element names it by name (values-mark-1149-8645: ours copied a workflow step,
+    theirs anchored the step's `with` and aliased it elsewhere; the result's alias read by index
+    seemed to name another place than theirs'). None elsewhere."""
+    if not seg.isdigit() or int(seg) >= len(v):
+        return None
+    name = lambda e: plain(e.get(("str", "name"))) if isinstance(e, dict) and isinstance(
+        e.get(("str", "name")), tuple) else None
+    mine = name(v[int(seg)])
+    if mine is None or "name=%s" % mine not in there:
+        return None
+    was = bv[there.index("name=%s" % mine)]
+    alike = sorted(((similarity(e, was), i) for i, e in enumerate(v) if name(e) == mine), reverse=True)
+    if len(alike) < 2 or alike[0][1] != int(seg) or alike[0][0] <= alike[1][0]:
+        return None
+    return "name=%s" % mine, v[int(seg)], was
 
 
 def wrap_places(v, path, places):
@@ -4665,6 +4693,17 @@ SELF_TESTS = [
      "l:\n- name: a2\n  k: 1\n  s:\n    t: 5\n- name: b\n  s:\n    t: 2\ny: 1\n",
      "l:\n- name: a\n  k: 1\n  s: &x\n    t: 1\n- name: b\n  s:\n    t: 2\ny: *x\n",
      "l:\n- name: a2\n  k: 1\n  s:\n    t: 5\n- name: b\n  s: &x\n    t: 2\ny: *x\n", True),
+    ("an alias theirs added to the anchored `with` of a step ours copied names the copy that carries "
+     "base's step on; ours' addition there shows through it (values-mark-1149-8645)", "mark",
+     'steps:\n  - name: a\n    env:\n      K: 1\n  - name: b\n    uses: u\n    with:\n      c: 1\n  - name: l\n',
+     'steps:\n  - name: a\n    env: &base\n      K: 1\n  - name: b\n  - name: b\n    uses: u\n    with:\n      c: 1\n      p: *base\n  - name: l\n',
+     'steps:\n  - name: a\n    env:\n      K: 1\n  - name: b\n    uses: u\n    with: &base\n      c: 1\n  - name: l\n    priority: *base\n',
+     'steps:\n  - name: a\n    env: &base\n      K: 1\n  - name: b\n  - name: b\n    uses: u\n    with: &base2\n      c: 1\n      p: *base\n  - name: l\n    priority: *base2\n', False),
+    ("the same where the result's anchor is on the other copy", "mark",
+     'steps:\n  - name: a\n    env:\n      K: 1\n  - name: b\n    uses: u\n    with:\n      c: 1\n  - name: l\n',
+     'steps:\n  - name: a\n    env: &base\n      K: 1\n  - name: b\n  - name: b\n    uses: u\n    with:\n      c: 1\n      p: *base\n  - name: l\n',
+     'steps:\n  - name: a\n    env:\n      K: 1\n  - name: b\n    uses: u\n    with: &base\n      c: 1\n  - name: l\n    priority: *base\n',
+     'steps:\n  - name: a\n    env: &base\n      K: 1\n  - name: b\n    with: &base2 {}\n  - name: b\n    uses: u\n    with:\n      c: 1\n      p: *base\n  - name: l\n    priority: *base2\n', True),
     # Templates read with keys named by their blocks (Skeleton.block_keys): ours' control
     # lines closed the document's block above `spec` (`spec‹^›`), theirs edited inside it.
     ("a key whose blocks ours changed takes theirs' edit inside it (a template's guard)", "mark",
