@@ -445,12 +445,17 @@ def tie_holders(versions):
 
     def gone(x):
         return x is ABSENT or x is None
-    places = {holder for x, y in ((o, t), (t, o)) for i, doc in enumerate(x)
+    # Holders are named as base names them (base_place): a holder the aliasing side renamed
+    # is the element the other side and the side taken hold under base's name, and is tied
+    # there too (values-mark-1149-9317: theirs renamed maintainers[0] and added an alias in
+    # it of annotations, which ours deleted; ours' side keeps ours' maintainers[0]).
+    places = {base_place(b, x, holder) for x, y in ((o, t), (t, o)) for i, doc in enumerate(x)
               for place, holder in alias_holders(doc, [str(i)])
               if not gone(at_place(b, place)) and gone(at_place(y, place))}
     if not places:
         return versions
-    return [b] + [[wrap_places(d, [str(i)], places) for i, d in enumerate(v)] for v in (o, t, r)]
+    return [b] + [[wrap_places(d, [str(i)], places, lambda here, v=v: base_place(b, v, here))
+                   for i, d in enumerate(v)] for v in (o, t, r)]
 
 
 def tie_files(trees, moves=None):
@@ -597,17 +602,18 @@ def base_copy(v, bv, seg, there):
     return "name=%s" % mine, v[int(seg)], was
 
 
-def wrap_places(v, path, places):
-    """`v` with the value at each of `places` wrapped as ("tied", value) (see tie_holders)."""
+def wrap_places(v, path, places, named=lambda here: here):
+    """`v` with the value at each of `places` wrapped as ("tied", value) (see tie_holders);
+    `named` gives a place of `v` as `places` are named (base's names of renamed elements)."""
     here = "/".join(path)
-    if here in places:
+    if named(here) in places:
         return ("tied", repr(v))
     if isinstance(v, dict):
-        return {k: wrap_places(x, path + [str(plain(k))], places) for k, x in v.items()}
+        return {k: wrap_places(x, path + [str(plain(k))], places, named) for k, x in v.items()}
     if isinstance(v, list):
         segs = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
             x.get(("str", "name")), tuple) else None for x in v])
-        return [wrap_places(x, path + [seg], places) for seg, x in zip(segs, v)]
+        return [wrap_places(x, path + [seg], places, named) for seg, x in zip(segs, v)]
     return v
 
 
@@ -4668,6 +4674,17 @@ SELF_TESTS = [
      "sa:\n  create: true\nx: 1\n",
      "image: &base\n  tag: v1\nsa:\n  <<: *base\nx: 2\n",
      "sa:\n  create: true\nx: 2\n", False),
+    ("a side that deleted the anchored place keeps its own element where the other renamed it and "
+     "aliased the place in it (values-mark-1149-9317)", "side:ours",
+     "a:\n  k: 1\nl:\n- name: x\n  v: 1\nz: 1\n",
+     "l:\n- name: x\n  v: 1\nz: 1\n",
+     "a: &base\n  k: 1\nl:\n- name: y\n  v: 1\n  p: *base\nz: 2\n",
+     "l:\n- name: x\n  v: 1\nz: 2\n", False),
+    ("the same where ours' side drops the element", "side:ours",
+     "a:\n  k: 1\nl:\n- name: x\n  v: 1\nz: 1\n",
+     "l:\n- name: x\n  v: 1\nz: 1\n",
+     "a: &base\n  k: 1\nl:\n- name: y\n  v: 1\n  p: *base\nz: 2\n",
+     "l: []\nz: 2\n", True),
     ("a side that changed (not deleted) the anchored place must keep the other's alias", "side:ours",
      "image:\n  tag: v1\nsa:\n  create: true\nx: 1\n",
      "image:\n  tag: v2\nsa:\n  create: true\nx: 1\n",
