@@ -938,6 +938,13 @@ impl Merger<'_> {
         let (base, theirs) = (self.base, self.theirs);
         let tn = theirs.node(t.node);
         let b = b.map(|b| b.node);
+        // The list's kind read from all three versions, as a list both sides keep is read
+        // ([`Merger::merge_list`]): theirs' elements alone may each carry a seed key base's
+        // did not, and the list is then no keyed one (adversary values-theirs-1150-3365:
+        // read keyed by `type`, theirs' plain list was not taken whole under kyaml).
+        let mut lists = vec![(self.ours, o.node), (theirs, t.node)];
+        lists.extend(b.map(|b| (base, b)));
+        let kind = self.list_kind(path, &lists);
         let mut omit = Vec::new();
         if tn.kind == Kind::Map {
             for (k, v) in theirs.entries(t.node) {
@@ -959,10 +966,9 @@ impl Merger<'_> {
                     _ => omit.push(Field::entry(k, v)),
                 }
             }
-        } else if let (Some(bl), ListKind::Keyed(keys)) = (
-            b.filter(|&b| base.node(b).kind == Kind::Seq),
-            self.list_kind(path, &[(theirs, t.node)]),
-        ) {
+        } else if let (Some(bl), ListKind::Keyed(keys)) =
+            (b.filter(|&b| base.node(b).kind == Kind::Seq), kind.clone())
+        {
             // Elements by key: those base had, ours removed (the last of a key), and how many
             // of each key base holds.
             let mut in_base: HashMap<String, NodeId> = HashMap::new();
@@ -1028,9 +1034,7 @@ impl Merger<'_> {
                     _ => omit.push(Field::item(e)),
                 }
             }
-        } else if self.opts.policy.kyaml()
-            && self.list_kind(path, &[(theirs, t.node)]) != ListKind::Set
-        {
+        } else if self.opts.policy.kyaml() && kind != ListKind::Set {
             return false; // kyaml takes theirs' plain list whole
         } else {
             // Elements by content: those base already held, ours removed (a set, such as a

@@ -95,14 +95,34 @@ pub(crate) fn render(
                 outrunning.extend(edits.iter().map(|e| e.start));
             }
         }
+        // Likewise theirs' `|+` value written over ours': the field right below, deleted,
+        // leaves its blank lines to that value (adversary values-theirs-1150-1365).
+        if let Op::Take { theirs, .. } = op {
+            if r.theirs.value_outruns_text(theirs.node) {
+                outrunning.extend(edits.iter().map(|e| next_line_start(r.ours.text, e.end)));
+            }
+        }
         let deletes = matches!(op, Op::Delete { .. });
         ranked.extend(edits.into_iter().map(|e| (rank(op), deletes, e, index)));
     }
     // A field ending in a `|+` scalar inserted where ours' deleted field stood would take
     // the blank lines below that field as its value once the field is gone: they go with it,
     // unless another edit reaches them (its text then stands between the two, or the lines
-    // are its business).
+    // are its business). Where another deleted field follows right below, the blank lines
+    // below the last of them are the ones to go.
     let spans: Vec<(usize, usize)> = ranked.iter().map(|(_, _, e, _)| (e.start, e.end)).collect();
+    let mut deleted: Vec<usize> = (0..ranked.len()).filter(|&i| ranked[i].1).collect();
+    deleted.sort_by_key(|&i| ranked[i].2.start);
+    for &i in &deleted {
+        let e = &ranked[i].2;
+        if outrunning.contains(&e.start)
+            && deleted
+                .iter()
+                .any(|&j| j != i && ranked[j].2.start == e.end)
+        {
+            outrunning.push(e.end);
+        }
+    }
     for (i, (_, deletes, e, _)) in ranked.iter_mut().enumerate() {
         if !*deletes || !outrunning.contains(&e.start) {
             continue;
