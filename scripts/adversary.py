@@ -1370,7 +1370,7 @@ class Rules:
                 first = sub
         out.extend(first)
 
-    def result_key(self, g, ko, kt, rm):
+    def result_key(self, kind, g, ko, kt, rm):
         if ko == kt or kt is None:
             return ko
         # A conflict's side taken from the side that kept the key, where the other renamed it:
@@ -1378,8 +1378,14 @@ class Rules:
         # which that side's value fills whole, its key with it. The element's fields are still
         # judged path by path, so a rename outside the conflicts that the side lost is found
         # there (packages-mark-1141-1763: ours nulled the namespace and the annotations, theirs
-        # emptied the annotations; theirs' side holds theirs' metadata).
-        if self.whole and g in rm and g in (ko, kt) and (ko not in rm or kt not in rm):
+        # emptied the annotations; theirs' side holds theirs' metadata). So too for a policy's
+        # clean result: the winning side fills a path both sides changed, and a rename by
+        # deleting metadata the other side edited is such a path (packages-ours-1150-3155:
+        # theirs dropped a CRD's metadata, ours changed a label; ours' metadata, name with it,
+        # is the result, path by path). Documents only: a document is judged whole, its name
+        # among its fields, where a list element's key fields may not be (a port's protocol
+        # one side renamed, the other kept, is that side's change: kyaml vector 25).
+        if (self.whole or (self.win and kind is DOCS)) and g in rm and g in (ko, kt) and (ko not in rm or kt not in rm):
             return g
         if ko is None or ko == g:
             return kt
@@ -1425,7 +1431,7 @@ class Rules:
         groups = []
         for g in bm:
             ko, kt = mo[g], mt[g]
-            groups.append((self.result_key(g, ko, kt, rm), g, bm[g], om[ko] if ko is not None else ABSENT,
+            groups.append((self.result_key(kind, g, ko, kt, rm), g, bm[g], om[ko] if ko is not None else ABSENT,
                            tm[kt] if kt is not None else ABSENT))
         for k in list(om) + [k for k in tm if k not in om]:
             no, nt = k in om and k not in used_o, k in tm and k not in used_t
@@ -4544,6 +4550,16 @@ BLK = "d:\n  s: %s\n    a\n    b\n    %s    d\n    e\n    %s    g\nx: 1\n"
 
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something)
+    ("theirs dropped a resource's metadata, ours edited a label: ours wins the metadata, its name with it", "ours",
+     "kind: K\nmetadata:\n  name: x\n  labels:\n    a: '1'\nspec:\n  p: 1\n  q: 2\n  r: 3\n---\nkind: C\nmetadata:\n  name: c\n",
+     "kind: K\nmetadata:\n  name: x\n  labels:\n    a: '2'\nspec:\n  p: 1\n  q: 2\n  r: 3\n---\nkind: C\nmetadata:\n  name: c\n",
+     "kind: K\nspec:\n  p: 1\n  q: 2\n  r: 3\n  s: 4\n---\nkind: C\nmetadata:\n  name: c\n",
+     "kind: K\nmetadata:\n  name: x\n  labels:\n    a: '2'\nspec:\n  p: 1\n  q: 2\n  r: 3\n  s: 4\n---\nkind: C\nmetadata:\n  name: c\n", False),
+    ("theirs dropped a resource's metadata, ours edited a label: dropping ours' metadata is wrong", "ours",
+     "kind: K\nmetadata:\n  name: x\n  labels:\n    a: '1'\nspec:\n  p: 1\n  q: 2\n  r: 3\n---\nkind: C\nmetadata:\n  name: c\n",
+     "kind: K\nmetadata:\n  name: x\n  labels:\n    a: '2'\nspec:\n  p: 1\n  q: 2\n  r: 3\n---\nkind: C\nmetadata:\n  name: c\n",
+     "kind: K\nspec:\n  p: 1\n  q: 2\n  r: 3\n  s: 4\n---\nkind: C\nmetadata:\n  name: c\n",
+     "kind: K\nspec:\n  p: 1\n  q: 2\n  r: 3\n  s: 4\n---\nkind: C\nmetadata:\n  name: c\n", True),
     ("theirs made a script keep its blank line (`|+`), ours edited its last line: both hold, clean", "mark",
      "run: |\n  a\n  b\n\nx: 1\n",
      "run: |\n  a\n  b2\n\nx: 1\n",

@@ -246,6 +246,17 @@ pub(super) fn attempt(
                 ).into());
                 messages.extend(notes(widenings));
                 merged
+            } else if opts.policy == Policy::Ours && verify::renamed_beside_a_copy(&versions) {
+                // The disagreement about which document is one (see `beside_a_copy` above)
+                // where no marking holds under the check's reading (adversary
+                // packages-ours-1150-3715: theirs nulled an Ingress's name and added a copy
+                // under a new name, ours edited it): which document ours' edits belong to is
+                // the question, issue 29's alignment the answer; a person's until then.
+                messages.push(format!(
+                    "the check reads a document renamed beside a copy as like it, the merge a deletion, and no conflict of the merge holds under the check's reading ({why}): git's result used"
+                ).into());
+                let git = git_conflicts.filter(|line| git_holds(line));
+                return Ok(last_resort(base, ours, theirs, opts, git, messages));
             } else {
                 messages.push(format!(
                     "kmerge's conflicts would lose data whichever side is taken ({why}), a bug in kmerge (please report it): git's result used"

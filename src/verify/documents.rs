@@ -168,10 +168,18 @@ fn renamed_beside_a_rival(trees: [&Tree; 3], docs: &[Vec<Document>; 4], row: &Ro
     let base = content(0, b);
     let likeness = base.likeness(&content(lacking, s));
     let in_base = |id: &Identity| docs[0].iter().any(|d| d.identity.as_ref() == Some(id));
+    let base_id = docs[0][b].identity.as_ref();
     docs[lacking].iter().enumerate().any(|(r, d)| {
-        r != s
-            && d.identity.as_ref().is_some_and(|id| !in_base(id))
-            && base.likeness(&content(lacking, r)) >= likeness
+        let Some(id) = d.identity.as_ref().filter(|id| !in_base(id)) else {
+            return false;
+        };
+        let alike = base.likeness(&content(lacking, r));
+        // A document base's lost only its name (adversary packages-ours-1150-251: theirs took
+        // an Ingress's name away, edited it, and added a copy under a new name) may be base's
+        // own, name cleared, however much more like it the named copy is: a rival where at
+        // least half alike.
+        let unnamed = base_id.is_some_and(|b| b.unnamed_in_place(id)) && alike >= 0.5;
+        r != s && (alike >= likeness || unnamed)
     })
 }
 

@@ -60,6 +60,13 @@ impl Identity {
         self.kind == other.kind && !other.name.is_empty() && !self.renamed_whole(other)
     }
 
+    /// Whether `other` is this resource left with no name where it stood (its kind and
+    /// namespace kept): base's document with its name taken away, as a reading may take it,
+    /// or another resource (see [`Identity::may_be_renamed_to`]).
+    pub fn unnamed_in_place(&self, other: &Identity) -> bool {
+        self.kind == other.kind && self.namespace == other.namespace && other.name.is_empty()
+    }
+
     /// The identity as the list-key table's rules take it.
     pub fn for_list_keys(&self) -> crate::resource::Identity {
         crate::resource::Identity {
