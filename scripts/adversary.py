@@ -3796,6 +3796,7 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
     spread = res
     if skeleton is not None:
         spread = silent_lines(res)
+    loaded = {}
     for side in ("ours", "theirs"):
         text, bad = masked(take_side(res, side), side)
         if bad:
@@ -3803,7 +3804,7 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
             out.append(bad)
             continue
         try:
-            docs = load_guarded(text)
+            loaded[side] = text, load_guarded(text)
         except DuplicateKeyError as e:
             bad = Violation("conflict-side-duplicate-key", side, str(e).replace("\n", " ")[:300], cat="side-unloadable")
         except (yaml.YAMLError, RecursionError, ValueError, TypeError) as e:
@@ -3811,8 +3812,16 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
         if bad:
             bad.fallback = fallback
             out.append(bad)
-            continue
-        if spans_the_file(spread) and docs == inputs[1 if side == "ours" else 2]:
+    # Conflicts whose two halves give back ours' and theirs' own files are the whole file in
+    # conflict with the lines the two agree on left outside: a person taking a side gets
+    # exactly the file spans_the_file's conflict gives, and every difference of ours and
+    # theirs stands inside the markers. Read by where the markers sit, the same two files
+    # were fine marked around everything and a lost change marked around less (adversary
+    # templates-mark-1149-7906 and -8970: a template's conflict that leaves out the common
+    # lines above it, which write text, so silent_lines does not lift them).
+    whole_sides = all(s in loaded and loaded[s][1] == inputs[i] for i, s in ((1, "ours"), (2, "theirs")))
+    for side, (text, docs) in loaded.items():
+        if (spans_the_file(spread) or whole_sides) and docs == inputs[1 if side == "ours" else 2]:
             continue
         check = lambda *a, side=side: oracle.check_side(side, *a)
         for v in two_readings(check, texts, inputs, text, docs, tie=True):
@@ -4852,6 +4861,36 @@ SELF_TESTS = [
      "kind: A\nspec:\n  x‹9›: 1\n", True),
 ]
 
+# One file's conflicted result judged as a run judges it (judge, line fallback): (name, whether
+# it is a template, base, ours, theirs, result, whether it has a finding).
+_SM = """{{- if .x }}
+kind: K
+metadata:
+  name: {{ .n }}
+  labels:
+    {{- with .l }}
+      {{- toYaml . | nindent 4 }}
+    {{- end }}
+spec:
+  path: {{ .p }}
+  port: 1
+{{- end }}
+"""
+_SM_OURS = _SM.replace("    {{- with .l }}\n", "    # pinned\n")
+_SM_THEIRS = _SM.replace("    {{- with .l }}\n", "").replace("path: {{ .p }}", "path: v2")
+_SM_MARKED = ("{{- if .x }}\nkind: K\nmetadata:\n<<<<<<< ours\n" + "".join(_SM_OURS.splitlines(True)[3:10])
+              + "=======\n" + "".join(_SM_THEIRS.splitlines(True)[3:9]) + ">>>>>>> theirs\n  port: 1\n{{- end }}\n")
+JUDGE_TESTS = [
+    # The halves give back ours' and theirs' files (the lines above the conflict write text,
+    # so it does not span the file): the whole file in conflict, the lines all three share
+    # left outside; ours' half keeps ours' `path` (adversary templates-mark-1149-8970).
+    ("halves-are-the-inputs", True, _SM, _SM_OURS, _SM_THEIRS, _SM_MARKED, False),
+    # The same with theirs' `port: 2` merged below the conflict: ours' half is no ours file
+    # and drops theirs' `path`.
+    ("half-drops-a-change", True, _SM, _SM_OURS, _SM_THEIRS.replace("port: 1", "port: 2"),
+     _SM_MARKED.replace("port: 1", "port: 2"), True),
+]
+
 # spans_the_file read through silent_lines: (name, conflicted text, whether it spans the file).
 SPAN_TESTS = [
     ("a conflict opening inside the file's leading template comment spans the file "
@@ -4963,6 +5002,14 @@ def self_test(table, conformance):
         if bool(viol) != wrong:
             bad += 1
             print("self-test: %s (%s): %s" % (name, policy, "; ".join(map(str, viol)) or "no violation found"))
+    for name, template, b, o, t, r, wrong in JUDGE_TESTS:
+        skeleton = Skeleton() if template else None
+        texts = [skeleton.mask(x) for x in (b, o, t)] if skeleton else [b, o, t]
+        viol = judge(Oracle(table, "mark"), "mark", texts, [load_docs(x) for x in texts], "conflict", r,
+                     "kmerge: a.yaml: line merge used: x\n", skeleton)
+        if bool(viol) != wrong:
+            bad += 1
+            print("self-test: %s (judge): %s" % (name, "; ".join(map(str, viol)) or "no violation found"))
     for name, text, spans in SPAN_TESTS:
         if spans_the_file(silent_lines(text)) != spans:
             bad += 1
@@ -5002,7 +5049,7 @@ def self_test(table, conformance):
             bad += 1
             print("self-test: %s: ours' version passes the theirs oracle" % d)
     print("adversary: self-test: %d built-in cases, %d conformance vectors, %d disagreements"
-          % (len(SELF_TESTS) + len(SPAN_TESTS) + len(PACKAGE_TESTS) + len(BLOCK_TESTS), n, bad))
+          % (len(SELF_TESTS) + len(SPAN_TESTS) + len(PACKAGE_TESTS) + len(BLOCK_TESTS) + len(JUDGE_TESTS), n, bad))
     sys.exit(1 if bad else 0)
 
 
