@@ -217,18 +217,19 @@ struct Renderer<'t> {
 impl<'t> Renderer<'t> {
     fn new(versions: &'t Versions<'t>, plan: &Plan, markers: Markers<'t>) -> Renderer<'t> {
         let ours = &versions.ours;
-        let deleted = |doc: usize| {
-            plan.ops
-                .iter()
-                .any(|op| matches!(op, Op::DeleteDocument { ours } if ours.doc == doc))
-        };
+        let mut deleted = vec![false; ours.docs.len()];
+        for op in &plan.ops {
+            if let Op::DeleteDocument { ours } = op {
+                deleted[ours.doc] = true;
+            }
+        }
         Renderer {
             base: &versions.base,
             ours,
             theirs: &versions.theirs,
             markers,
             ours_lists: std::cell::OnceCell::new(),
-            ours_emptied: (0..ours.docs.len()).all(deleted),
+            ours_emptied: deleted.iter().all(|&d| d),
         }
     }
 
