@@ -1188,14 +1188,14 @@ impl Merger<'_> {
             matches!(o.slot, Slot::Entry(_)) && on.parent().is_some_and(|p| !ours.node(p).flow);
         let rest = ours.text[on.end..line_end(ours.text, on.end)].trim();
         let ends_line = rest.is_empty() || rest.starts_with('#');
-        let one_line = |&&(side, k, v): &&(Side, NodeId, NodeId)| {
+        let one_line = |&(side, k, v): &(Side, NodeId, NodeId)| {
             side == Side::Theirs || !ours.text[ours.node(k).start..ours.node(v).end].contains('\n')
         };
         in_block_map
             && on.anchor().is_none()
             && on.tag().is_none()
             && ends_line
-            && entries.iter().all(|e| one_line(&e))
+            && entries.iter().all(one_line)
     }
 }
 
