@@ -423,7 +423,30 @@ def tied(v, path, targets):
         segs = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
             x.get(("str", "name")), tuple) else None for x in v])
         v = [tied(x, path + [seg], targets) for seg, x in zip(segs, v)]
-    return ("anchored", repr(v)) if here in targets else v
+    return Anchored(v) if here in targets else v
+
+
+class Anchored(tuple):
+    """A place `tied` wraps: equal as ("anchored", repr(value)), so that it differs from the
+    same value unwrapped in a version that does not alias it; the value kept as `.value` for
+    `bare`."""
+
+    def __new__(cls, v):
+        out = super().__new__(cls, ("anchored", repr(v)))
+        out.value = v
+        return out
+
+
+def bare(v):
+    """`v` with each place `tied` wrapped given back as its value: the data a version holds
+    there, whoever aliases it."""
+    if isinstance(v, Anchored):
+        return bare(v.value)
+    if isinstance(v, dict):
+        return {k: bare(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [bare(x) for x in v]
+    return v
 
 
 def tie_holders(versions):
@@ -1017,7 +1040,12 @@ class Rules:
             return self.expect(path, o, r, "ours-change-lost", out)
         # Both sides changed this path, differently.
         s = self.side_value(o, t)
-        if self.whole and r == s:
+        # The side's whole value is read as data: in the tied reading a place the result's
+        # alias names (the other side's alias, kept outside the conflict) is wrapped there and
+        # not in the side, whose own value it still is (templates-mark-1149-7770: ours anchors
+        # a map inside `a` and aliases it from a map theirs left alone; theirs' side of a
+        # conflict as wide as `a` holds theirs' `a`, the anchor on theirs' value of the map).
+        if self.whole and (r == s or bare(r) == bare(s)):
             return
         if self.block_lines(b, o, t, r):
             return
@@ -4555,6 +4583,8 @@ def shrink_package(case_dir, cmd, policy, oracle):
 # Self-test: the oracle against known answers
 
 # A block scalar under a header, its third and sixth lines given (BLK % (header, c, f)).
+# a: service (anchor, ours' addition), then ingress or theirs' key; sa and np with their merge keys.
+TIE7770 = "a:\n  service:%s\n    port: 1\n%s%s  x: 1\nsa:\n  create: true\n%snp:\n  ingress: true\n%s"
 BLK = "d:\n  s: %s\n    a\n    b\n    %s    d\n    e\n    %s    g\nx: 1\n"
 
 SELF_TESTS = [
@@ -4720,6 +4750,19 @@ SELF_TESTS = [
      "sa:\n  create: true\nx: 1\ny: 1\n",
      "image: &base\n  tag: v1\nsa:\n  <<: *base\nx: 2\ny: 2\n",
      "sa:\n  create: true\nx: 1\ny: 2\n", True),
+    # templates-mark-1149-7770: ours anchors a.service (adding to it) and a.ingress and aliases
+    # them from np and sa; theirs deletes a.ingress and adds beside a.service. Theirs' side of a
+    # conflict as wide as `a` (the tie of sa with it) is theirs' `a`, the anchor on theirs' service.
+    ("a side's whole map holding a place the other side anchored and aliased from outside it (bare)",
+     "side:theirs", TIE7770 % ("", "", "  ingress:\n    e: false\n", "", ""),
+     TIE7770 % (" &base", "    ver: p\n", "  ingress: &defaults\n    e: false\n", "  <<: *defaults\n", "  <<: *base\n"),
+     TIE7770 % ("", "", "  priority: s\n", "", ""),
+     TIE7770 % (" &base", "", "  priority: s\n", "", "  <<: *base\n"), False),
+    ("the same where the side is neither side's `a`: ours' addition to the anchored map lost",
+     "side:theirs", TIE7770 % ("", "", "  ingress:\n    e: false\n", "", ""),
+     TIE7770 % (" &base", "    ver: p\n", "  ingress: &defaults\n    e: false\n", "  <<: *defaults\n", "  <<: *base\n"),
+     TIE7770 % ("", "", "  priority: s\n", "", ""),
+     TIE7770 % (" &base", "", "", "", "  <<: *base\n"), True),
     ("an alias ours added shows theirs' change of its anchor (reference reading)", "mark",
      "x:\n  k: 1\ny:\n  j: 1\n",
      "x: &a\n  k: 1\ny:\n  j: 1\n  z: *a\n",
