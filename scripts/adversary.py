@@ -4314,6 +4314,14 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
                 moves = (file_moves(docs[0], docs[1]), file_moves(docs[0], docs[2]))
             # A conflict's side is also read with anchored places and the holders of aliases
             # tied (`tied`, `tie_holders`), as a single file's side is (two_readings).
+            # A file with anchors is right if either reading says so, and aliases never cross
+            # a document: a document that some reading finds nothing wrong with is right, so
+            # only the findings in documents every reading finds wrong stand. Read whole, the
+            # package's wrong document elsewhere kept the expanded reading's findings of an
+            # alias file every other reading passes (packages-ours-1150-247: theirs aliases
+            # presubmits, which ours edits, and the result keeps the alias; a conflict in
+            # another file made the expanded alias read as theirs' value lost).
+            wrong = {v.path for v in viol}
             for tie in (False,) if clean else (False, True):
                 try:
                     refs = [{p: load_refs(x, tie) for p, x in f.items()} for f in (*files, r_files)]
@@ -4321,8 +4329,12 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
                     return viol
                 if tie:
                     refs = tie_files(refs, moves)
-                if not package_check(rules, *refs, clean=clean, moves=moves, decided=decided):
+                found = package_check(rules, *refs, clean=clean, moves=moves, decided=decided)
+                if not found:
                     return []
+                wrong &= {v.path for v in found}
+            # Where the readings name the wrong documents differently, every finding stands.
+            return [v for v in viol if v.path in wrong] or viol
         return viol
     if status == "clean":
         rd, bad = load_tree(res, "result")
