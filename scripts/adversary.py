@@ -4358,8 +4358,17 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
         whole = {p for p, x in res.items() if p in s_files and spans_the_file(x) and rd.get(p) == s_docs.get(p)}
         files, docs = (b, o, t), (bd, od, td)
         if whole:
-            files = tuple({**f, **{p: s_files[p] for p in whole}} for f in files)
-            docs = tuple({**d, **{p: s_docs[p] for p in whole}} for d in docs)
+            # A version that moved such a file holds it at its own path: that copy is the
+            # same file, so it goes too, or its documents read as a change the side lost
+            # (packages-ours-1150-247: ours moved the CRD file, the result's conflict over
+            # it stands at theirs' path, and ours' moved copy read as ours' lost document).
+            col = 2 if side == "ours" else 3
+            moved = [[g[i] for g in Package(bd, od, td).groups if g[col] in whole and g[i] not in (None, g[col])]
+                     for i in (1, 2, 3)]
+            files = tuple({**{q: x for q, x in f.items() if q not in gone}, **{p: s_files[p] for p in whole}}
+                          for f, gone in zip(files, moved))
+            docs = tuple({**{q: x for q, x in d.items() if q not in gone}, **{p: s_docs[p] for p in whole}}
+                         for d, gone in zip(docs, moved))
         # Under a policy, the other side's resolution keeps what the policy decided outside
         # the files holding conflicts (PolicyDecided).
         decided = None
@@ -4974,6 +4983,11 @@ PKG_ING_OURS = PKG_ING % ("web-renamed", "tls") + "---\n" + PKG_ING % ("web-rena
 PKG_MOVED = "# header\na: %s\nb: %s\n"
 PKG_ING_MARKED = "<<<<<<< ours\n%s=======\n>>>>>>> theirs\n---\n%s"
 
+# A ConfigMap both sides renamed b, ours adding a field (and moving its file), theirs
+# also keeping a copy under the old name, edited (packages-ours-1150-247, shrunk).
+PKG_CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    p: q\n    r: s\ndata:\n  k: "1"\n'
+PKG_CM_OURS = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels:\n    p: q\n    r: s\nx: ~\ndata:\n  k: "1"\n'
+PKG_CM_THEIRS = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels:\n    r: s\n    p: q\ndata:\n  k: "1"\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    p: q\n    r: s\ndata:\n  k: "2"\n'
 PACKAGE_TESTS = [
     ("theirs' side of the right merge holds only ours' second Ingress of a repeated name; read by its "
      "order it was the renamed one (packages-mark-1149-87)", "mark",
@@ -5002,6 +5016,13 @@ PACKAGE_TESTS = [
     ("the same where theirs changed the field ours deleted: the clean merge loses it", "mark",
      {"c.yaml": PKG_MOVED % (1, "x")}, {"u/c.yaml": "d: 1\n"}, {"u/c.yaml": PKG_MOVED % (2, "x")},
      {"u/c.yaml": "d: 1\n"}, True),
+    ("a file-wide conflict over a file ours moved, at theirs' path: theirs' side is theirs' file, "
+     "ours' moved copy no lost document (packages-ours-1150-247)", "ours",
+     {"a.yaml": PKG_CM}, {"moved/a.yaml": PKG_CM_OURS}, {"a.yaml": PKG_CM_THEIRS},
+     {"a.yaml": "<<<<<<< ours\n" + PKG_CM_OURS + "=======\n" + PKG_CM_THEIRS + ">>>>>>> theirs\n"}, False),
+    ("the same where theirs' side drops theirs' edited copy", "ours",
+     {"a.yaml": PKG_CM}, {"moved/a.yaml": PKG_CM_OURS}, {"a.yaml": PKG_CM_THEIRS},
+     {"a.yaml": "<<<<<<< ours\n" + PKG_CM_OURS + "=======\n" + PKG_CM_THEIRS.split("---")[0] + ">>>>>>> theirs\n"}, True),
 ]
 
 
