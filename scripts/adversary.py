@@ -4358,12 +4358,15 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
         whole = {p for p, x in res.items() if p in s_files and spans_the_file(x) and rd.get(p) == s_docs.get(p)}
         files, docs = (b, o, t), (bd, od, td)
         if whole:
-            # A version that moved such a file holds it at its own path: that copy is the
-            # same file, so it goes too, or its documents read as a change the side lost
-            # (packages-ours-1150-247: ours moved the CRD file, the result's conflict over
-            # it stands at theirs' path, and ours' moved copy read as ours' lost document).
+            # A version that moved such a file holds it at its own path: where the result has
+            # no file there, that copy is the same file as the conflict's, so it goes too, or
+            # its documents read as a change the side lost (packages-ours-1150-247: ours moved
+            # the CRD file, the result's conflict over it stands at theirs' path alone, and
+            # ours' moved copy read as ours' lost document). A result that keeps a file at the
+            # moved path is read with it (packages-mark-1-65).
             col = 2 if side == "ours" else 3
-            moved = [[g[i] for g in Package(bd, od, td).groups if g[col] in whole and g[i] not in (None, g[col])]
+            moved = [[g[i] for g in Package(bd, od, td).groups
+                      if g[col] in whole and g[i] not in (None, g[col]) and g[i] not in res]
                      for i in (1, 2, 3)]
             files = tuple({**{q: x for q, x in f.items() if q not in gone}, **{p: s_files[p] for p in whole}}
                           for f, gone in zip(files, moved))
