@@ -423,7 +423,30 @@ def tied(v, path, targets):
         segs = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
             x.get(("str", "name")), tuple) else None for x in v])
         v = [tied(x, path + [seg], targets) for seg, x in zip(segs, v)]
-    return ("anchored", repr(v)) if here in targets else v
+    return Anchored(v) if here in targets else v
+
+
+class Anchored(tuple):
+    """A place `tied` wraps: equal as ("anchored", repr(value)), so that it differs from the
+    same value unwrapped in a version that does not alias it; the value kept as `.value` for
+    `bare`."""
+
+    def __new__(cls, v):
+        out = super().__new__(cls, ("anchored", repr(v)))
+        out.value = v
+        return out
+
+
+def bare(v):
+    """`v` with each place `tied` wrapped given back as its value: the data a version holds
+    there, whoever aliases it."""
+    if isinstance(v, Anchored):
+        return bare(v.value)
+    if isinstance(v, dict):
+        return {k: bare(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [bare(x) for x in v]
+    return v
 
 
 def tie_holders(versions):
@@ -1017,7 +1040,12 @@ class Rules:
             return self.expect(path, o, r, "ours-change-lost", out)
         # Both sides changed this path, differently.
         s = self.side_value(o, t)
-        if self.whole and r == s:
+        # The side's whole value is read as data: in the tied reading a place the result's
+        # alias names (the other side's alias, kept outside the conflict) is wrapped there and
+        # not in the side, whose own value it still is (templates-mark-1149-7770: ours anchors
+        # a map inside `a` and aliases it from a map theirs left alone; theirs' side of a
+        # conflict as wide as `a` holds theirs' `a`, the anchor on theirs' value of the map).
+        if self.whole and (r == s or bare(r) == bare(s)):
             return
         if self.block_lines(b, o, t, r):
             return
@@ -4286,6 +4314,14 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
                 moves = (file_moves(docs[0], docs[1]), file_moves(docs[0], docs[2]))
             # A conflict's side is also read with anchored places and the holders of aliases
             # tied (`tied`, `tie_holders`), as a single file's side is (two_readings).
+            # A file with anchors is right if either reading says so, and aliases never cross
+            # a document: a document that some reading finds nothing wrong with is right, so
+            # only the findings in documents every reading finds wrong stand. Read whole, the
+            # package's wrong document elsewhere kept the expanded reading's findings of an
+            # alias file every other reading passes (packages-ours-1150-247: theirs aliases
+            # presubmits, which ours edits, and the result keeps the alias; a conflict in
+            # another file made the expanded alias read as theirs' value lost).
+            wrong = {v.path for v in viol}
             for tie in (False,) if clean else (False, True):
                 try:
                     refs = [{p: load_refs(x, tie) for p, x in f.items()} for f in (*files, r_files)]
@@ -4293,8 +4329,12 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
                     return viol
                 if tie:
                     refs = tie_files(refs, moves)
-                if not package_check(rules, *refs, clean=clean, moves=moves, decided=decided):
+                found = package_check(rules, *refs, clean=clean, moves=moves, decided=decided)
+                if not found:
                     return []
+                wrong &= {v.path for v in found}
+            # Where the readings name the wrong documents differently, every finding stands.
+            return [v for v in viol if v.path in wrong] or viol
         return viol
     if status == "clean":
         rd, bad = load_tree(res, "result")
@@ -4318,8 +4358,20 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
         whole = {p for p, x in res.items() if p in s_files and spans_the_file(x) and rd.get(p) == s_docs.get(p)}
         files, docs = (b, o, t), (bd, od, td)
         if whole:
-            files = tuple({**f, **{p: s_files[p] for p in whole}} for f in files)
-            docs = tuple({**d, **{p: s_docs[p] for p in whole}} for d in docs)
+            # A version that moved such a file holds it at its own path: where the result has
+            # no file there, that copy is the same file as the conflict's, so it goes too, or
+            # its documents read as a change the side lost (packages-ours-1150-247: ours moved
+            # the CRD file, the result's conflict over it stands at theirs' path alone, and
+            # ours' moved copy read as ours' lost document). A result that keeps a file at the
+            # moved path is read with it (packages-mark-1-65).
+            col = 2 if side == "ours" else 3
+            moved = [[g[i] for g in Package(bd, od, td).groups
+                      if g[col] in whole and g[i] not in (None, g[col]) and g[i] not in res]
+                     for i in (1, 2, 3)]
+            files = tuple({**{q: x for q, x in f.items() if q not in gone}, **{p: s_files[p] for p in whole}}
+                          for f, gone in zip(files, moved))
+            docs = tuple({**{q: x for q, x in d.items() if q not in gone}, **{p: s_docs[p] for p in whole}}
+                         for d, gone in zip(docs, moved))
         # Under a policy, the other side's resolution keeps what the policy decided outside
         # the files holding conflicts (PolicyDecided).
         decided = None
@@ -4555,6 +4607,8 @@ def shrink_package(case_dir, cmd, policy, oracle):
 # Self-test: the oracle against known answers
 
 # A block scalar under a header, its third and sixth lines given (BLK % (header, c, f)).
+# a: service (anchor, ours' addition), then ingress or theirs' key; sa and np with their merge keys.
+TIE7770 = "a:\n  service:%s\n    port: 1\n%s%s  x: 1\nsa:\n  create: true\n%snp:\n  ingress: true\n%s"
 BLK = "d:\n  s: %s\n    a\n    b\n    %s    d\n    e\n    %s    g\nx: 1\n"
 
 SELF_TESTS = [
@@ -4720,6 +4774,19 @@ SELF_TESTS = [
      "sa:\n  create: true\nx: 1\ny: 1\n",
      "image: &base\n  tag: v1\nsa:\n  <<: *base\nx: 2\ny: 2\n",
      "sa:\n  create: true\nx: 1\ny: 2\n", True),
+    # templates-mark-1149-7770: ours anchors a.service (adding to it) and a.ingress and aliases
+    # them from np and sa; theirs deletes a.ingress and adds beside a.service. Theirs' side of a
+    # conflict as wide as `a` (the tie of sa with it) is theirs' `a`, the anchor on theirs' service.
+    ("a side's whole map holding a place the other side anchored and aliased from outside it (bare)",
+     "side:theirs", TIE7770 % ("", "", "  ingress:\n    e: false\n", "", ""),
+     TIE7770 % (" &base", "    ver: p\n", "  ingress: &defaults\n    e: false\n", "  <<: *defaults\n", "  <<: *base\n"),
+     TIE7770 % ("", "", "  priority: s\n", "", ""),
+     TIE7770 % (" &base", "", "  priority: s\n", "", "  <<: *base\n"), False),
+    ("the same where the side is neither side's `a`: ours' addition to the anchored map lost",
+     "side:theirs", TIE7770 % ("", "", "  ingress:\n    e: false\n", "", ""),
+     TIE7770 % (" &base", "    ver: p\n", "  ingress: &defaults\n    e: false\n", "  <<: *defaults\n", "  <<: *base\n"),
+     TIE7770 % ("", "", "  priority: s\n", "", ""),
+     TIE7770 % (" &base", "", "", "", "  <<: *base\n"), True),
     ("an alias ours added shows theirs' change of its anchor (reference reading)", "mark",
      "x:\n  k: 1\ny:\n  j: 1\n",
      "x: &a\n  k: 1\ny:\n  j: 1\n  z: *a\n",
@@ -4919,6 +4986,11 @@ PKG_ING_OURS = PKG_ING % ("web-renamed", "tls") + "---\n" + PKG_ING % ("web-rena
 PKG_MOVED = "# header\na: %s\nb: %s\n"
 PKG_ING_MARKED = "<<<<<<< ours\n%s=======\n>>>>>>> theirs\n---\n%s"
 
+# A ConfigMap both sides renamed b, ours adding a field (and moving its file), theirs
+# also keeping a copy under the old name, edited (packages-ours-1150-247, shrunk).
+PKG_CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    p: q\n    r: s\ndata:\n  k: "1"\n'
+PKG_CM_OURS = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels:\n    p: q\n    r: s\nx: ~\ndata:\n  k: "1"\n'
+PKG_CM_THEIRS = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels:\n    r: s\n    p: q\ndata:\n  k: "1"\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    p: q\n    r: s\ndata:\n  k: "2"\n'
 PACKAGE_TESTS = [
     ("theirs' side of the right merge holds only ours' second Ingress of a repeated name; read by its "
      "order it was the renamed one (packages-mark-1149-87)", "mark",
@@ -4947,6 +5019,13 @@ PACKAGE_TESTS = [
     ("the same where theirs changed the field ours deleted: the clean merge loses it", "mark",
      {"c.yaml": PKG_MOVED % (1, "x")}, {"u/c.yaml": "d: 1\n"}, {"u/c.yaml": PKG_MOVED % (2, "x")},
      {"u/c.yaml": "d: 1\n"}, True),
+    ("a file-wide conflict over a file ours moved, at theirs' path: theirs' side is theirs' file, "
+     "ours' moved copy no lost document (packages-ours-1150-247)", "ours",
+     {"a.yaml": PKG_CM}, {"moved/a.yaml": PKG_CM_OURS}, {"a.yaml": PKG_CM_THEIRS},
+     {"a.yaml": "<<<<<<< ours\n" + PKG_CM_OURS + "=======\n" + PKG_CM_THEIRS + ">>>>>>> theirs\n"}, False),
+    ("the same where theirs' side drops theirs' edited copy", "ours",
+     {"a.yaml": PKG_CM}, {"moved/a.yaml": PKG_CM_OURS}, {"a.yaml": PKG_CM_THEIRS},
+     {"a.yaml": "<<<<<<< ours\n" + PKG_CM_OURS + "=======\n" + PKG_CM_THEIRS.split("---")[0] + ">>>>>>> theirs\n"}, True),
 ]
 
 
