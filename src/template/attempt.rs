@@ -473,13 +473,20 @@ fn keeps_guard_moves(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) -> 
     else {
         return false;
     };
+    // Besides the side's added copies, the merge holds base's copies the other side kept
+    // under the same blocks: counted from zero, a side's copy moved out of a `range` block
+    // beside one it added read as held by base's copy outside it, while the merge kept the
+    // moved copy in the block (adversary templates-mark-1149-2174). Both sides adding one
+    // copy, the merge may hold it once: base's copies bound what the other side's count adds.
     let holds = |side: &GuardsByKey, other: &GuardsByKey| {
         side.iter()
             .all(|(key, guards)| match (base.get(key), other.get(key)) {
-                (Some(was), Some(_)) if guards != was => guards.iter().all(|(guard, &n)| {
-                    let added = n.saturating_sub(was.get(guard).copied().unwrap_or(0));
-                    let held = merged.get(key).and_then(|m| m.get(guard)).copied();
-                    added == 0 || held.unwrap_or(0) >= added
+                (Some(was), Some(kept)) if guards != was => guards.iter().all(|(guard, &n)| {
+                    let at =
+                        |counts: &HashMap<String, usize>| counts.get(guard).copied().unwrap_or(0);
+                    let added = n.saturating_sub(at(was));
+                    let held = merged.get(key).map_or(0, at);
+                    added == 0 || held >= added + at(kept).min(at(was))
                 }),
                 _ => true,
             })
