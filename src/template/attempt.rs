@@ -325,6 +325,40 @@ fn sides_keep_guard_additions(
     })
 }
 
+/// How a side of the conflicted skeleton `merged` loses its data read with keys named by
+/// their blocks ([`guarded_violation`] for a conflict's sides), asked where no side wrapped
+/// anything in a block of its own ([`sides_only_reorder_or_drop_controls`]). A conflict's
+/// hunk holds a side's elements but not the control lines among them, which the comment pass
+/// carries with the keys they trail: a list conflict whose theirs half holds an element theirs
+/// kept in a `range` block, the block's lines left below the markers, renders that element
+/// unguarded whichever side is taken (adversary templates-mark-1149-2626). Each side is named
+/// on a text of its own, the blocks of one side's lines not the other's. `None` where the
+/// sides hold, or where the versions so read do not parse (nothing to ask).
+fn sides_lose_a_guard(
+    versions: &Versions,
+    tokens: &mut Tokens,
+    merged: &str,
+    size: usize,
+) -> Option<String> {
+    if !sides_only_reorder_or_drop_controls(versions, tokens) {
+        return None;
+    }
+    let [gb, go, gt] =
+        [&versions.base, &versions.ours, &versions.theirs].map(|v| tokens.guarded(v.text));
+    let guarded = Versions::parse(&gb, &go, &gt)
+        .ok()?
+        .named(versions.file_name.as_deref());
+    let [ours, theirs] = markers::sides(merged, size);
+    [(Taken::Ours, ours), (Taken::Theirs, theirs)]
+        .into_iter()
+        .find_map(|(taken, side)| {
+            let side = tokens.guarded(&side);
+            verify::side_holds(&guarded, &side, size, taken, false)
+                .err()
+                .map(|broken| broken.what)
+        })
+}
+
 /// Whether each side holds only base's block lines, in any order, some of them perhaps
 /// deleted: no side wrapped anything in a block of its own. A side that deleted a block
 /// with the keys it guarded renames no key the other side can still edit, so a merge read
@@ -439,13 +473,20 @@ fn keeps_guard_moves(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) -> 
     else {
         return false;
     };
+    // Besides the side's added copies, the merge holds base's copies the other side kept
+    // under the same blocks: counted from zero, a side's copy moved out of a `range` block
+    // beside one it added read as held by base's copy outside it, while the merge kept the
+    // moved copy in the block (adversary templates-mark-1149-2174). Both sides adding one
+    // copy, the merge may hold it once: base's copies bound what the other side's count adds.
     let holds = |side: &GuardsByKey, other: &GuardsByKey| {
         side.iter()
             .all(|(key, guards)| match (base.get(key), other.get(key)) {
-                (Some(was), Some(_)) if guards != was => guards.iter().all(|(guard, &n)| {
-                    let added = n.saturating_sub(was.get(guard).copied().unwrap_or(0));
-                    let held = merged.get(key).and_then(|m| m.get(guard)).copied();
-                    added == 0 || held.unwrap_or(0) >= added
+                (Some(was), Some(kept)) if guards != was => guards.iter().all(|(guard, &n)| {
+                    let at =
+                        |counts: &HashMap<String, usize>| counts.get(guard).copied().unwrap_or(0);
+                    let added = n.saturating_sub(at(was));
+                    let held = merged.get(key).map_or(0, at);
+                    added == 0 || held >= added + at(kept).min(at(was))
                 }),
                 _ => true,
             })
@@ -1324,6 +1365,11 @@ fn merge_skeletons(
         return Err(refused(
             "has a conflict side that puts a key a side added in a block outside it",
         ));
+    }
+    if let Some(why) = sides_lose_a_guard(versions, tokens, &merged.text, opts.marker_size) {
+        return Err(refused(&format!(
+            "has a conflict side that moves a key into or out of a block ({why})"
+        )));
     }
     Ok(conflicted(
         Merged {
