@@ -325,6 +325,39 @@ fn sides_keep_guard_additions(
     })
 }
 
+/// How a side of the conflicted skeleton `merged` loses the other side's move of a key into
+/// or out of a block, read as [`loses_a_guard_change`] reads a clean merge: each side taken on
+/// a text of its own, its keys named by their blocks, must hold that side's data plus the
+/// other side's changes outside the conflicts. Narrow conflicts in a list can keep one side's
+/// element where base had it while the other side moved it under an `if` (adversary
+/// templates-mark-77-295: ours moved `/conf` into a block, theirs reordered the list, and
+/// theirs' side rendered `/conf` unguarded). Asked only where no side wrapped anything in a
+/// block of its own ([`sides_only_reorder_or_drop_controls`]). `None` where it holds.
+fn side_loses_a_guard_change(
+    versions: &Versions,
+    tokens: &mut Tokens,
+    merged: &str,
+    size: usize,
+) -> Option<String> {
+    if !sides_only_reorder_or_drop_controls(versions, tokens) {
+        return None;
+    }
+    let [gb, go, gt] =
+        [&versions.base, &versions.ours, &versions.theirs].map(|v| tokens.guarded(v.text));
+    let guarded = Versions::parse(&gb, &go, &gt)
+        .ok()?
+        .named(versions.file_name.as_deref());
+    let [ours, theirs] = markers::sides(merged, size);
+    [(Taken::Ours, ours), (Taken::Theirs, theirs)]
+        .into_iter()
+        .find_map(|(taken, side)| {
+            let side = tokens.guarded(&side);
+            verify::side_holds(&guarded, &side, size, taken, false)
+                .err()
+                .map(|broken| broken.what)
+        })
+}
+
 /// Whether each side holds only base's block lines, in any order, some of them perhaps
 /// deleted: no side wrapped anything in a block of its own. A side that deleted a block
 /// with the keys it guarded renames no key the other side can still edit, so a merge read
@@ -1289,6 +1322,7 @@ fn merge_skeletons(
                     && sides_hold_by_content(versions, tokens, &masked, size)
                     && no_side_adds_a_control(&masked, versions, size)
                     && sides_keep_control_order(&masked, versions, size)
+                    && side_loses_a_guard_change(versions, tokens, &masked, size).is_none()
             });
         if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) && git_sides_hold
         {
@@ -1324,6 +1358,11 @@ fn merge_skeletons(
         return Err(refused(
             "has a conflict side that puts a key a side added in a block outside it",
         ));
+    }
+    if let Some(why) = side_loses_a_guard_change(versions, tokens, &merged.text, opts.marker_size) {
+        return Err(refused(&format!(
+            "has a conflict side that, read with its keys named by their blocks, loses a change ({why})"
+        )));
     }
     Ok(conflicted(
         Merged {
