@@ -326,14 +326,18 @@ fn sides_keep_guard_additions(
 }
 
 /// How a side of the conflicted skeleton `merged` loses its data read with keys named by
-/// their blocks ([`guarded_violation`] for a conflict's sides), asked where no side wrapped
-/// anything in a block of its own ([`sides_only_reorder_or_drop_controls`]). A conflict's
-/// hunk holds a side's elements but not the control lines among them, which the comment pass
-/// carries with the keys they trail: a list conflict whose theirs half holds an element theirs
-/// kept in a `range` block, the block's lines left below the markers, renders that element
-/// unguarded whichever side is taken (adversary templates-mark-1149-2626). Each side is named
-/// on a text of its own, the blocks of one side's lines not the other's. `None` where the
-/// sides hold, or where the versions so read do not parse (nothing to ask).
+/// their blocks ([`guarded_violation`] for a conflict's sides, [`loses_a_guard_change`] for a
+/// clean merge), asked where no side wrapped anything in a block of its own
+/// ([`sides_only_reorder_or_drop_controls`]). A conflict's hunk holds a side's elements but
+/// not the control lines among them, which the comment pass carries with the keys they trail:
+/// a list conflict whose theirs half holds an element theirs kept in a `range` block, the
+/// block's lines left below the markers, renders that element unguarded whichever side is
+/// taken (adversary templates-mark-1149-2626); narrow conflicts in a list can keep one side's
+/// element where base had it while the other side moved it under an `if` (templates-mark-77-295:
+/// ours moved `/conf` into a block, theirs reordered the list, and theirs' side rendered `/conf`
+/// unguarded). Each side is named on a text of its own, the blocks of one side's lines not the
+/// other's. `None` where the sides hold, or where the versions so read do not parse (nothing
+/// to ask).
 fn sides_lose_a_guard(
     versions: &Versions,
     tokens: &mut Tokens,
@@ -1330,6 +1334,7 @@ fn merge_skeletons(
                     && sides_hold_by_content(versions, tokens, &masked, size)
                     && no_side_adds_a_control(&masked, versions, size)
                     && sides_keep_control_order(&masked, versions, size)
+                    && sides_lose_a_guard(versions, tokens, &masked, size).is_none()
             });
         if marked_lines(&line.bytes, size) <= marked_lines(text.as_bytes(), size) && git_sides_hold
         {

@@ -88,7 +88,10 @@ fn merged_by_documents(
     }
     renamed(&b, &mut o);
     renamed(&b, &mut t);
-    if one_document_renamed_apart(&b, &o, &t) {
+    if one_document_renamed_apart(&b, &o, &t)
+        || renamed_ambiguously(&b, &o, &t)
+        || renamed_ambiguously(&b, &t, &o)
+    {
         return None;
     }
     let mut parts = parts(&b, &o, &t, markers);
@@ -206,6 +209,37 @@ fn one_document_renamed_apart(base: &[Doc], ours: &[Doc], theirs: &[Doc]) -> boo
         [b, o, t] if b.len() == 1 && o.len() == 1 && t.len() == 1 => b != o || b != t,
         _ => false,
     }
+}
+
+/// Whether `side` may have renamed a document of base that `other` edited, but [`renamed`]
+/// cannot say which of its new documents of that kind is base's (a renamed copy beside the
+/// renamed document, adversary templates-mark-1145-284: theirs moved a Service to another
+/// namespace and added a copy of a second Service). Merged by documents, `other`'s edit would
+/// stand as a document of its own in a delete/modify conflict, beside `side`'s renamed
+/// document taken clean with the edit's paths at their old values: a person taking `other`'s
+/// side gets the resource twice. No pairing is guessed: the whole file is left to the caller,
+/// whose conflicts are git's, widened until each side holds.
+fn renamed_ambiguously<'a>(base: &[Doc<'a>], side: &[Doc<'a>], other: &[Doc<'a>]) -> bool {
+    let kind = |key: &str| key.split('\u{0}').next().unwrap_or("").to_string();
+    fn text_in<'a>(docs: &[Doc<'a>], key: &str) -> Option<&'a str> {
+        docs.iter().find(|d| d.key == key).map(|d| d.text)
+    }
+    base.iter().any(|g| {
+        let k = kind(&g.key);
+        if k.starts_with('#') || text_in(side, &g.key).is_some() {
+            return false;
+        }
+        let edited = text_in(other, &g.key).is_some_and(|text| text != g.text);
+        let new = side
+            .iter()
+            .filter(|d| kind(&d.key) == k && text_in(base, &d.key).is_none());
+        let (mut count, mut alike) = (0, false);
+        for d in new {
+            count += 1;
+            alike |= similar(g.text, d.text);
+        }
+        edited && count > 1 && alike
+    })
 }
 
 /// Whether two documents share most of their lines (at least half of the longer's).
