@@ -1287,12 +1287,18 @@ class Rules:
             clear[side] = {(p[1], p[2]) for p in pairs if p[1] not in sm and clearly(best_g[p[1]], p)
                            and clearly(best_n[p[2]], p) and p[0] - kept_best[p[2]] >= 0.25}
             maybe[side] = [(g, n) for (sc, g, n) in sorted(pairs, key=lambda x: -x[0])]
-        # Both sides lost a base key and hold one new key the other side clearly renamed it
+        # Both sides lost a base key and hold one new key the other side may have renamed it
         # to: this side may have renamed it the same way however much else it changed (the
         # same new name for the same gone element is the evidence, not its content), a reading
-        # tried beside deleted-and-added.
+        # tried beside deleted-and-added. The other side's rename need not be clear: both
+        # sides making one identity change is one edit whatever else resembles it, and git's
+        # line merge reads it so (manifests-theirs-1152-72: both deleted a Service's metadata,
+        # theirs also its selector and ports; ours' nameless Service was only a little more
+        # like base's than like the other Service, so its rename was not clear, and the
+        # nameless pair read as two additions expected ours' selector back).
+        others = {x: list(maybe[x]) for x in ("o", "t")}
         for side, x, sm in (("o", "t", om), ("t", "o", tm)):
-            for g, n in sorted(clear[x]):
+            for g, n in others[x]:
                 if n in sm and g not in sm and (g, n) not in maybe[side]:
                     maybe[side].append((g, n))
         forced = {"o": {}, "t": {}}
@@ -4557,6 +4563,18 @@ def shrink_package(case_dir, cmd, policy, oracle):
 # A block scalar under a header, its third and sixth lines given (BLK % (header, c, f)).
 BLK = "d:\n  s: %s\n    a\n    b\n    %s    d\n    e\n    %s    g\nx: 1\n"
 
+# Two Services; both sides take the first one's name away, theirs also most of its spec; the
+# last: that Service back under base's name (SELF_TESTS, manifests-theirs-1152-72).
+_NAMELESS_OTHER = ("kind: S\nmetadata:\n  name: b\n  labels:\n    app: x\nspec:\n  type: L\n  sel: x\n  port: 80\n"
+                   "  proto: T\n  mode: m\n")
+_NAMELESS = [
+    "kind: S\nmetadata:\n  name: a\n  labels:\n    app: x\nspec:\n  type: C\n  sel: x\n  port: 80\n  proto: T\n"
+    "  mode: m\n---\n" + _NAMELESS_OTHER,
+    "kind: S\nspec:\n  type: C\n  sel: x\n  port: 80\n  proto: T\n  mode: m\n---\n" + _NAMELESS_OTHER,
+    "kind: S\nspec:\n  type: C\n---\n" + _NAMELESS_OTHER,
+    "kind: S\nmetadata:\n  name: a\n  labels:\n    app: x\nspec:\n  type: C\n---\n" + _NAMELESS_OTHER,
+]
+
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something)
     ("theirs dropped a resource's metadata, ours edited a label: ours wins the metadata, its name with it", "ours",
@@ -4687,6 +4705,13 @@ SELF_TESTS = [
      "kind: A\nmetadata:\n  name: a\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
      "kind: A\nmetadata:\n  name: a2\n  namespace: n\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
      "kind: A\nmetadata:\n  name: a2\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n", False),
+    # manifests-theirs-1152-72: ours' rename is not clear (the other Service is nearly as alike).
+    ("both took one resource's name away, theirs also fields: theirs' deletions stand (one rename, as git reads it)",
+     "mark", _NAMELESS[0], _NAMELESS[1], _NAMELESS[2], _NAMELESS[2], False),
+    ("the same under theirs: renames paired, theirs winning, is right (README)", "theirs",
+     _NAMELESS[0], _NAMELESS[1], _NAMELESS[2], _NAMELESS[2], False),
+    ("the same: the resource back under base's name is wrong", "mark",
+     _NAMELESS[0], _NAMELESS[1], _NAMELESS[2], _NAMELESS[3], True),
     ("both renamed one resource apart: that resource without theirs' other edit is wrong", "ours",
      "kind: A\nmetadata:\n  name: a\n  namespace: n\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
      "kind: A\nmetadata:\n  name: a\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
