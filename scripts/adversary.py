@@ -420,8 +420,7 @@ def tied(v, path, targets):
     if isinstance(v, dict):
         v = {k: tied(x, path + [str(plain(k))], targets) for k, x in v.items()}
     elif isinstance(v, list):
-        segs = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
-            x.get(("str", "name")), tuple) else None for x in v])
+        segs = element_places([value_name(x) for x in v])
         v = [tied(x, path + [seg], targets) for seg, x in zip(segs, v)]
     return Anchored(v) if here in targets else v
 
@@ -504,8 +503,7 @@ def alias_holders(v, path):
     if isinstance(v, dict):
         items = [(str(plain(k)), x) for k, x in v.items()]
     elif isinstance(v, list):
-        segs = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
-            x.get(("str", "name")), tuple) else None for x in v])
+        segs = element_places([value_name(x) for x in v])
         items = list(zip(segs, v))
     else:
         return out
@@ -528,8 +526,7 @@ def at_place(docs, place):
         if isinstance(v, dict):
             v = next((x for k, x in v.items() if str(plain(k)) == seg), ABSENT)
         elif isinstance(v, list):
-            segs_here = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
-                x.get(("str", "name")), tuple) else None for x in v])
+            segs_here = element_places([value_name(x) for x in v])
             v = next((x for s, x in zip(segs_here, v) if s == seg), ABSENT)
         else:
             return ABSENT
@@ -572,8 +569,7 @@ def base_place(b_docs, docs, place):
         return place
     v, bv = docs[int(segs[0])], b_docs[int(segs[0])]
     out = segs[:1]
-    names = lambda l: element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
-        x.get(("str", "name")), tuple) else None for x in l])
+    names = lambda l: element_places([value_name(x) for x in l])
     for seg in segs[1:]:
         if isinstance(v, dict) and isinstance(bv, dict):
             v = next((x for k, x in v.items() if str(plain(k)) == seg), ABSENT)
@@ -586,10 +582,12 @@ def base_place(b_docs, docs, place):
                 out.append(seg)
                 continue
             x = next((x for s, x in zip(here, v) if s == seg), ABSENT)
-            new = [s for s in here if s.startswith("name=") and s not in there]
-            gone = [(s, y) for s, y in zip(there, bv) if s.startswith("name=") and s not in here]
+            # The key field the segment names the element by (value_name); an index, none.
+            field = seg.split("=", 1)[0] if "=" in seg else None
+            new = [s for s in here if field and s.startswith(field + "=") and s not in there]
+            gone = [(s, y) for s, y in zip(there, bv) if field and s.startswith(field + "=") and s not in here]
             if seg in new and len(new) == 1 and len(gone) == 1 and x is not ABSENT:
-                kept = lambda e: collections.Counter(l for l in leaves(e) if l[0] != ".name")
+                kept = lambda e: collections.Counter(l for l in leaves(e) if l[0] != "." + field)
                 mine, was = kept(x), kept(gone[0][1])
                 if 2 * sum((mine & was).values()) >= sum(was.values()):
                     seg = gone[0][0]
@@ -604,7 +602,7 @@ def base_place(b_docs, docs, place):
 
 def base_copy(v, bv, seg, there):
     """(base's name of the element, it, base's element) where `seg` names by index an element
-    of list `v` whose `name` repeats in `v` but is one element's in base (`bv`, `there` its
+    of list `v` whose name (value_name) repeats in `v` but is one element's in base (`bv`, `there` its
     element_places), and the element is the strictly most alike that base element of the
     copies: the one that carries base's element on, the others copies of it. A side that copied
     an element makes its name repeat, so its places read by index; an alias the other side wrote
@@ -613,16 +611,14 @@ def base_copy(v, bv, seg, there):
     seemed to name another place than theirs'). None elsewhere."""
     if not seg.isdigit() or int(seg) >= len(v):
         return None
-    name = lambda e: plain(e.get(("str", "name"))) if isinstance(e, dict) and isinstance(
-        e.get(("str", "name")), tuple) else None
-    mine = name(v[int(seg)])
-    if mine is None or "name=%s" % mine not in there:
+    mine = value_name(v[int(seg)])
+    if mine is None or mine not in there:
         return None
-    was = bv[there.index("name=%s" % mine)]
-    alike = sorted(((similarity(e, was), i) for i, e in enumerate(v) if name(e) == mine), reverse=True)
+    was = bv[there.index(mine)]
+    alike = sorted(((similarity(e, was), i) for i, e in enumerate(v) if value_name(e) == mine), reverse=True)
     if len(alike) < 2 or alike[0][1] != int(seg) or alike[0][0] <= alike[1][0]:
         return None
-    return "name=%s" % mine, v[int(seg)], was
+    return mine, v[int(seg)], was
 
 
 def wrap_places(v, path, places, named=lambda here: here):
@@ -634,21 +630,45 @@ def wrap_places(v, path, places, named=lambda here: here):
     if isinstance(v, dict):
         return {k: wrap_places(x, path + [str(plain(k))], places, named) for k, x in v.items()}
     if isinstance(v, list):
-        segs = element_places([plain(x.get(("str", "name"))) if isinstance(x, dict) and isinstance(
-            x.get(("str", "name")), tuple) else None for x in v])
+        segs = element_places([value_name(x) for x in v])
         return [wrap_places(x, path + [seg], places, named) for seg, x in zip(segs, v)]
     return v
 
 
 def element_places(names):
-    """How a place names each element of a list: by its `name` where that is a scalar no
-    sibling shares, else by its index. An alias that names an element must keep naming it
-    when the other side inserts or renames elements before it (values-mark-1130-817: ours
-    inserted a job above the one theirs anchored; by index the result's alias seemed to name
-    another place than theirs')."""
+    """How a place names each element of a list: by its key (PLACE_KEYS: `field=value`, see
+    value_name) where no sibling shares it, else by its index. An alias that names an element
+    must keep naming it when the other side inserts or renames elements before it
+    (values-mark-1130-817: ours inserted a job above the one theirs anchored; by index the
+    result's alias seemed to name another place than theirs')."""
     counts = collections.Counter(n for n in names if n is not None)
-    return ["name=%s" % n if n is not None and counts[n] == 1 else str(i)
-            for i, n in enumerate(names)]
+    return [n if n is not None and counts[n] == 1 else str(i) for i, n in enumerate(names)]
+
+
+# The fields that name an element in a place: `name` first (as before any other), then the
+# seed keys. An element with no `name` is still named by its key, not its index: a list of
+# topologySpreadConstraints is keyed by topologyKey, and ours' element inserted above the one
+# theirs anchored and aliased made the result's alias read by index name another element
+# than theirs' (values-mark-1151-1309).
+PLACE_KEYS = ["name"] + [k for k in SEED_KEYS if k != "name"]
+
+
+def place_name(field, scalar):
+    """`field=value` with `/` and `%` escaped: a place is its segments joined by `/`, and a
+    key such as a topologyKey or a mountPath holds slashes."""
+    return "%s=%s" % (field, str(scalar).replace("%", "%25").replace("/", "%2F"))
+
+
+def value_name(x):
+    """An element's name in a place: the first of PLACE_KEYS it holds as a scalar; None
+    where it holds none (a read value, as load_docs and ref_value make them)."""
+    if not isinstance(x, dict):
+        return None
+    for f in PLACE_KEYS:
+        v = x.get(("str", f))
+        if isinstance(v, tuple) and len(v) == 2 and v[0] not in ("{}", "[]", "alias", "anchored", "tied", "complex"):
+            return place_name(f, plain(v))
+    return None
 
 
 def ref_value(loader, node, path, seen):
@@ -673,12 +693,14 @@ def ref_value(loader, node, path, seen):
 
 
 def node_name(node):
-    """The plain scalar under a mapping node's `name` key, for element_places; None elsewhere."""
+    """value_name of a mapping node, for element_places; None elsewhere."""
     if not isinstance(node, yaml.MappingNode):
         return None
-    for k, v in node.value:
-        if isinstance(k, yaml.ScalarNode) and k.value == "name" and isinstance(v, yaml.ScalarNode):
-            return v.value
+    fields = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+    for f in PLACE_KEYS:
+        v = fields.get(f)
+        if isinstance(v, yaml.ScalarNode) and v.tag != "tag:yaml.org,2002:null":
+            return place_name(f, v.value)
     return None
 
 
@@ -1315,12 +1337,18 @@ class Rules:
             clear[side] = {(p[1], p[2]) for p in pairs if p[1] not in sm and clearly(best_g[p[1]], p)
                            and clearly(best_n[p[2]], p) and p[0] - kept_best[p[2]] >= 0.25}
             maybe[side] = [(g, n) for (sc, g, n) in sorted(pairs, key=lambda x: -x[0])]
-        # Both sides lost a base key and hold one new key the other side clearly renamed it
+        # Both sides lost a base key and hold one new key the other side may have renamed it
         # to: this side may have renamed it the same way however much else it changed (the
         # same new name for the same gone element is the evidence, not its content), a reading
-        # tried beside deleted-and-added.
+        # tried beside deleted-and-added. The other side's rename need not be clear: both
+        # sides making one identity change is one edit whatever else resembles it, and git's
+        # line merge reads it so (manifests-theirs-1152-72: both deleted a Service's metadata,
+        # theirs also its selector and ports; ours' nameless Service was only a little more
+        # like base's than like the other Service, so its rename was not clear, and the
+        # nameless pair read as two additions expected ours' selector back).
+        others = {x: list(maybe[x]) for x in ("o", "t")}
         for side, x, sm in (("o", "t", om), ("t", "o", tm)):
-            for g, n in sorted(clear[x]):
+            for g, n in others[x]:
                 if n in sm and g not in sm and (g, n) not in maybe[side]:
                     maybe[side].append((g, n))
         forced = {"o": {}, "t": {}}
@@ -4611,6 +4639,18 @@ def shrink_package(case_dir, cmd, policy, oracle):
 TIE7770 = "a:\n  service:%s\n    port: 1\n%s%s  x: 1\nsa:\n  create: true\n%snp:\n  ingress: true\n%s"
 BLK = "d:\n  s: %s\n    a\n    b\n    %s    d\n    e\n    %s    g\nx: 1\n"
 
+# Two Services; both sides take the first one's name away, theirs also most of its spec; the
+# last: that Service back under base's name (SELF_TESTS, manifests-theirs-1152-72).
+_NAMELESS_OTHER = ("kind: S\nmetadata:\n  name: b\n  labels:\n    app: x\nspec:\n  type: L\n  sel: x\n  port: 80\n"
+                   "  proto: T\n  mode: m\n")
+_NAMELESS = [
+    "kind: S\nmetadata:\n  name: a\n  labels:\n    app: x\nspec:\n  type: C\n  sel: x\n  port: 80\n  proto: T\n"
+    "  mode: m\n---\n" + _NAMELESS_OTHER,
+    "kind: S\nspec:\n  type: C\n  sel: x\n  port: 80\n  proto: T\n  mode: m\n---\n" + _NAMELESS_OTHER,
+    "kind: S\nspec:\n  type: C\n---\n" + _NAMELESS_OTHER,
+    "kind: S\nmetadata:\n  name: a\n  labels:\n    app: x\nspec:\n  type: C\n---\n" + _NAMELESS_OTHER,
+]
+
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something)
     ("theirs dropped a resource's metadata, ours edited a label: ours wins the metadata, its name with it", "ours",
@@ -4741,6 +4781,33 @@ SELF_TESTS = [
      "kind: A\nmetadata:\n  name: a\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
      "kind: A\nmetadata:\n  name: a2\n  namespace: n\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
      "kind: A\nmetadata:\n  name: a2\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n", False),
+    # manifests-theirs-1152-72: ours' rename is not clear (the other Service is nearly as alike).
+    ("both took one resource's name away, theirs also fields: theirs' deletions stand (one rename, as git reads it)",
+     "mark", _NAMELESS[0], _NAMELESS[1], _NAMELESS[2], _NAMELESS[2], False),
+    ("the same under theirs: renames paired, theirs winning, is right (README)", "theirs",
+     _NAMELESS[0], _NAMELESS[1], _NAMELESS[2], _NAMELESS[2], False),
+    ("the same: the resource back under base's name is wrong", "mark",
+     _NAMELESS[0], _NAMELESS[1], _NAMELESS[2], _NAMELESS[3], True),
+    # values-mark-1151-1309: elements with no `name` are named in places by their key.
+    ("an alias theirs added of a keyed element's map names it by key: ours' element inserted above it "
+     "and ours' null in the map show through the alias (reference reading)", "mark",
+     "c:\n- topologyKey: z\n  sel:\n    m: 1\np:\n  s: 1\n",
+     "c:\n- topologyKey: d\n  sel:\n    m: 2\n- topologyKey: z\n  sel:\n    m:\np:\n  s: 1\n",
+     "c:\n- topologyKey: z\n  sel: &base\n    m: 1\np:\n  s: 1\n  d: *base\n",
+     "c:\n- topologyKey: d\n  sel:\n    m: 2\n- topologyKey: z\n  sel: &base\n    m:\np:\n  s: 1\n  d: *base\n",
+     False),
+    ("the same with the alias naming ours' inserted element: wrong", "mark",
+     "c:\n- topologyKey: z\n  sel:\n    m: 1\np:\n  s: 1\n",
+     "c:\n- topologyKey: d\n  sel:\n    m: 2\n- topologyKey: z\n  sel:\n    m:\np:\n  s: 1\n",
+     "c:\n- topologyKey: z\n  sel: &base\n    m: 1\np:\n  s: 1\n  d: *base\n",
+     "c:\n- topologyKey: d\n  sel: &base\n    m: 2\n- topologyKey: z\n  sel:\n    m:\np:\n  s: 1\n  d: *base\n",
+     True),
+    ("a key with slashes names an element in a place (escaped): the same reading", "mark",
+     "c:\n- topologyKey: a/z\n  sel:\n    m: 1\np:\n  s: 1\n",
+     "c:\n- topologyKey: a/d\n  sel:\n    m: 2\n- topologyKey: a/z\n  sel:\n    m:\np:\n  s: 1\n",
+     "c:\n- topologyKey: a/z\n  sel: &base\n    m: 1\np:\n  s: 1\n  d: *base\n",
+     "c:\n- topologyKey: a/d\n  sel:\n    m: 2\n- topologyKey: a/z\n  sel: &base\n    m:\np:\n  s: 1\n  d: *base\n",
+     False),
     ("both renamed one resource apart: that resource without theirs' other edit is wrong", "ours",
      "kind: A\nmetadata:\n  name: a\n  namespace: n\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
      "kind: A\nmetadata:\n  name: a\n  namespace: n2\nx: 1\n---\nkind: B\nmetadata:\n  name: b\n",
