@@ -4213,6 +4213,16 @@ class PolicyDecided(Rules):
             return Rules.doc(self, g, path, b, o, t, r, out)
         return self.policy_rules.doc(g, path, b, o, t, r, out)
 
+    def result_key(self, kind, g, ko, kt, rm):
+        # The name of a document both sides renamed apart is a field both changed: outside the
+        # conflicts the policy decided it, as it decided the document's other fields (doc
+        # above), so the result holds the winner's name in both resolutions. Read by the side's
+        # rules, theirs' side under ours looked for theirs' name, and took ours' renamed
+        # document for one no side accounts for (packages-ours-1152-503).
+        if kind is DOCS and g not in self.conflicted:
+            return self.policy_rules.result_key(kind, g, ko, kt, rm)
+        return Rules.result_key(self, kind, g, ko, kt, rm)
+
 
 def match_repeats(kr, wr, sides):
     """The result's documents re-keyed where an identity repeats: Package.keyed names a repeat
@@ -4391,10 +4401,15 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
             # its documents read as a change the side lost (packages-ours-1150-247: ours moved
             # the CRD file, the result's conflict over it stands at theirs' path alone, and
             # ours' moved copy read as ours' lost document). A result that keeps a file at the
-            # moved path is read with it (packages-mark-1-65).
+            # moved path is read with it (packages-mark-1-65), unless the side's resolution
+            # holds nothing there: a conflict whose side drops the file (the other side moved
+            # base's file elsewhere, git's rename/rename) leaves the file where the side put it,
+            # at the whole conflict's path, and the other version's copy is that file too
+            # (packages-mark-1151-499: both moved a values file apart, theirs added another
+            # where ours put it; ours' side of theirs' copy is ours' move, not a loss).
             col = 2 if side == "ours" else 3
             moved = [[g[i] for g in Package(bd, od, td).groups
-                      if g[col] in whole and g[i] not in (None, g[col]) and g[i] not in res]
+                      if g[col] in whole and g[i] not in (None, g[col]) and not rd.get(g[i])]
                      for i in (1, 2, 3)]
             files = tuple({**{q: x for q, x in f.items() if q not in gone}, **{p: s_files[p] for p in whole}}
                           for f, gone in zip(files, moved))
@@ -5058,7 +5073,35 @@ PKG_ING_MARKED = "<<<<<<< ours\n%s=======\n>>>>>>> theirs\n---\n%s"
 PKG_CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    p: q\n    r: s\ndata:\n  k: "1"\n'
 PKG_CM_OURS = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels:\n    p: q\n    r: s\nx: ~\ndata:\n  k: "1"\n'
 PKG_CM_THEIRS = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels:\n    r: s\n    p: q\ndata:\n  k: "1"\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    p: q\n    r: s\ndata:\n  k: "2"\n'
+# A values file both sides moved apart, theirs adding another at ours' path (packages-mark-1151-499,
+# shrunk): the whole file in conflict there, ours' move of it against theirs' other file.
+PKG_NEW = "q: 9\nz: 8\n"
+PKG_APART = {"v.yaml": "<<<<<<< ours\n" + PKG_V % (2, 1, 1) + "=======\n" + PKG_NEW + ">>>>>>> theirs\n"}
+# A document both sides renamed apart, each editing another field, beside a conflict in another
+# file (packages-ours-1152-503, shrunk): under ours, ours' name and both edits on both sides.
+PKG_REN = "kind: A\nmetadata:\n  name: %s\n  labels:%s\nx: %d\ny: %d\nspec:\n  a: 1\n  b: 2\n  c: 3\n  d: 4\n  e: 5\n"
+PKG_REN_C = "<<<<<<< ours\nk: 2\n=======\nk: 3\n>>>>>>> theirs\n"
 PACKAGE_TESTS = [
+    ("both moved a file apart, theirs adding another where ours put it: the whole file's conflict "
+     "there, and theirs' moved copy against nothing (packages-mark-1151-499)", "mark",
+     {"c/v.yaml": PKG_V % (1, 1, 1)}, {"v.yaml": PKG_V % (2, 1, 1)},
+     {"u/v.yaml": PKG_V % (1, 1, 2), "v.yaml": PKG_NEW},
+     {**PKG_APART, "u/v.yaml": PKG_WHOLE % (1, 1, 2)}, False),
+    ("the same where theirs' side drops theirs' moved copy", "mark",
+     {"c/v.yaml": PKG_V % (1, 1, 1)}, {"v.yaml": PKG_V % (2, 1, 1)},
+     {"u/v.yaml": PKG_V % (1, 1, 2), "v.yaml": PKG_NEW},
+     {**PKG_APART, "u/v.yaml": "<<<<<<< ours\n=======\n>>>>>>> theirs\n"}, True),
+    ("under ours, a document both renamed apart keeps ours' name on theirs' side of a conflict "
+     "elsewhere (packages-ours-1152-503)", "ours",
+     {"a.yaml": PKG_REN % ("a", "\n    p: q", 1, 1), "c.yaml": "k: 1\n"},
+     {"a.yaml": PKG_REN % ("a2", "\n    p: q", 2, 1), "c.yaml": "k: 2\n"},
+     {"a.yaml": PKG_REN % ("a3", " {}", 1, 2), "c.yaml": "k: 3\n"},
+     {"a.yaml": PKG_REN % ("a2", " {}", 2, 2), "c.yaml": PKG_REN_C}, False),
+    ("the same where theirs' edit of the renamed document is lost", "ours",
+     {"a.yaml": PKG_REN % ("a", "\n    p: q", 1, 1), "c.yaml": "k: 1\n"},
+     {"a.yaml": PKG_REN % ("a2", "\n    p: q", 2, 1), "c.yaml": "k: 2\n"},
+     {"a.yaml": PKG_REN % ("a3", " {}", 1, 2), "c.yaml": "k: 3\n"},
+     {"a.yaml": PKG_REN % ("a2", " {}", 2, 1), "c.yaml": PKG_REN_C}, True),
     ("theirs' side of the right merge holds only ours' second Ingress of a repeated name; read by its "
      "order it was the renamed one (packages-mark-1149-87)", "mark",
      {"w.yaml": PKG_ING % ("web", "tls")}, {"w.yaml": PKG_ING_OURS}, {},

@@ -46,12 +46,14 @@ pub(crate) struct FileOutcome {
     pub identities: Option<Vec<Identity>>,
 }
 
-/// Merges an output file of resources: its groups in their final order.
+/// Merges an output file of resources: its groups in their final order. `collided`: a side
+/// moved a file to this path and the other holds a different one here
+/// ([`super::pairing::Collisions`]).
 pub(crate) fn merge_resources(
     pkg: &Package,
     groups: &[Group],
     owners: &Owners,
-    path: PathId,
+    (path, collided): (PathId, bool),
     order: &[usize],
     opts: &MergeOptions,
 ) -> anyhow::Result<FileOutcome> {
@@ -60,6 +62,11 @@ pub(crate) fn merge_resources(
     // Where a side changed nothing there is nothing to pair: the other side is the answer.
     let merged = match settled(texts[BASE], texts[OURS], texts[THEIRS], opts) {
         Some(merged) => merged,
+        // Two files at one path, as git's rename/add: the whole file is the conflict, ours'
+        // file against theirs', so that each side holds its own file and nothing of the
+        // other's. Under `theirs` kyaml, which sees no moves, merges the two as one file
+        // added twice, as the pairing reads them.
+        None if collided && opts.policy != Policy::Theirs => collision(&versions, opts),
         None if pairs_alike(pkg, groups, path, &versions) => {
             merge_texts(texts[BASE], texts[OURS], texts[THEIRS], opts)?
         }
@@ -79,6 +86,19 @@ pub(crate) fn merge_resources(
         counts,
         identities,
     })
+}
+
+/// The whole file in conflict, ours' text against theirs' over no base: git's add/add.
+fn collision(versions: &[Version; 3], opts: &MergeOptions) -> Merged {
+    let [_, ours, theirs] = versions.each_ref().map(|v| &*v.text);
+    let markers = written_markers(opts, ours);
+    Merged {
+        bytes: markers.wrap(ours, "", theirs).into_bytes(),
+        conflicted: true,
+        messages: vec![Message::Conflict(
+            "conflict: a side moved a file here where the other holds a different one: the whole file, ours' against theirs'".to_string(),
+        )],
+    }
 }
 
 /// What the merge did to ours' resources in this file, read from the merged text itself (ours'

@@ -106,7 +106,7 @@ pub fn merge(
     counting: Counting,
 ) -> anyhow::Result<Outcome> {
     let pkg = Package::read([base, ours, theirs], opts.policy != Policy::Theirs);
-    let groups = pairing::group(&pkg);
+    let (groups, collisions) = pairing::group(&pkg);
     let owners = layout::owners(&groups);
     let mut jobs: Vec<Job> = layout::files(&pkg, &groups, &owners)
         .into_iter()
@@ -132,7 +132,8 @@ pub fn merge(
     };
     let results = parallel::map_parallel(&jobs, cost, |job| match job {
         Job::Resources { path, order } => {
-            file_merge::merge_resources(&pkg, &groups, &owners, *path, order, opts)
+            let collided = collisions.contains(path);
+            file_merge::merge_resources(&pkg, &groups, &owners, (*path, collided), order, opts)
         }
         Job::Path(path) => file_merge::merge_path(&pkg, *path, opts),
     });

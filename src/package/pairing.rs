@@ -13,7 +13,7 @@
 //! without an identity (plain YAML), by position among the unidentified of their file, a
 //! file a side moved ([`moved_files`]) standing at its base path.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::align;
 use crate::parse::{self, Tree};
@@ -368,8 +368,9 @@ enum Key {
 
 /// Pairs the documents of the package into resources: by identity, then by the rename rules.
 /// Ours' documents come first, then theirs', then base's, each in path order, so the result
-/// does not depend on hashing.
-pub(crate) fn group(pkg: &Package) -> Vec<Group> {
+/// does not depend on hashing. Also returns the paths where a side's move of a file met a
+/// different file the other side holds new there (see [`Collisions`]).
+pub(crate) fn group(pkg: &Package) -> (Vec<Group>, Collisions) {
     let files_holding = files_holding(pkg);
     let mut groups: Vec<Group> = Vec::new();
     let mut index: HashMap<Key, usize> = HashMap::new();
@@ -397,9 +398,16 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
     // A path both sides hold new is one file added twice (git's add/add), unless both moved
     // the same file there.
     let [_, ours_moved, theirs_moved] = moved.clone();
+    let mut collisions = Collisions::new();
     for (side, others) in [(OURS, theirs_moved), (THEIRS, ours_moved)] {
         let held = |q: PathId| pkg.sides[other(side)].files.contains_key(pkg.paths[q]);
-        moved[side].retain(|q, p| !held(*q) || others.get(q) == Some(p));
+        moved[side].retain(|q, p| {
+            let kept = !held(*q) || others.get(q) == Some(p);
+            if !kept {
+                collisions.insert(*q);
+            }
+            kept
+        });
     }
     for side in [OURS, THEIRS, BASE] {
         for (p, slots) in pkg.files.iter().enumerate() {
@@ -434,8 +442,14 @@ pub(crate) fn group(pkg: &Package) -> Vec<Group> {
         pkg.similar((BASE, b), (side.index(), d))
     });
     pair_by_position(pkg, &mut groups);
-    groups
+    (groups, collisions)
 }
+
+/// The new paths where a side moved a base file and the other side holds a different file
+/// (git's rename/add and rename/rename collisions). The two files are two things: read as one
+/// file added twice, they were merged field by field into a file no side wrote, each side of
+/// its conflicts holding the other file's fields (adversary packages-mark-1151-803).
+pub(crate) type Collisions = HashSet<PathId>;
 
 /// How much closer than any rival a pair read by likeness must be: a tenth of the leaves.
 const MOVE_MARGIN: f64 = 0.1;
