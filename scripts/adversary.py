@@ -1318,10 +1318,16 @@ class Rules:
         # Both sides lost a base key and hold one new key the other side clearly renamed it
         # to: this side may have renamed it the same way however much else it changed (the
         # same new name for the same gone element is the evidence, not its content), a reading
-        # tried beside deleted-and-added.
+        # tried beside deleted-and-added. So too where this side still holds the base key: it
+        # may have renamed the element the same way and then added a new one under the old name
+        # (issue 27: both sides renamed a Tekton param alike, one then added a param by the old
+        # name; templates-mark-1151-1362: both renamed a DaemonSet alike, ours added a copy
+        # under the old name). Without this reading the copy was read as base's resource kept
+        # and edited and the other side's rename as its deletion, so git's right result, which
+        # keeps the copy outside its conflicts, was judged to lose data.
         for side, x, sm in (("o", "t", om), ("t", "o", tm)):
             for g, n in sorted(clear[x]):
-                if n in sm and g not in sm and (g, n) not in maybe[side]:
+                if n in sm and (g, n) not in maybe[side]:
                     maybe[side].append((g, n))
         forced = {"o": {}, "t": {}}
         optional = []
@@ -4613,6 +4619,21 @@ BLK = "d:\n  s: %s\n    a\n    b\n    %s    d\n    e\n    %s    g\nx: 1\n"
 
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something)
+    ("both sides renamed a resource alike, ours then added a copy under the old name: the copy is "
+     "ours' addition, kept beside the merged rename (templates-mark-1151-1362)", "mark",
+     "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 7\n  d: 4\n---\n"
+     "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n  f: 6\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 3\n  e: 5\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 7\n  d: 4\n  e: 5\n---\n"
+     "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n  f: 6\n", False),
+    ("both sides renamed a resource alike, ours then added a copy under the old name: losing the "
+     "copy is wrong", "mark",
+     "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 7\n  d: 4\n---\n"
+     "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n  f: 6\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 3\n  e: 5\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 7\n  d: 4\n  e: 5\n", True),
     ("theirs dropped a resource's metadata, ours edited a label: ours wins the metadata, its name with it", "ours",
      "kind: K\nmetadata:\n  name: x\n  labels:\n    a: '1'\nspec:\n  p: 1\n  q: 2\n  r: 3\n---\nkind: C\nmetadata:\n  name: c\n",
      "kind: K\nmetadata:\n  name: x\n  labels:\n    a: '2'\nspec:\n  p: 1\n  q: 2\n  r: 3\n---\nkind: C\nmetadata:\n  name: c\n",
