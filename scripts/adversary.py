@@ -1539,8 +1539,26 @@ class Rules:
             cs, cx = (co, ct) if win_o else (ct, co)
             at_x, len_x = (first_at[2], len(t)) if win_o else (first_at[1], len(o))
 
+            fx = ft if win_o else fo
+
+            # Or where it stands between the same neighbours (the nearest elements of base the
+            # other side kept) as the deleted element did in base: replaced in its slot, however
+            # many elements the other side added or deleted elsewhere (templates-mark-1151-141:
+            # theirs renamed a volume holding only its name, its include line below unchanged,
+            # beside a copy it added above it; ours deleted the volume's name line. Git's
+            # conflict is that one line, delete against change, and ours' side of it is ours).
+            def slot(fl, i):
+                kept = [j for j in range(len(fl)) if j != i and cx[fl[j]] > 0 and cb[fl[j]] > 0]
+                return (next((fl[j] for j in reversed(kept) if j < i), None),
+                        next((fl[j] for j in kept if j > i), None))
+
             def replaced(g, f):
-                return len_x == len(b) and at_x.get(f) == first_at[0].get(g)
+                if len_x == len(b) and at_x.get(f) == first_at[0].get(g):
+                    return True
+                if f not in at_x or g not in first_at[0]:
+                    return False
+                there = slot(fx, at_x[f])
+                return there != (None, None) and there == slot(fb, first_at[0][g])
 
             # Or where every leaf of it is one of the deleted element's: the element with
             # fields the other side deleted, however many (templates-theirs-1145-1358: ours
@@ -4619,6 +4637,18 @@ BLK = "d:\n  s: %s\n    a\n    b\n    %s    d\n    e\n    %s    g\nx: 1\n"
 
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something)
+    ("theirs renamed an unkeyed list's element in its slot, beside a copy it added; ours deleted "
+     "it: ours' side without it holds (templates-mark-1151-141)", "side:ours",
+     "v:\n- name: a\n- name: b\n- name: c\n- name: d\n",
+     "v:\n- name: a\n- name: c\n- name: d\n",
+     "v:\n- name: a\n- name: a\n- name: s\n- name: d\n",
+     "v:\n- name: a\n- name: a\n- name: d\n", False),
+    ("theirs added an element at the end of an unkeyed list beside a copy; ours deleted another: "
+     "ours' side without the new element loses it", "side:ours",
+     "v:\n- name: a\n- name: b\n- name: c\n- name: d\n",
+     "v:\n- name: a\n- name: c\n- name: d\n",
+     "v:\n- name: a\n- name: a\n- name: b\n- name: d\n- name: s\n",
+     "v:\n- name: a\n- name: a\n- name: d\n", True),
     ("both sides renamed a resource alike, ours then added a copy under the old name: the copy is "
      "ours' addition, kept beside the merged rename (templates-mark-1151-1362)", "mark",
      "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n",
