@@ -88,7 +88,10 @@ fn merged_by_documents(
     }
     renamed(&b, &mut o);
     renamed(&b, &mut t);
-    if one_document_renamed_apart(&b, &o, &t) {
+    if one_document_renamed_apart(&b, &o, &t)
+        || rename_unsettled(&b, &o, &t)
+        || rename_unsettled(&b, &t, &o)
+    {
         return None;
     }
     let mut parts = parts(&b, &o, &t, markers);
@@ -188,6 +191,34 @@ fn renamed(base: &[Doc], side: &mut [Doc]) {
     for (i, key) in renames {
         side[i].key = key;
     }
+}
+
+/// Whether a named document of base is gone from `side`, which holds a new document of its
+/// kind like it that [`renamed`] could not read as its rename (another is as likely), while
+/// `other` changed or lost it. Which of the side's documents continues base's is then a guess,
+/// and a wrong one keeps both sides' renames as two documents or answers the other side's
+/// edit with a deletion (templates-mark-1151-498: both sides renamed one NetworkPolicy, each
+/// beside another new name, and each side of the merge held both renamed copies). Rather
+/// than guess, no merge by documents: the caller widens git's conflicts instead.
+fn rename_unsettled(base: &[Doc], side: &[Doc], other: &[Doc]) -> bool {
+    let kind = |key: &str| key.split('\u{0}').next().unwrap_or("").to_string();
+    let kb: HashSet<&str> = base.iter().map(|d| d.key.as_str()).collect();
+    let new: Vec<&Doc> = side
+        .iter()
+        .filter(|d| !kb.contains(d.key.as_str()))
+        .collect();
+    base.iter()
+        .filter(|g| !g.key.starts_with('#') && side.iter().all(|d| d.key != g.key))
+        .filter(|g| {
+            new.iter()
+                .any(|d| kind(&d.key) == kind(&g.key) && similar(g.text, d.text))
+        })
+        .any(|g| {
+            other
+                .iter()
+                .find(|d| d.key == g.key)
+                .is_none_or(|d| d.text != g.text)
+        })
 }
 
 /// Whether each version holds one named document and a side's is not read as base's (see
