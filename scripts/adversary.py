@@ -1345,11 +1345,19 @@ class Rules:
         # line merge reads it so (manifests-theirs-1152-72: both deleted a Service's metadata,
         # theirs also its selector and ports; ours' nameless Service was only a little more
         # like base's than like the other Service, so its rename was not clear, and the
-        # nameless pair read as two additions expected ours' selector back).
+        # nameless pair read as two additions expected ours' selector back). So too where the
+        # other side's rename is clear and this side still holds the base key: it may have
+        # renamed the element the same way and then added a new one under the old name
+        # (issue 27: both sides renamed a Tekton param alike, one then added a param by the old
+        # name; templates-mark-1151-1362: both renamed a DaemonSet alike, ours added a copy
+        # under the old name). Without this reading the copy was read as base's resource kept
+        # and edited and the other side's rename as its deletion, so git's right result, which
+        # keeps the copy outside its conflicts, was judged to lose data.
         others = {x: list(maybe[x]) for x in ("o", "t")}
         for side, x, sm in (("o", "t", om), ("t", "o", tm)):
-            for g, n in others[x]:
-                if n in sm and g not in sm and (g, n) not in maybe[side]:
+            alike = [(g, n) for g, n in others[x] if g not in sm] + sorted(clear[x])
+            for g, n in alike:
+                if n in sm and (g, n) not in maybe[side]:
                     maybe[side].append((g, n))
         forced = {"o": {}, "t": {}}
         optional = []
@@ -1561,8 +1569,26 @@ class Rules:
             cs, cx = (co, ct) if win_o else (ct, co)
             at_x, len_x = (first_at[2], len(t)) if win_o else (first_at[1], len(o))
 
+            fx = ft if win_o else fo
+
+            # Or where it stands between the same neighbours (the nearest elements of base the
+            # other side kept) as the deleted element did in base: replaced in its slot, however
+            # many elements the other side added or deleted elsewhere (templates-mark-1151-141:
+            # theirs renamed a volume holding only its name, its include line below unchanged,
+            # beside a copy it added above it; ours deleted the volume's name line. Git's
+            # conflict is that one line, delete against change, and ours' side of it is ours).
+            def slot(fl, i):
+                kept = [j for j in range(len(fl)) if j != i and cx[fl[j]] > 0 and cb[fl[j]] > 0]
+                return (next((fl[j] for j in reversed(kept) if j < i), None),
+                        next((fl[j] for j in kept if j > i), None))
+
             def replaced(g, f):
-                return len_x == len(b) and at_x.get(f) == first_at[0].get(g)
+                if len_x == len(b) and at_x.get(f) == first_at[0].get(g):
+                    return True
+                if f not in at_x or g not in first_at[0]:
+                    return False
+                there = slot(fx, at_x[f])
+                return there != (None, None) and there == slot(fb, first_at[0][g])
 
             # Or where every leaf of it is one of the deleted element's: the element with
             # fields the other side deleted, however many (templates-theirs-1145-1358: ours
@@ -4668,6 +4694,33 @@ _NAMELESS = [
 
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something)
+    ("theirs renamed an unkeyed list's element in its slot, beside a copy it added; ours deleted "
+     "it: ours' side without it holds (templates-mark-1151-141)", "side:ours",
+     "v:\n- name: a\n- name: b\n- name: c\n- name: d\n",
+     "v:\n- name: a\n- name: c\n- name: d\n",
+     "v:\n- name: a\n- name: a\n- name: s\n- name: d\n",
+     "v:\n- name: a\n- name: a\n- name: d\n", False),
+    ("theirs added an element at the end of an unkeyed list beside a copy; ours deleted another: "
+     "ours' side without the new element loses it", "side:ours",
+     "v:\n- name: a\n- name: b\n- name: c\n- name: d\n",
+     "v:\n- name: a\n- name: c\n- name: d\n",
+     "v:\n- name: a\n- name: a\n- name: b\n- name: d\n- name: s\n",
+     "v:\n- name: a\n- name: a\n- name: d\n", True),
+    ("both sides renamed a resource alike, ours then added a copy under the old name: the copy is "
+     "ours' addition, kept beside the merged rename (templates-mark-1151-1362)", "mark",
+     "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 7\n  d: 4\n---\n"
+     "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n  f: 6\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 3\n  e: 5\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 7\n  d: 4\n  e: 5\n---\n"
+     "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n  f: 6\n", False),
+    ("both sides renamed a resource alike, ours then added a copy under the old name: losing the "
+     "copy is wrong", "mark",
+     "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 7\n  d: 4\n---\n"
+     "kind: K\nmetadata:\n  name: x\nspec:\n  a: 1\n  b: 2\n  c: 3\n  f: 6\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 3\n  e: 5\n",
+     "kind: K\nmetadata:\n  name: y\nspec:\n  a: 1\n  b: 2\n  c: 7\n  d: 4\n  e: 5\n", True),
     ("theirs dropped a resource's metadata, ours edited a label: ours wins the metadata, its name with it", "ours",
      "kind: K\nmetadata:\n  name: x\n  labels:\n    a: '1'\nspec:\n  p: 1\n  q: 2\n  r: 3\n---\nkind: C\nmetadata:\n  name: c\n",
      "kind: K\nmetadata:\n  name: x\n  labels:\n    a: '2'\nspec:\n  p: 1\n  q: 2\n  r: 3\n---\nkind: C\nmetadata:\n  name: c\n",

@@ -89,8 +89,8 @@ fn merged_by_documents(
     renamed(&b, &mut o);
     renamed(&b, &mut t);
     if one_document_renamed_apart(&b, &o, &t)
-        || renamed_ambiguously(&b, &o, &t)
-        || renamed_ambiguously(&b, &t, &o)
+        || rename_unsettled(&b, &o, &t)
+        || rename_unsettled(&b, &t, &o)
     {
         return None;
     }
@@ -193,6 +193,36 @@ fn renamed(base: &[Doc], side: &mut [Doc]) {
     }
 }
 
+/// Whether a named document of base is gone from `side`, which holds a new document of its
+/// kind like it that [`renamed`] could not read as its rename (another is as likely), while
+/// `other` changed or lost it. Which of the side's documents continues base's is then a guess,
+/// and a wrong one keeps both sides' renames as two documents or answers the other side's
+/// edit with a deletion (templates-mark-1151-498: both sides renamed one NetworkPolicy, each
+/// beside another new name, and each side of the merge held both renamed copies; 1145-284:
+/// theirs moved a Service to another namespace beside a copy of a second Service, and ours'
+/// edit of it stood as a document of its own beside theirs', so taking ours gave the Service
+/// twice). Rather than guess, no merge by documents: the caller widens git's conflicts instead.
+fn rename_unsettled(base: &[Doc], side: &[Doc], other: &[Doc]) -> bool {
+    let kind = |key: &str| key.split('\u{0}').next().unwrap_or("").to_string();
+    let kb: HashSet<&str> = base.iter().map(|d| d.key.as_str()).collect();
+    let new: Vec<&Doc> = side
+        .iter()
+        .filter(|d| !kb.contains(d.key.as_str()))
+        .collect();
+    base.iter()
+        .filter(|g| !g.key.starts_with('#') && side.iter().all(|d| d.key != g.key))
+        .filter(|g| {
+            new.iter()
+                .any(|d| kind(&d.key) == kind(&g.key) && similar(g.text, d.text))
+        })
+        .any(|g| {
+            other
+                .iter()
+                .find(|d| d.key == g.key)
+                .is_none_or(|d| d.text != g.text)
+        })
+}
+
 /// Whether each version holds one named document and a side's is not read as base's (see
 /// [`renamed`]: a side that emptied the document's metadata keeps too few of its lines). A
 /// person reads the file as one resource, and a merge by documents would keep the sides'
@@ -209,37 +239,6 @@ fn one_document_renamed_apart(base: &[Doc], ours: &[Doc], theirs: &[Doc]) -> boo
         [b, o, t] if b.len() == 1 && o.len() == 1 && t.len() == 1 => b != o || b != t,
         _ => false,
     }
-}
-
-/// Whether `side` may have renamed a document of base that `other` edited, but [`renamed`]
-/// cannot say which of its new documents of that kind is base's (a renamed copy beside the
-/// renamed document, adversary templates-mark-1145-284: theirs moved a Service to another
-/// namespace and added a copy of a second Service). Merged by documents, `other`'s edit would
-/// stand as a document of its own in a delete/modify conflict, beside `side`'s renamed
-/// document taken clean with the edit's paths at their old values: a person taking `other`'s
-/// side gets the resource twice. No pairing is guessed: the whole file is left to the caller,
-/// whose conflicts are git's, widened until each side holds.
-fn renamed_ambiguously<'a>(base: &[Doc<'a>], side: &[Doc<'a>], other: &[Doc<'a>]) -> bool {
-    let kind = |key: &str| key.split('\u{0}').next().unwrap_or("").to_string();
-    fn text_in<'a>(docs: &[Doc<'a>], key: &str) -> Option<&'a str> {
-        docs.iter().find(|d| d.key == key).map(|d| d.text)
-    }
-    base.iter().any(|g| {
-        let k = kind(&g.key);
-        if k.starts_with('#') || text_in(side, &g.key).is_some() {
-            return false;
-        }
-        let edited = text_in(other, &g.key).is_some_and(|text| text != g.text);
-        let new = side
-            .iter()
-            .filter(|d| kind(&d.key) == k && text_in(base, &d.key).is_none());
-        let (mut count, mut alike) = (0, false);
-        for d in new {
-            count += 1;
-            alike |= similar(g.text, d.text);
-        }
-        edited && count > 1 && alike
-    })
 }
 
 /// Whether two documents share most of their lines (at least half of the longer's).
