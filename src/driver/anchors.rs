@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::merge::anchors::place;
 use crate::parse::{Kind, NodeId, Tree, Versions};
 use crate::resource;
 use crate::text::splice::{splice, Edit};
@@ -151,7 +152,7 @@ fn anchor_name(text: &str, start: usize, name: &str) -> Option<std::ops::Range<u
 
 /// Each anchor of a tree: its node, its document (the document's identity, empty for one
 /// without: documents pair so across versions), its name and its place in the document (see
-/// [`place`]).
+/// [`place`]: the clash rule reads places alike).
 fn anchors<'t>(tree: &'t Tree) -> Vec<(NodeId, String, &'t str, Vec<String>)> {
     let mut out = Vec::new();
     for (doc, identity) in resource::documents(tree) {
@@ -165,41 +166,6 @@ fn anchors<'t>(tree: &'t Tree) -> Vec<(NodeId, String, &'t str, Vec<String>)> {
         }
     }
     out
-}
-
-/// The path from `root` to `n`: a map value stands at its key's name, a list element at its
-/// `name` where it is a map with a scalar one (CI steps, containers, periodic jobs), else at
-/// its index. An element, not only "an element": `&base` on `periodics[10].spec` and on
-/// `periodics[11].spec` are two places, and an alias of one must not come to name the other.
-/// By name where there is one: a side that moved a step first and anchored it, and a side
-/// that anchored the step that stood first, anchor two places at one index (adversary
-/// templates-ours-1141-1886), and one step anchored by both sides after one side inserted a
-/// step above it is one place.
-fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
-    let mut path = Vec::new();
-    while n != root {
-        let Some(parent) = tree.node(n).parent() else {
-            break;
-        };
-        let entries = tree.children(parent);
-        let i = entries.iter().position(|&c| c == n).unwrap_or(0);
-        match tree.node(parent).kind {
-            Kind::Map => path.push(tree.value(entries[i - i % 2]).to_string()),
-            _ => {
-                let name = (tree.node(n).kind == Kind::Map)
-                    .then(|| tree.get(n, "name"))
-                    .flatten()
-                    .filter(|&v| tree.node(v).kind == Kind::Scalar);
-                path.push(match name {
-                    Some(v) => format!("[name={}]", tree.value(v)),
-                    None => format!("[{i}]"),
-                })
-            }
-        }
-        n = parent;
-    }
-    path.reverse();
-    path
 }
 
 /// The text with every alias written out as the value its anchor stands on (the anchors

@@ -140,6 +140,15 @@ pub(super) fn attempt(
         // documents are one, the other way round.
         let renamed_by_both =
             || opts.policy == Policy::Ours && verify::renamed_by_both_sides(&versions);
+        // In mark mode the check reads documents by identity alone, where the merge pairs a
+        // document both sides lack by identity with the new identity both hold (adversary
+        // templates-mark-1151-707: ours copied a ConfigMap as `-canary` and emptied the
+        // original's metadata, theirs copied it alike and renamed the original): the merge
+        // reads one document both sides renamed alike, the check two additions of one
+        // identity. The same disagreement about which documents are one, for issue 29's
+        // alignment to settle: a conflict until then, not a bug.
+        let renamed_alike =
+            || opts.policy == Policy::Mark && verify::renamed_by_both_sides(&versions);
         // Under ours, where a side renamed a document beside a copy as like it
         // (manifests-ours-1145-2532: theirs renamed a Kustomization and added a copy of it in
         // another namespace): the check pairs the rename by identity, the merge by content
@@ -166,6 +175,11 @@ pub(super) fn attempt(
         } else if renamed_by_both() {
             format!(
                 "the check reads a document both sides renamed, the merge another pairing ({}): marked as a conflict",
+                violations[0]
+            )
+        } else if renamed_alike() {
+            format!(
+                "the merge reads a document both sides renamed alike, the check two additions of one identity ({}): marked as a conflict",
                 violations[0]
             )
         } else if beside_a_copy() {

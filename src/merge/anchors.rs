@@ -14,8 +14,7 @@ use crate::parse::{same_data, Kind, NodeId, Tree};
 use super::merger::Merger;
 use super::plan::{Field, Op, Slot};
 
-/// Where a document's anchors stand, by name: each place the path of keys from the root
-/// (`[]` for a list element, positions left out).
+/// Where a document's anchors stand, by name: each place as [`place`] reads it.
 type Places = BTreeMap<String, BTreeSet<Vec<String>>>;
 
 /// The first anchor name that ours' and theirs' documents both define, at different places.
@@ -53,21 +52,37 @@ fn places(tree: &Tree, root: NodeId) -> Places {
     out
 }
 
-/// The path of keys from `root` to `n` (`[]` for a list element): a map's key and its value
-/// stand at the key's name.
+/// The path from `root` to `n`: a map value stands at its key's name, a list element at its
+/// `name` where it is a map with a scalar one (CI steps, containers, periodic jobs), else at
+/// its index. An element, not only "an element": `&base` on `periodics[10].spec` and on
+/// `periodics[11].spec` are two places, and an alias of one must not come to name the other.
+/// By name where there is one: a side that moved a step first and anchored it, and a side
+/// that anchored the step that stood first, anchor two places at one index (adversary
+/// templates-ours-1141-1886), and one step anchored by both sides after one side inserted a
+/// step above it is one place. The driver renames apart by this reading, and the clash rule
+/// decides by it where that merge fails: read without the elements, ours' `&base` on one
+/// step's `with` and theirs' on another's were one place, and theirs' alias came to name ours'
+/// anchor in a clean result (adversary templates-mark-1151-632).
 pub(crate) fn place(tree: &Tree, root: NodeId, mut n: NodeId) -> Vec<String> {
     let mut path = Vec::new();
     while n != root {
         let Some(parent) = tree.node(n).parent() else {
             break;
         };
+        let entries = tree.children(parent);
+        let i = entries.iter().position(|&c| c == n).unwrap_or(0);
         match tree.node(parent).kind {
-            Kind::Map => {
-                let entries = tree.children(parent);
-                let i = entries.iter().position(|&c| c == n).unwrap_or(0);
-                path.push(tree.value(entries[i - i % 2]).to_string());
+            Kind::Map => path.push(tree.value(entries[i - i % 2]).to_string()),
+            _ => {
+                let name = (tree.node(n).kind == Kind::Map)
+                    .then(|| tree.get(n, "name"))
+                    .flatten()
+                    .filter(|&v| tree.node(v).kind == Kind::Scalar);
+                path.push(match name {
+                    Some(v) => format!("[name={}]", tree.value(v)),
+                    None => format!("[{i}]"),
+                })
             }
-            _ => path.push("[]".to_string()),
         }
         n = parent;
     }
