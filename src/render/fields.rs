@@ -823,8 +823,10 @@ impl Renderer<'_> {
 }
 
 /// How many blank lines end the `|+` scalar a node ends in (part of its value, below its span).
+/// One ending its file without a line break has no break at all, and no blank line.
 fn kept_blank_line_count(tree: &Tree, node: NodeId) -> usize {
-    tree.kept_blank_lines(node).map_or(0, |breaks| breaks - 1)
+    tree.kept_blank_lines(node)
+        .map_or(0, |breaks| breaks.saturating_sub(1))
 }
 
 /// From `end`, the end of a line, past the blank lines that follow it (the end of the text,
