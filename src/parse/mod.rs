@@ -587,11 +587,13 @@ impl Anchored {
     fn same(&mut self, a: &Tree, an: NodeId, b: &Tree, bn: NodeId) -> bool {
         let (x, y) = (&a.nodes[an], &b.nodes[bn]);
         // The same text is the same data, but where it holds an alias: the same `*name` can
-        // name anchors holding other values in the two trees.
+        // name anchors holding other values in the two trees. Nor where it ends in a literal
+        // or folded scalar: its last line break (and under `+` the blank lines below) is
+        // part of its value but past its text, and a file may end right after that text.
         if a.src(an) == b.src(bn)
             && x.kind != Kind::Alias
-            && !a.value_outruns_text(an)
-            && !b.value_outruns_text(bn)
+            && !a.ends_in_block_scalar(an)
+            && !b.ends_in_block_scalar(bn)
             && (x.kind == Kind::Scalar
                 || !a.has_aliases()
                 || memchr::memchr(b'*', a.src(an).as_bytes()).is_none())

@@ -24,7 +24,15 @@ impl Renderer<'_> {
         let eol = self.ours.eol;
         if o.slot == Slot::Root {
             let (from, to) = (column(self.theirs, t), column(self.ours, o));
-            let text = reindent(self.theirs.src(t.node), from, to, eol);
+            let mut text = reindent(self.theirs.src(t.node), from, to, eol);
+            let last = self.final_break(on.end, t);
+            if !last.is_empty() {
+                // Ending the file, a `|+` value's blank lines have no text of ours below.
+                for _ in 0..kept_blank_line_count(self.theirs, t.node) {
+                    text.push_str(eol);
+                }
+                text.push_str(last);
+            }
             return Edit {
                 start: on.start,
                 end: on.end,
@@ -134,7 +142,26 @@ impl Renderer<'_> {
                 text.push_str(eol);
             }
         }
+        text.push_str(self.final_break(end, t));
         Edit { start, end, text }
+    }
+
+    /// The line break to write after theirs' value `t` put in ours' text up to `end`: where
+    /// ours' file ends there without one, the line break that ends theirs' block scalar
+    /// (part of its value under `|`, `>` and `+`) has none of ours' to stand on, and the file
+    /// gets its final line break. Nothing anywhere else.
+    fn final_break(&self, end: usize, t: Field) -> &'static str {
+        let (ours, theirs) = (self.ours, self.theirs);
+        let theirs_end = theirs.node(t.node).end;
+        if end == ours.text.len()
+            && !ours.text.ends_with('\n')
+            && theirs.ends_in_block_scalar(t.node)
+            && line_end(theirs.text, theirs_end) < theirs.text.len()
+        {
+            ours.eol
+        } else {
+            ""
+        }
     }
 
     /// Ours' empty `[]`/`{}` replaced by theirs' block collection without the children in
@@ -796,8 +823,10 @@ impl Renderer<'_> {
 }
 
 /// How many blank lines end the `|+` scalar a node ends in (part of its value, below its span).
+/// One ending its file without a line break has no break at all, and no blank line.
 fn kept_blank_line_count(tree: &Tree, node: NodeId) -> usize {
-    tree.kept_blank_lines(node).map_or(0, |breaks| breaks - 1)
+    tree.kept_blank_lines(node)
+        .map_or(0, |breaks| breaks.saturating_sub(1))
 }
 
 /// From `end`, the end of a line, past the blank lines that follow it (the end of the text,

@@ -612,7 +612,8 @@ impl<'t> Checker<'t> {
     /// Checks one key of a map, found (or not) in base, ours, theirs and the result.
     fn entry(&mut self, path: &Path, common: Option<&str>, key: &str, found: [At; 4]) {
         // The same text in all four holds under any rule: no path is built for it (most
-        // fields of a large map).
+        // fields of a large map). Not where it ends in a literal or folded scalar, whose
+        // value takes line breaks past its text that a file ending there lacks.
         if let [Some(b), Some(o), Some(t), Some(r)] = found {
             let text = self.o.src(o);
             if self.o.node(o).kind != Kind::Alias
@@ -621,7 +622,7 @@ impl<'t> Checker<'t> {
                 && self.r.src(r) == text
                 && ![(self.b, b), (self.o, o), (self.t, t), (self.r, r)]
                     .iter()
-                    .any(|&(tree, n)| tree.value_outruns_text(n))
+                    .any(|&(tree, n)| tree.ends_in_block_scalar(n))
             {
                 return;
             }
@@ -723,10 +724,12 @@ impl<'t> Checker<'t> {
                     );
                     return;
                 }
-                // Under `|+` the blank lines ending the text are part of its value, which
-                // the lines above leave out: they merge as one more value of the text.
+                // The line breaks ending the text (its last line's, and under `|+` the blank
+                // lines') are part of its value, which the lines above leave out: they merge
+                // as one more value of the text. A file ending right after the last line
+                // gives it none.
                 let kept =
-                    [(bt, b), (ot, o), (tt, t), (rt, r)].map(|(tree, n)| kept_blank_lines(tree, n));
+                    [(bt, b), (ot, o), (tt, t), (rt, r)].map(|(tree, n)| final_breaks(tree, n));
                 let [kb, ko, kt, kr] = kept;
                 let want = if ko == kt || kb == kt {
                     Some(ko)
@@ -743,12 +746,12 @@ impl<'t> Checker<'t> {
                     Some(want) => self.at(
                         path,
                         common,
-                        format!("the text should end in {want} kept blank lines, the result's ends in {kr}"),
+                        format!("the text should end in {want} line breaks, the result's ends in {kr}"),
                     ),
                     None => self.at(
                         path,
                         common,
-                        "both sides changed the blank lines ending this kept (|+) text differently: a conflict",
+                        "both sides changed the line breaks ending this text differently: a conflict",
                     ),
                 }
             }
@@ -761,15 +764,12 @@ impl<'t> Checker<'t> {
     }
 }
 
-/// The blank lines ending a block scalar's value: only a kept (`|+`, `>+`) one has any, as
-/// the line breaks after its last line break.
-fn kept_blank_lines(tree: &Tree, n: NodeId) -> usize {
-    if !header(tree, n).contains('+') {
-        return 0;
-    }
+/// The line breaks ending a block scalar's value: none under `-`, its last line's under `|`
+/// and `>`, and the blank lines' too under `+` (none at all where the file ends right after
+/// its last line).
+fn final_breaks(tree: &Tree, n: NodeId) -> usize {
     let value = tree.value(n);
-    let breaks = value.len() - value.trim_end_matches('\n').len();
-    breaks.saturating_sub(1)
+    value.len() - value.trim_end_matches('\n').len()
 }
 
 /// A block scalar's header (`|`, `>-`, `|2+`): style, chomping and indentation indicator.
@@ -797,6 +797,9 @@ fn expected(what: &str, tree: &Tree, want: At, rt: &Tree, got: At) -> String {
     // The same text with an alias, other data: it names another anchor of its name.
     let same_text = match (text(tree, want), text(rt, got)) {
         (Some(a), Some(b)) if a == b && a.contains('*') => " (an alias names another anchor there)",
+        (Some(a), Some(b)) if a == b => {
+            " (the same text: a block scalar's line breaks past it differ, a file ending there)"
+        }
         _ => "",
     };
     let (want, got) = (show(tree, want), show(rt, got));
