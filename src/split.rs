@@ -152,7 +152,7 @@ fn is_marker(line: &str, m: &str) -> bool {
 }
 
 /// The name of one document, by its top-level keys; `None` where anything is unusual.
-fn name_of(doc: &str) -> Option<Name> {
+pub(crate) fn name_of(doc: &str) -> Option<Name> {
     let Some(head) = head(doc, false)? else {
         return Some(Name::Comments);
     };

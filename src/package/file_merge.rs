@@ -496,11 +496,17 @@ pub(crate) fn settled_counts(pkg: &Package, path: PathId) -> ResourceCounts {
 /// left as base had it goes with the deletion, and one it changed is the deletion against a
 /// change: marked (the changed document against nothing), or the policy's side. Taken whole,
 /// the changed file lost the deleting side's deletions, and deleted under `theirs` it lost the
-/// other side's own resources (adversary packages-theirs-1137-1831, made small). `None` where
-/// a document cannot be named for certain, or where the deleting side holds one of the kept
-/// version's resources in another file (it moved it: pairing that across files is the
-/// package's resource pairing, which a path kept whole stands outside): the path is merged as
-/// before.
+/// other side's own resources (adversary packages-theirs-1137-1831, made small). The kept
+/// version's documents are named as the parser reads them, as the package names resources: a
+/// document whose name a side nulled or dropped (two such documents of a kind share one
+/// identity, which keeps the path whole) is a resource base does not have, as it is to kyaml,
+/// and not the base document it may have been. Scanned for certain names, such a version was
+/// kept whole, and ours' side of the conflict brought back the resources ours left alone that
+/// theirs deleted (adversary packages-mark-1153-132). `None` where a document cannot be named
+/// for certain (a base one by the scan, a kept one with no identity), or where the deleting
+/// side holds one of the kept version's resources in another file (it moved it: pairing that
+/// across files is the package's resource pairing, which a path kept whole stands outside):
+/// the path is merged as before.
 fn by_documents_against_deleted(
     cb: Option<&[u8]>,
     co: Option<&[u8]>,
@@ -518,13 +524,26 @@ fn by_documents_against_deleted(
     fn text(bytes: &[u8]) -> Option<&str> {
         std::str::from_utf8(bytes).ok()
     }
-    let (base, kept) = (split::named(text(cb?)?)?, split::named(text(kept)?)?);
+    let (base, kept) = (split::named(text(cb?)?)?, text(kept)?);
     // Ours' or theirs' repeated identity is what keeps the path whole; other whole YAML
     // (a template, plain YAML) stays with the rules below.
-    let mut seen = HashSet::new();
-    if kept.iter().all(|p| seen.insert(&p.name)) {
+    let tree = parse::parse(kept).ok()?;
+    if resource::duplicate_identities(&tree).is_empty() {
         return None;
     }
+    let mut ids = resource::documents(&tree).into_iter().map(|(_, id)| id);
+    let mut pieces = Vec::new();
+    for (i, piece) in split::cut(kept)?.into_iter().enumerate() {
+        let name = match split::name_of(piece) {
+            Some(Name::Comments) if i == 0 => Name::Comments,
+            _ => Name::Resource(ids.next()??),
+        };
+        pieces.push(split::Piece { text: piece, name });
+    }
+    if ids.next().is_some() {
+        return None;
+    }
+    let kept = pieces;
     // The deleting side's resources in every YAML file: as the package read them where it
     // parsed the file, else (a file it keeps whole) read here.
     let mut elsewhere: HashSet<Identity> = HashSet::new();
