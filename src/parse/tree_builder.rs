@@ -328,7 +328,7 @@ impl<'a> Builder<'a> {
                 self.last_end = end;
             }
             Event::DocumentEnd => self.end_document(start, end),
-            Event::Scalar(value, style, anchor, tag) => {
+            Event::Scalar(mut value, style, anchor, tag) => {
                 let style = match style {
                     ScalarStyle::Plain => Style::Plain,
                     ScalarStyle::SingleQuoted => Style::SingleQuoted,
@@ -361,6 +361,18 @@ impl<'a> Builder<'a> {
                         }
                     }
                     s = header;
+                    // Content that ends the file with no line break after it has no final
+                    // line break to keep (YAML's `b-chomped-last` is the end of the file
+                    // there, as libyaml, go-yaml and the block reader read it), but granit
+                    // adds one: `x: |\n  v` at the end of a file is "v", not "v\n". Read
+                    // otherwise, a block scalar of theirs written at ours' unterminated end
+                    // compared equal to one that lost its line break.
+                    let unterminated = !self.text[e..].contains('\n');
+                    if unterminated && value.ends_with('\n') && !value.bytes().all(|b| b == b'\n') {
+                        let mut v = value.into_owned();
+                        v.pop();
+                        value = v.into();
+                    }
                 } else if style == Style::Plain && s == e && !self.next_is_key() {
                     // An empty value (granit reports it as `~`) sits on its `:` or `-`: move
                     // it after the indicator. (An empty key stays before its `:`.)
