@@ -162,6 +162,15 @@ pub(super) fn attempt(
         // (The readings of renamed documents above each walk the documents again: asked only
         // where the message gets that far.)
         let unmarked = violations.iter().all(|v| v.finding == Finding::Unmarked);
+        // Under ours, where the check finds whole documents wrong (it reads a document the
+        // merge paired as renamed as one deleted and one added) and, read so as mark mode reads
+        // it, their delete/modify conflict holds (adversary manifests-ours-1156-48): the same
+        // disagreement about which documents are one, answered by [`policy_marked`].
+        let identity_marked = || {
+            opts.policy == Policy::Ours
+                && violations.iter().all(|v| v.path.is_empty())
+                && by_identity(&versions, &mark_options(opts)).is_some()
+        };
         messages.push(if disputed {
             format!(
                 "documents paired as renamed, the check reads a deletion and an addition ({}); read by identity alone, the merge is clean but keeps the document theirs renamed beside its new one: marked as a conflict",
@@ -185,6 +194,11 @@ pub(super) fn attempt(
         } else if beside_a_copy() {
             format!(
                 "the check reads a document renamed beside a copy as like it, the merge a deletion ({}): marked as a conflict",
+                violations[0]
+            )
+        } else if identity_marked() {
+            format!(
+                "documents paired as renamed, the check reads a deletion and an addition ({}), and so read, as mark mode reads them, their conflicts hold: the readings differ on which documents are one, marked as a conflict",
                 violations[0]
             )
         } else {
@@ -345,21 +359,33 @@ fn checked_line_merge(
 /// that ours' policy decided away elsewhere unmarked (ours deleted a document theirs changed,
 /// beside the documents the two readings pair otherwise), so those decisions are marked too.
 /// A conflict is allowed under ours; git's result with a bug report is not the answer
-/// where the rules' own conflicts hold. `None` under the other policies (theirs must stay
-/// clean, mark has no policy decisions), or where that merge is clean or does not hold.
+/// where the rules' own conflicts hold. Where no widening of mark mode's conflicts holds
+/// either, mark mode's next answer: documents paired by identity alone ([`by_identity`]),
+/// the check's own reading of a rename it rejects (adversary manifests-ours-1156-48: theirs
+/// renamed a CRD and edited it, ours edited it, a twin CRD beside it; the check reads the
+/// rename as a deletion and an addition, so only their delete/modify conflict holds).
+/// `None` under the other policies (theirs must stay clean, mark has no policy decisions),
+/// or where that merge is clean or does not hold.
 fn policy_marked(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<String>)> {
     if opts.policy != Policy::Ours {
         return None;
     }
-    let mark = MergeOptions {
-        policy: Policy::Mark,
-        ..opts.clone()
-    };
+    let mark = mark_options(opts);
     let (merged, _) = planned_and_rendered(versions, &mark).ok()?;
     if merged.conflicts.is_empty() {
         return None;
     }
-    widened(versions, &mark, merged, Vec::new(), Pairing::Renames).ok()
+    widened(versions, &mark, merged, Vec::new(), Pairing::Renames)
+        .ok()
+        .or_else(|| by_identity(versions, &mark))
+}
+
+/// `opts` under `--on-conflict mark`: every conflict marked, none decided by a policy.
+fn mark_options(opts: &MergeOptions) -> MergeOptions {
+    MergeOptions {
+        policy: Policy::Mark,
+        ..opts.clone()
+    }
 }
 
 /// In mark mode, the merge again with no document held in one conflict with its rival (the
