@@ -101,7 +101,9 @@ with that side winning wherever both sides changed a path differently, where the
 value is also right (so a conflict as wide as a list or a document is fine); elsewhere it must
 hold the other side's changes as a clean result would. A list is also right where it equals git's
 element-by-element merge with the winning side's stretch of each conflicting hunk (the sequence
-reading of DESIGN.md: edits of a list that overlap conflict around just those elements); with
+reading of DESIGN.md: edits of a list that overlap conflict around just those elements), or of
+such a conflict widened over neighbouring elements, and holds every element all three versions
+hold (git's stretch may drop one the other side only moved); with
 --strict-lists it is judged as element multisets only, and such a finding gets `/hunk` after its
 rule (a stretch taken whole drops the other side's change inside it). The same holds for the ours
 policy's clean results.
@@ -1026,6 +1028,16 @@ def widened_seq_merge(b, o, t, r, win):
     return False
 
 
+def keeps_shared(b, o, t, r):
+    """Whether list r holds every element base and both sides hold, as often as the fewest of
+    them: git's element merge reads a swap as an element deleted and put back elsewhere, and
+    where the other side added at that place, the winning side's stretch of the conflict holds
+    neither copy; the element every side kept is gone from that half (templates-mark-1157-46:
+    git's ours half lost /conf, which ours never touched and theirs only moved)."""
+    counts = [collections.Counter(freeze(e) for e in x) for x in (b, o, t, r)]
+    return all(counts[3][f] >= min(c[f] for c in counts[:3]) for f in counts[0])
+
+
 def drop_nulls(v):
     """A value without its null map entries, at any depth."""
     if isinstance(v, dict):
@@ -1358,7 +1370,8 @@ class Rules:
             # each conflict. Right under that reading, unless --strict-lists asks for the element
             # multisets alone; then its findings are tagged /hunk.
             ok, merged = seq_merge(b, o, t, self.win)
-            if (ok and merged == r) or (self.whole and widened_seq_merge(b, o, t, r, self.win)):
+            if ((ok and merged == r) or (self.whole and widened_seq_merge(b, o, t, r, self.win))) \
+                    and keeps_shared(b, o, t, r):
                 if not STRICT_LISTS[0]:
                     return
                 for v in sub:
@@ -4912,6 +4925,10 @@ SELF_TESTS = [
      "l:\n- {n: c}\n- {n: r}\n- {n: w}\n", "l:\n- {n: c}\n- {n: r}\n- {n: s}\n- {n: w}\n",
      "l:\n- {n: r}\n- {n: c}\n- {n: w}\n- {n: x}\n",
      "l:\n- {n: c}\n- {n: r}\n- {n: s}\n- {n: w}\n- {n: x}\n", False),
+    ("the same with git's narrow half: it reads the swap as c deleted and put back after r, where "
+     "ours added s, so ours' half loses c, which every side kept", "side:ours",
+     "l:\n- {n: c}\n- {n: r}\n- {n: w}\n", "l:\n- {n: c}\n- {n: r}\n- {n: s}\n- {n: w}\n",
+     "l:\n- {n: r}\n- {n: c}\n- {n: w}\n", "l:\n- {n: r}\n- {n: s}\n- {n: w}\n", True),
     ("the same where ours' half drops theirs' addition past another it keeps: no conflict widened "
      "as one run reaches it", "side:ours",
      "l:\n- {n: c}\n- {n: r}\n- {n: w}\n- {n: v}\n", "l:\n- {n: c}\n- {n: r}\n- {n: s}\n- {n: w}\n- {n: v}\n",
