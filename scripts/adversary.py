@@ -101,12 +101,12 @@ with that side winning wherever both sides changed a path differently, where the
 value is also right (so a conflict as wide as a list or a document is fine); elsewhere it must
 hold the other side's changes as a clean result would. A list is also right where it equals git's
 element-by-element merge with the winning side's stretch of each conflicting hunk (the sequence
-reading of DESIGN.md: edits of a list that overlap conflict around just those elements), or of
-such a conflict widened over neighbouring elements, and holds every element all three versions
-hold (git's stretch may drop one the other side only moved); with
---strict-lists it is judged as element multisets only, and such a finding gets `/hunk` after its
-rule (a stretch taken whole drops the other side's change inside it). The same holds for the ours
-policy's clean results.
+reading of DESIGN.md: edits of a list that overlap conflict around just those elements) and
+holds every element all three versions hold (git's stretch may drop one the other side only
+moved); with --strict-lists it is judged as element multisets only, and such a finding gets
+`/hunk` after its rule (a stretch taken whole drops the other side's change inside it). The same
+holds for the ours policy's clean results. A conflict side's list may also be such a merge with a
+conflict widened over neighbouring elements, as a line merge's conflict widens.
 
 FINDINGS, by category: `wrong-clean` (exit 0, the oracle disagrees), `side-loses-data` (the side
 check fails), `side-unloadable`, `crash` (exit status 2 or more, a signal, a timeout, no output,
