@@ -101,10 +101,12 @@ with that side winning wherever both sides changed a path differently, where the
 value is also right (so a conflict as wide as a list or a document is fine); elsewhere it must
 hold the other side's changes as a clean result would. A list is also right where it equals git's
 element-by-element merge with the winning side's stretch of each conflicting hunk (the sequence
-reading of DESIGN.md: edits of a list that overlap conflict around just those elements); with
---strict-lists it is judged as element multisets only, and such a finding gets `/hunk` after its
-rule (a stretch taken whole drops the other side's change inside it). The same holds for the ours
-policy's clean results.
+reading of DESIGN.md: edits of a list that overlap conflict around just those elements) and
+holds every element all three versions hold (git's stretch may drop one the other side only
+moved); with --strict-lists it is judged as element multisets only, and such a finding gets
+`/hunk` after its rule (a stretch taken whole drops the other side's change inside it). The same
+holds for the ours policy's clean results. A conflict side's list may also be such a merge with a
+conflict widened over neighbouring elements, as a line merge's conflict widens.
 
 FINDINGS, by category: `wrong-clean` (exit 0, the oracle disagrees), `side-loses-data` (the side
 check fails), `side-unloadable`, `crash` (exit status 2 or more, a signal, a timeout, no output,
@@ -956,6 +958,86 @@ def seq_merge(b, o, t, favor=None):
     return True, [value[x] for x in text.split()]
 
 
+def seq_chunks(b, o, t):
+    """The three element sequences cut as diff3 cuts them: (base, ours, theirs) stretches,
+    alternately stable (an element both sides kept in place, matched by difflib) and changed."""
+    tb, to, tt = ([freeze(e) for e in x] for x in (b, o, t))
+
+    def matches(other):
+        m = {}
+        for blk in difflib.SequenceMatcher(None, tb, other, autojunk=False).get_matching_blocks():
+            for n in range(blk.size):
+                m[blk.a + n] = blk.b + n
+        return m
+    mo, mt = matches(to), matches(tt)
+    chunks, i, j, k = [], 0, 0, 0
+    while i < len(b) or j < len(o) or k < len(t):
+        if i < len(b) and mo.get(i) == j and mt.get(i) == k:
+            chunks.append((b[i:i + 1], o[j:j + 1], t[k:k + 1]))
+            i, j, k = i + 1, j + 1, k + 1
+            continue
+        i2 = next((x for x in range(i, len(b)) if x in mo and x in mt), None)
+        j2, k2 = (mo[i2], mt[i2]) if i2 is not None else (len(o), len(t))
+        i2 = len(b) if i2 is None else i2
+        chunks.append((b[i:i2], o[j:j2], t[k:k2]))
+        i, j, k = i2, j2, k2
+    return chunks
+
+
+def widened_seq_merge(b, o, t, r, win):
+    """Whether list r is the winning side's half of an element merge whose conflicts were
+    widened over neighbouring elements: each conflicting stretch, and any run of stretches
+    around it, taken as the winning side has it; every other stretch merged. A conflict as
+    wide as the list (the side's whole list) and git's own narrow conflict are both right; a
+    conflict between the two is as right, though inside it the other side's change next to
+    the conflict is in the other half only. A line merge widens so, and must where git's
+    narrow half loses an element: git reads a swap as an element deleted and put back
+    elsewhere, and the other side's addition at the same place drops the element from the
+    winning half (templates-mark-1157-46: theirs swapped two volumeMounts, ours added one
+    after them; ours' half widened to hold both in base's order is right)."""
+    w = 1 if win == "ours" else 2
+    kinds, merged = [], []
+    for cb, co, ct in seq_chunks(b, o, t):
+        side = (co, ct)[w - 1]
+        if co == ct or ct == cb:
+            kinds.append("same" if co == side else "lose")
+            merged.append((co, side))
+        elif co == cb:
+            kinds.append("same" if ct == side else "lose")
+            merged.append((ct, side))
+        else:
+            kinds.append("conflict")
+            merged.append((side, side))
+    conflicts = [n for n, x in enumerate(kinds) if x == "conflict"]
+    losers = [n for n, x in enumerate(kinds) if x == "lose"]
+    if not conflicts or len(losers) > 10:
+        return False
+    want = [freeze(e) for e in r]
+    for mask in range(1 << len(losers)):
+        inside = {c for n, c in enumerate(losers) if mask >> n & 1}
+
+        def reachable(c):
+            # A widened conflict is one run of stretches: every change of the other side
+            # between this stretch and its conflict is inside the run too.
+            return any(all(x in inside for x in losers if min(c, q) < x < max(c, q)) for q in conflicts)
+        if not all(reachable(c) for c in inside):
+            continue
+        got = [freeze(e) for n, (m, side) in enumerate(merged) for e in (side if n in inside else m)]
+        if got == want:
+            return True
+    return False
+
+
+def keeps_shared(b, o, t, r):
+    """Whether list r holds every element base and both sides hold, as often as the fewest of
+    them: git's element merge reads a swap as an element deleted and put back elsewhere, and
+    where the other side added at that place, the winning side's stretch of the conflict holds
+    neither copy; the element every side kept is gone from that half (templates-mark-1157-46:
+    git's ours half lost /conf, which ours never touched and theirs only moved)."""
+    counts = [collections.Counter(freeze(e) for e in x) for x in (b, o, t, r)]
+    return all(counts[3][f] >= min(c[f] for c in counts[:3]) for f in counts[0])
+
+
 def drop_nulls(v):
     """A value without its null map entries, at any depth."""
     if isinstance(v, dict):
@@ -1288,7 +1370,8 @@ class Rules:
             # each conflict. Right under that reading, unless --strict-lists asks for the element
             # multisets alone; then its findings are tagged /hunk.
             ok, merged = seq_merge(b, o, t, self.win)
-            if ok and merged == r:
+            if ((ok and merged == r) or (self.whole and widened_seq_merge(b, o, t, r, self.win))) \
+                    and keeps_shared(b, o, t, r):
                 if not STRICT_LISTS[0]:
                     return
                 for v in sub:
@@ -4837,6 +4920,20 @@ SELF_TESTS = [
     ("a conflict side that is git's element merge with its own stretch is right (sequence reading)", "side:ours",
      "args:\n- --a\n- --b\n", "args:\n- --a\n- --b\n- --c\n", "args:\n- --a\n- --x\n",
      "args:\n- --a\n- --b\n- --c\n", False),
+    ("theirs swapped two elements, ours added one after them: ours' half of the conflict widened "
+     "over the swap holds every element in base's order (templates-mark-1157-46)", "side:ours",
+     "l:\n- {n: c}\n- {n: r}\n- {n: w}\n", "l:\n- {n: c}\n- {n: r}\n- {n: s}\n- {n: w}\n",
+     "l:\n- {n: r}\n- {n: c}\n- {n: w}\n- {n: x}\n",
+     "l:\n- {n: c}\n- {n: r}\n- {n: s}\n- {n: w}\n- {n: x}\n", False),
+    ("the same with git's narrow half: it reads the swap as c deleted and put back after r, where "
+     "ours added s, so ours' half loses c, which every side kept", "side:ours",
+     "l:\n- {n: c}\n- {n: r}\n- {n: w}\n", "l:\n- {n: c}\n- {n: r}\n- {n: s}\n- {n: w}\n",
+     "l:\n- {n: r}\n- {n: c}\n- {n: w}\n", "l:\n- {n: r}\n- {n: s}\n- {n: w}\n", True),
+    ("the same where ours' half drops theirs' addition past another it keeps: no conflict widened "
+     "as one run reaches it", "side:ours",
+     "l:\n- {n: c}\n- {n: r}\n- {n: w}\n- {n: v}\n", "l:\n- {n: c}\n- {n: r}\n- {n: s}\n- {n: w}\n- {n: v}\n",
+     "l:\n- {n: r}\n- {n: c}\n- {n: w}\n- {n: x}\n- {n: v}\n- {n: y}\n",
+     "l:\n- {n: c}\n- {n: r}\n- {n: s}\n- {n: w}\n- {n: x}\n- {n: v}\n", True),
     ("an unkeyed element both sides edited, merged field by field with ours winning the port: "
      "not paired with ours' edit of another element as alike", "side:ours",
      "e:\n- port: m\n  path: p\n  interval: 30s\n- port: t\n  path: q\n  interval: 30s\n",
