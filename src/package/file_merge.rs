@@ -431,9 +431,7 @@ fn merge_texts(
 /// The mode of the file at `path` after the merge: the side that changed it wins, ours where
 /// both did; `None` where no version has the file.
 fn merged_mode(pkg: &Package, path: PathId) -> Option<FileMode> {
-    let modes = pkg
-        .sides
-        .map(|s| s.files.get(pkg.paths[path]).map(|e| e.mode));
+    let modes = pkg.entries(path).map(|e| e.map(|e| e.mode));
     let [b, o, t] = modes;
     if let (Some(_), Some(_)) = (o, t) {
         if let Some(side) = sides::settled(&b, &o, &t) {
@@ -652,7 +650,7 @@ pub(crate) fn merge_path(
     path: PathId,
     opts: &MergeOptions,
 ) -> anyhow::Result<FileOutcome> {
-    let [b, o, t] = pkg.sides.map(|s| s.files.get(pkg.paths[path]));
+    let [b, o, t] = pkg.entries(path);
     let settled = |entry: Option<&Entry>| FileOutcome {
         entry: entry.cloned(),
         ..FileOutcome::default()

@@ -11,7 +11,9 @@
 //! An identity that one version holds in several files (kustomize overlays repeat their base's
 //! resources) pairs only within its path, as kyaml's path matcher does; so do documents
 //! without an identity (plain YAML), by position among the unidentified of their file, a
-//! file a side moved ([`moved_files`]) standing at its base path.
+//! file a side moved ([`moved_files`]) standing at its base path. A file merged whole (see
+//! [`PathKind::WholeYaml`]) that a side moved follows the move by its lines, as git's rename
+//! detection does ([`Package::whole_moves`]).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -22,7 +24,7 @@ use crate::sides::{self, Side, BASE, OURS, THEIRS};
 use crate::split;
 
 use super::parallel::map_parallel;
-use super::snapshot::Snapshot;
+use super::snapshot::{Entry, Snapshot};
 use crate::git::FileMode;
 
 /// An index into [`Package::paths`].
@@ -64,6 +66,8 @@ pub(crate) struct Package<'a> {
     /// [`PathKind::Resources`] and the version has the file.
     pub files: Vec<[Option<usize>; 3]>,
     pub parsed: Vec<ParsedFile<'a>>,
+    /// Whole files moved ([`Package::whole_moves`]): base's path by new path.
+    pub whole_moves: HashMap<PathId, PathId>,
 }
 
 /// Where a document is: its file's path and its position among the file's documents.
@@ -144,6 +148,7 @@ impl<'a> Package<'a> {
             kinds: Vec::new(),
             files: Vec::new(),
             parsed: Vec::new(),
+            whole_moves: HashMap::new(),
         };
         pkg.kinds = vec![PathKind::Other; pkg.paths.len()];
         pkg.files = vec![[None; 3]; pkg.paths.len()];
@@ -182,7 +187,93 @@ impl<'a> Package<'a> {
         }
         let shared: Vec<PathId> = shared.into_iter().map(|(p, _)| p).collect();
         pkg.parse(&shared);
+        pkg.whole_moves = pkg.whole_moves();
+        let moved: Vec<PathId> = pkg.whole_moves.iter().flat_map(|(&n, &g)| [n, g]).collect();
+        for p in moved {
+            pkg.kinds[p] = PathKind::WholeYaml;
+            pkg.files[p] = [None; 3];
+        }
         pkg
+    }
+
+    /// The files one side or both moved where the move's old or new path is
+    /// [`PathKind::WholeYaml`] (a version repeats an identity or does not parse), as base's
+    /// path by new path: base's file is gone from the moving side, which holds a new YAML file
+    /// at a path base does not have, sharing at least half the lines of the longer of the two
+    /// (git's rename detection, read by lines), each the only such file for the other; the
+    /// other side kept base's file or moved it to the same path; no resource of the files is
+    /// held by another file. A whole path pairs by path only, so the move read as the side's
+    /// deletion against the other side's change beside the side's new file, and each side of
+    /// that conflict held the file's resources twice (adversary packages-mark-1157-239); git
+    /// follows the rename and merges the three versions at the new path, and so does the
+    /// package.
+    fn whole_moves(&self) -> HashMap<PathId, PathId> {
+        let entry = |s: usize, p: PathId| self.sides[s].files.get(self.paths[p]);
+        let lines = |bytes: &'a [u8]| bytes.split(|&c| c == b'\n').collect::<Vec<_>>();
+        let close = |a: &'a [u8], b: &'a [u8]| {
+            let (la, lb) = (lines(a), lines(b));
+            2 * crate::text::shared_count(&la, &lb) >= la.len().max(lb.len())
+        };
+        let mut holders: HashMap<&Identity, HashSet<PathId>> = HashMap::new();
+        for (p, slots) in self.files.iter().enumerate() {
+            for &f in slots.iter().flatten() {
+                for id in self.parsed[f].docs.iter().filter_map(|(_, id)| id.as_ref()) {
+                    holders.entry(id).or_default().insert(p);
+                }
+            }
+        }
+        let alone = |p: PathId| {
+            self.files[p].iter().flatten().all(|&f| {
+                self.parsed[f]
+                    .docs
+                    .iter()
+                    .filter_map(|(_, id)| id.as_ref())
+                    .all(|id| holders[id].len() == 1)
+            })
+        };
+        let yaml = |p: PathId| matches!(self.kinds[p], PathKind::Resources | PathKind::WholeYaml);
+        let mut pairs: Vec<(PathId, PathId)> = Vec::new();
+        for side in [OURS, THEIRS] {
+            let o = other(side);
+            for g in 0..self.paths.len() {
+                let gone = yaml(g) && entry(side, g).is_none() && alone(g);
+                let Some(before) = entry(BASE, g).filter(|_| gone) else {
+                    continue;
+                };
+                for n in 0..self.paths.len() {
+                    let whole = [g, n].iter().any(|&p| self.kinds[p] == PathKind::WholeYaml);
+                    // The other side kept base's file, or moved it here too.
+                    let other_kept = entry(o, g).is_some() != entry(o, n).is_some();
+                    let new = whole && yaml(n) && entry(BASE, n).is_none() && other_kept;
+                    if let Some(after) = entry(side, n).filter(|_| new && alone(n)) {
+                        if close(&before.bytes, &after.bytes) && !pairs.contains(&(g, n)) {
+                            pairs.push((g, n));
+                        }
+                    }
+                }
+            }
+        }
+        pairs
+            .iter()
+            .filter(|&&(g, n)| pairs.iter().all(|&(rg, rn)| (rg == g) == (rn == n)))
+            .map(|&(g, n)| (n, g))
+            .collect()
+    }
+
+    /// The three versions merged at `path`: for a whole file moved ([`Package::whole_moves`]),
+    /// base's file with each side's at the new path, or at base's path where the side kept it;
+    /// nothing at base's path.
+    pub fn entries(&self, path: PathId) -> [Option<&'a Entry>; 3] {
+        let at = |p: PathId| self.sides.map(|s| s.files.get(self.paths[p]));
+        if let Some(&from) = self.whole_moves.get(&path) {
+            let [base, ours, theirs] = at(from);
+            let [_, o, t] = at(path);
+            return [base, o.or(ours), t.or(theirs)];
+        }
+        if self.whole_moves.values().any(|&from| from == path) {
+            return [None; 3];
+        }
+        at(path)
     }
 
     /// Parses the YAML files at `which`, on all cores (a text two versions share is parsed
