@@ -18,9 +18,9 @@ use crate::text::line_end;
 /// Ours' and theirs' texts with each map entry that holds the anchor of an alias the other
 /// side wrote further down in the same map moved up to stand just before the entry that holds
 /// the alias, and a note for each move of a side's given up so; `None` where there is none,
-/// or where the texts cannot be so ordered (an entry's lines hold a comment between them, or
-/// the sides' aliases ask for opposite orders), the rewritten text would not be the same data,
-/// or after a few passes an alias still stands before its anchor.
+/// or where the texts cannot be so ordered (a comment stands between the entries concerned),
+/// the rewritten text would not be the same data, or after a few passes an alias still stands
+/// before its anchor (the sides' aliases ask for opposite orders).
 pub(super) fn anchors_first(
     base: &str,
     ours: &str,
@@ -35,7 +35,6 @@ pub(super) fn anchors_first(
             misplaced(&trees[writer], &trees[other]).map(|m| (writer, other, m))
         });
         let Some((writer, other, m)) = found else {
-            drop(trees);
             return (!notes.is_empty() || texts != [ours, theirs]).then_some((texts, notes));
         };
         let moved = moved_up(&trees[other], m.map, m.anchor, m.alias)?;
@@ -58,8 +57,6 @@ pub(super) fn anchors_first(
                 anchor_key,
             ));
         }
-        drop(again);
-        drop(trees);
         texts[other] = moved;
     }
     None
