@@ -4,10 +4,10 @@
 //! anchor under an earlier key, the other side's order of those two keys, where the merge
 //! keeps it, would put the alias first, and the merge is refused as one that would leave an
 //! alias without its anchor (a side moved the key holding the anchor below the key holding
-//! the alias, or the side that wrote them moved the anchor's key up). The merge then runs
-//! again with the other side's entry that holds the anchor moved up to stand before the
-//! entry holding the alias, as the side that wrote them has them: the same data, and the
-//! merge keeps both sides' changes. Where the other side had moved the two keys apart from
+//! the alias, or below the key a new alias's key is inserted after; or the side that wrote
+//! them moved the anchor's key up). The merge then runs again with the other side's entry
+//! that holds the anchor moved up to stand before those entries, as the side that wrote them
+//! has them: the same data, and the merge keeps both sides' changes. Where the other side had moved the two keys apart from
 //! base's order, that move is given up, and a note names the key.
 
 use crate::merge::anchors::place;
@@ -16,8 +16,8 @@ use crate::resource;
 use crate::text::line_end;
 
 /// Ours' and theirs' texts with each map entry that holds the anchor of an alias the other
-/// side wrote further down in the same map moved up to stand just before the entry that holds
-/// the alias, and a note for each move of a side's given up so; `None` where there is none,
+/// side wrote further down in the same map moved up to stand just before the first entry
+/// that the writer has between the two ([`Misplaced`]), and a note for each move of a side's given up so; `None` where there is none,
 /// or where the texts cannot be so ordered (a comment stands between the entries concerned),
 /// the rewritten text would not be the same data, or after a few passes an alias still stands
 /// before its anchor (the sides' aliases ask for opposite orders).
@@ -37,23 +37,23 @@ pub(super) fn anchors_first(
         let Some((writer, other, m)) = found else {
             return (!notes.is_empty() || texts != [ours, theirs]).then_some((texts, notes));
         };
-        let moved = moved_up(&trees[other], m.map, m.anchor, m.alias)?;
+        let moved = moved_up(&trees[other], m.map, m.anchor, m.before)?;
         let again = parse::parse(&moved).ok()?;
         if !resource::same_documents(&trees[other], &again) {
             return None;
         }
         let sides = ["ours", "theirs"];
-        let [anchor_key, alias_key] =
-            [m.anchor, m.alias].map(|k| trees[other].value(k).to_string());
-        if base_has_in_order(&base, &m.path, &anchor_key, &alias_key) {
+        let [anchor_key, before_key] =
+            [m.anchor, m.before].map(|k| trees[other].value(k).to_string());
+        if base_has_in_order(&base, &m.path, &anchor_key, &before_key) {
             notes.push(format!(
                 "{}' move of {} below {} is not kept: {}' alias *{} under {} must follow its anchor under {}",
                 sides[other],
                 shown(&m.path, &anchor_key),
-                alias_key,
+                before_key,
                 sides[writer],
                 m.name,
-                alias_key,
+                m.alias_key,
                 anchor_key,
             ));
         }
@@ -63,14 +63,18 @@ pub(super) fn anchors_first(
 }
 
 /// An alias of `writer`'s whose anchor stands under an earlier entry of a map that `other`
-/// holds with those two entries the other way round.
+/// holds with the anchor's entry below one the writer has between the two (the alias's own,
+/// or the one a new alias's entry is inserted after).
 struct Misplaced {
     /// The map of `other`'s, and its place in the document.
     map: NodeId,
     path: Vec<String>,
-    /// `other`'s keys of the entries holding the anchor and the alias.
+    /// `other`'s key of the entry holding the anchor, and of the first entry standing before
+    /// it that must follow it.
     anchor: NodeId,
-    alias: NodeId,
+    before: NodeId,
+    /// The writer's key of the entry holding the alias.
+    alias_key: String,
     /// The anchor's name.
     name: String,
 }
@@ -112,27 +116,45 @@ fn misplaced(writer: &Tree, other: &Tree) -> Option<Misplaced> {
             continue;
         };
         let path = to_anchor[..common].to_vec();
-        let in_writer = find(writer, doc.root, &path);
+        let Some(in_writer) = find(writer, doc.root, &path) else {
+            continue;
+        };
         let Some(map) = find(other, other_doc.root, &path) else {
             continue;
         };
-        if in_writer.map(|w| writer.node(w).kind) != Some(Kind::Map)
-            || other.node(map).kind != Kind::Map
-        {
+        if writer.node(in_writer).kind != Kind::Map || other.node(map).kind != Kind::Map {
             continue;
         }
-        let key = |name: &str| other.entries(map).position(|(k, _)| other.value(k) == name);
-        if let (Some(a), Some(b)) = (key(anchor_key), key(alias_key)) {
-            if b < a {
-                let keys: Vec<NodeId> = other.entries(map).map(|(k, _)| k).collect();
-                return Some(Misplaced {
-                    map,
-                    path,
-                    anchor: keys[a],
-                    alias: keys[b],
-                    name: writer.value(n).to_string(),
-                });
-            }
+        // The keys the writer has after the anchor's, up to the alias's: the alias's key may
+        // be new to the writer (the merge inserts it after the key before it), so none of them
+        // may stand before the anchor's key in the other side's order.
+        let names: Vec<&str> = writer
+            .entries(in_writer)
+            .map(|(k, _)| writer.value(k))
+            .collect();
+        let (Some(a), Some(b)) = (
+            names.iter().position(|k| k == anchor_key),
+            names.iter().position(|k| k == alias_key),
+        ) else {
+            continue;
+        };
+        let after = &names[a + 1..=b.max(a)];
+        let keys: Vec<NodeId> = other.entries(map).map(|(k, _)| k).collect();
+        let Some(at) = keys.iter().position(|&k| other.value(k) == anchor_key) else {
+            continue;
+        };
+        if let Some(before) = keys[..at]
+            .iter()
+            .find(|&&k| after.contains(&other.value(k)))
+        {
+            return Some(Misplaced {
+                map,
+                path,
+                anchor: keys[at],
+                before: *before,
+                alias_key: alias_key.clone(),
+                name: writer.value(n).to_string(),
+            });
         }
     }
     None
@@ -182,17 +204,17 @@ fn find(tree: &Tree, root: NodeId, path: &[String]) -> Option<NodeId> {
 }
 
 /// The text with the block map `map`'s entry keyed `anchor` moved up to stand just before
-/// the entry keyed `alias`, each entry's lines as a block and the line breaks and
+/// the entry keyed `before`, each entry's lines as a block and the line breaks and
 /// indentation between entries where they were; `None` for a flow map or where a comment
 /// stands between two of the entries concerned (its place among moved lines would be a guess).
-fn moved_up(tree: &Tree, map: NodeId, anchor: NodeId, alias: NodeId) -> Option<String> {
+fn moved_up(tree: &Tree, map: NodeId, anchor: NodeId, before: NodeId) -> Option<String> {
     if !tree.is_block_collection(map) {
         return None;
     }
     let text = tree.text;
     let entries: Vec<(NodeId, NodeId)> = tree.entries(map).collect();
     let (from, to) = (
-        entries.iter().position(|&(k, _)| k == alias)?,
+        entries.iter().position(|&(k, _)| k == before)?,
         entries.iter().position(|&(k, _)| k == anchor)?,
     );
     let block = |(k, v): (NodeId, NodeId)| {
