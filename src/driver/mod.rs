@@ -10,6 +10,7 @@
 //! the attempt that fits: the structural one (`structural`) or a template's
 //! (`template::attempt`); each gives an [`Outcome`] or the reason it stood aside.
 
+mod anchor_order;
 mod anchors;
 mod documents;
 mod structural;
@@ -159,6 +160,20 @@ fn by_structure(
         return template::attempt([base, ours, theirs], opts, reason, line);
     }
     let outcome = structural::attempt([base, ours, theirs], opts, versions, line);
+    // A merge that would put a side's alias before its anchor, in the key order the merge
+    // keeps of a map, merges again with the other side's entries ordered as the side that
+    // wrote them has them (key order is not data; [`anchor_order`]). The texts then ordered
+    // ask for no such move again, so this terminates.
+    if let Err(Attempt::Refused(Reason::AliasWithoutAnchor)) = &outcome {
+        if let Some(([o, t], notes)) = anchor_order::anchors_first(base, ours, theirs) {
+            if let Ok(mut again) = by_structure(base, &o, &t, opts) {
+                if again.fallback.is_none() {
+                    again.messages.splice(0..0, outcome::notes(notes));
+                    return Ok(again);
+                }
+            }
+        }
+    }
     // Under `theirs` and `ours` a merge that would leave an alias without its anchor merges
     // the texts with their aliases written out instead (kyaml reads an alias as its anchor's
     // value): the line merge's conflict is not a policy's answer.
