@@ -12,7 +12,7 @@ use crate::resource::{element_key, list_kind, ListKind, Path};
 
 use super::identity::{Identity, IDENTITY_FIELDS};
 use super::pairing::{by_key, by_likeness, Item, Leaves, Row, COMPARED_PAIRS};
-use super::values::{anchor_place, cleared_same, At, Checker};
+use super::values::{anchor_place, anchor_rank, cleared_same, At, Checker};
 use super::{Finding, Rule, Taken, Violation};
 
 /// An element of a version and the result's element with the same key: (shown key, the
@@ -923,8 +923,8 @@ fn element_names<const N: usize>(lists: [(&Tree, &[NodeId]); N]) -> [Vec<u128>; 
     })
 }
 
-/// A node's data as text with each alias written as its name and its anchor's place (see
-/// [`element_names`]); map keys sorted, other values as [`canonical`] writes them.
+/// A node's data as text with each alias written as its name, its anchor's place and which
+/// definition of the name there it names (see [`element_names`]); map keys sorted, other values as [`canonical`] writes them.
 fn reference_text(tree: &Tree, id: NodeId, out: &mut String) {
     match tree.node(id).kind {
         Kind::Alias => {
@@ -932,7 +932,7 @@ fn reference_text(tree: &Tree, id: NodeId, out: &mut String) {
             out.push_str(&format!("{:?}", tree.value(id)));
             out.push('@');
             let place = anchor_place(tree, id).unwrap_or_default();
-            out.push_str(&format!("{place:?}"));
+            out.push_str(&format!("{place:?}#{:?}", anchor_rank(tree, id)));
         }
         Kind::Seq => {
             out.push('[');

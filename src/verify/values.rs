@@ -889,16 +889,51 @@ pub(super) fn cleared_same(rt: &Tree, r: At, tt: &Tree, t: At) -> bool {
 
 /// Whether two aliases name the same anchor: the same name, defined at the same place of
 /// their documents (the path of keys from the root, list positions left out, as elements
-/// added or removed before it move them).
+/// added or removed before it move them), and the same definition of that name at that place
+/// counted in document order ([`anchor_rank`]).
 fn same_reference(xt: &Tree, x: NodeId, yt: &Tree, y: NodeId) -> bool {
     xt.value(x) == yt.value(y)
         && anchor_place(xt, x).is_some_and(|p| anchor_place(yt, y).as_ref() == Some(&p))
+        && anchor_rank(xt, x).is_some_and(|n| anchor_rank(yt, y) == Some(n))
+}
+
+/// Which of the definitions of an alias's anchor name at its anchor's place (the same keys,
+/// on any element of a list) the alias names, counted in document order. The place leaves
+/// list positions out, so without the count an anchor of the same name the other side put
+/// on another element of the list, which a later alias names instead, reads as the one the
+/// alias named: ours anchors one step's `with` and aliases it below, theirs anchors another
+/// step's `with` under the same name between the two, and ours' alias names theirs' data
+/// (issue 27, templates-mark-1171-5010). `None` for an alias without its anchor.
+pub(super) fn anchor_rank(tree: &Tree, alias: NodeId) -> Option<usize> {
+    let target = tree.node(alias).target()?;
+    let (name, place) = (tree.value(alias), node_place(tree, target)?);
+    let mut root = target;
+    while let Some(parent) = tree.node(root).parent() {
+        root = parent;
+    }
+    let mut rank = 0;
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        stack.extend(tree.children(n));
+        if tree.node(n).start < tree.node(target).start
+            && tree.node(n).anchor() == Some(name)
+            && node_place(tree, n).as_ref() == Some(&place)
+        {
+            rank += 1;
+        }
+    }
+    Some(rank)
 }
 
 /// Where an alias's anchor stands: its keys from the document's root, `[]` for a list
 /// element; `None` for an alias without its anchor.
 pub(super) fn anchor_place(tree: &Tree, alias: NodeId) -> Option<Vec<String>> {
-    let mut at = tree.node(alias).target()?;
+    node_place(tree, tree.node(alias).target()?)
+}
+
+/// Where a node stands: its keys from the document's root, `[]` for a list element.
+fn node_place(tree: &Tree, node: NodeId) -> Option<Vec<String>> {
+    let mut at = node;
     let mut place = Vec::new();
     while let Some(parent) = tree.node(at).parent() {
         match tree.node(parent).kind {
