@@ -1538,6 +1538,19 @@ class Rules:
             return kt
         if kt == g:
             return ko
+        # A conflict's side where both sides renamed it and changed one part of its identity
+        # each its own way (a rename/rename conflict no part-by-part merge settles): the side's
+        # whole identity, as the side's whole value may fill any path both sides changed; the
+        # fields are still judged path by path below. Read part by part with the side winning
+        # the part both changed, the identity can be one the other side added a resource of
+        # (templates-mark-1171-4810: ours renamed default/dash to default/dash-renamed, theirs
+        # to green/flags and added green/dash-renamed; ours' side of git's conflict over the
+        # name and namespace lines is ours' identity, and the parts reading expected theirs'
+        # green/dash-renamed, and theirs' added resource lost, in the one document).
+        if self.whole and self.win and self.parts_key(g, ko, kt, win=None) is None:
+            mine = ko if self.win == "ours" else kt
+            if mine in rm:
+                return mine
         # Both sides renamed it, each changing another part of a composite identity (ours the
         # namespace, theirs the name): part by part, the path-by-path rule that judges the
         # document's fields below gives each side's change, so its key is that of those values.
@@ -1548,10 +1561,11 @@ class Rules:
             return ko if self.win == "ours" else kt
         return ko if ko in rm else kt
 
-    def parts_key(self, g, ko, kt):
+    def parts_key(self, g, ko, kt, win=ABSENT):
         """The key whose every part is its three-way merge (one side's change, or the winning
-        side's where both changed a part); None where keys are not tuples of one length, or
-        (mark mode) both sides changed one part differently."""
+        side's, `win` (the rules' own unless given), where both changed a part); None where keys
+        are not tuples of one length, or (no winner) both sides changed one part differently."""
+        win = self.win if win is ABSENT else win
         if not all(isinstance(k, tuple) for k in (g, ko, kt)) or not len(g) == len(ko) == len(kt):
             return None
         out = []
@@ -1560,8 +1574,8 @@ class Rules:
                 out.append(o)
             elif b == o:
                 out.append(t)
-            elif self.win:
-                out.append(o if self.win == "ours" else t)
+            elif win:
+                out.append(o if win == "ours" else t)
             else:
                 return None
         return tuple(out)
@@ -4775,8 +4789,28 @@ _NAMELESS = [
     "kind: S\nmetadata:\n  name: a\n  labels:\n    app: x\nspec:\n  type: C\n---\n" + _NAMELESS_OTHER,
 ]
 
+# A ConfigMap's name, namespace and data (SELF_TESTS: both sides renamed it apart).
+REN_APART = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\n  labels:\n    app: demo\n    tier: web\ndata:\n  %s\n  c: keep\n"
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something)
+    ("both sides renamed a ConfigMap apart, theirs also moving it to another namespace and adding "
+     "a resource under ours' new name there: ours' side of git's conflict over the name and "
+     "namespace is ours' identity whole, theirs' edit merged (templates-mark-1171-4810)", "side:ours",
+     REN_APART % ("dash", "default", "a: 1"), REN_APART % ("dash-renamed", "default", "a: 1"),
+     REN_APART % ("flags", "green", "a: 2") + "---\n" + REN_APART % ("dash-renamed", "green", "b: 3"),
+     REN_APART % ("dash-renamed", "default", "a: 2") + "---\n" + REN_APART % ("dash-renamed", "green", "b: 3"),
+     False),
+    ("the same where ours' side holds, under ours' identity, a value no side wrote: the fields "
+     "are still judged", "side:ours",
+     REN_APART % ("dash", "default", "a: 1"), REN_APART % ("dash-renamed", "default", "a: 1"),
+     REN_APART % ("flags", "green", "a: 2") + "---\n" + REN_APART % ("dash-renamed", "green", "b: 3"),
+     REN_APART % ("dash-renamed", "default", "a: 4") + "---\n" + REN_APART % ("dash-renamed", "green", "b: 3"),
+     True),
+    ("the same where ours' side lost the resource theirs added", "side:ours",
+     REN_APART % ("dash", "default", "a: 1"), REN_APART % ("dash-renamed", "default", "a: 1"),
+     REN_APART % ("flags", "green", "a: 2") + "---\n" + REN_APART % ("dash-renamed", "green", "b: 3"),
+     REN_APART % ("dash-renamed", "default", "a: 2"),
+     True),
     ("theirs renamed an unkeyed list's element in its slot, beside a copy it added; ours deleted "
      "it: ours' side without it holds (templates-mark-1151-141)", "side:ours",
      "v:\n- name: a\n- name: b\n- name: c\n- name: d\n",

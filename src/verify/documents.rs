@@ -68,6 +68,7 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
     if !found.is_empty() && rows.iter().any(Row::incomplete) {
         let skip: &[&str] = &IDENTITY_FIELDS;
         let alike = by_likeness(trees, refs, skip, rule.winner())
+            .map(|rows| kept_identity_taken_whole(rows, &docs, refs, rule))
             .map(|rows| checker.attempt(|c| c.documents(&docs, &rows)));
         if alike.is_some_and(|v| v.is_empty()) {
             return Verdict::Holds;
@@ -77,6 +78,7 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
         let partly = by_likeness_where(trees, refs, skip, rule.winner(), |side, b, s| {
             kept(&docs, side, b, s)
         })
+        .map(|rows| kept_identity_taken_whole(rows, &docs, refs, rule))
         .map(|rows| checker.attempt(|c| c.documents(&docs, &rows)));
         if partly.is_some_and(|v| v.is_empty()) {
             return Verdict::Holds;
@@ -231,6 +233,70 @@ fn renamed_by_both(docs: &[Vec<Document>; 4], row: &Row) -> Option<(usize, usize
         (Some((o, t)), None) => Some((b, o, t)),
         _ => None,
     }
+}
+
+/// Under a conflict's side, `rows` (read by likeness) with a renamed document's row given the
+/// result's document of base's identity, where the side that kept that identity filled the
+/// document's metadata whole: a side of a conflict may hold its whole value at a path both
+/// sides changed, and metadata one side renamed the resource in (its name or namespace) and
+/// the other changed otherwise is such a path (adversary templates-mark-1171-7882: theirs
+/// dropped a ConfigMap's namespace, ours nulled its labels and wrote its metadata in flow
+/// style, ours' side of the metadata conflict is ours' metadata). Read by the rename's
+/// identity alone, the document stood in the result unclaimed, and the merge fell back to a
+/// delete/modify conflict whose ours' side holds the resource twice. The document's fields are
+/// still checked path by path, so a rename lost outside a conflict is found there. Only where
+/// no result document has the rename's identity, and where the other side's document may be
+/// the resource renamed ([`Identity::may_be_renamed_to`]): a
+/// document left with no name is as likely another resource, which a side must keep outside
+/// its conflicts (verify/k-document-theirs-stripped-of-its-name-ours-copied-and-edited).
+fn kept_identity_taken_whole(
+    rows: Vec<Row>,
+    docs: &[Vec<Document>; 4],
+    items: [&[Item]; 4],
+    rule: Rule,
+) -> Vec<Row> {
+    let Rule::Resolved(taken) = rule else {
+        return rows;
+    };
+    let mut rows = rows;
+    let mut gone = vec![false; rows.len()];
+    for i in 0..rows.len() {
+        let Row([Some(b), Some(o), Some(t), None]) = rows[i] else {
+            continue;
+        };
+        let base = items[0][b].key.as_str();
+        // The side taken kept base's identity: its whole value is what may stand.
+        let (renamed, key) = match (taken, items[1][o].key == base, items[2][t].key == base) {
+            (Taken::Ours, true, false) => (&docs[2][t], &items[2][t].key),
+            (Taken::Theirs, false, true) => (&docs[1][o], &items[1][o].key),
+            _ => continue,
+        };
+        // The rename's identity standing in the result is the rename kept (or another
+        // document of it, which the checks of that one judge).
+        if items[3].iter().any(|r| r.key == *key) {
+            continue;
+        }
+        let renamed_so = docs[0][b]
+            .identity
+            .as_ref()
+            .zip(renamed.identity.as_ref())
+            .is_some_and(|(base, new)| base.may_be_renamed_to(new));
+        if !renamed_so {
+            continue;
+        }
+        // The result's document of base's identity, where no row claimed it.
+        let lone = rows.iter().enumerate().position(|(j, r)| {
+            !gone[j] && matches!(r.0, [None, None, None, Some(x)] if items[3][x].key == base)
+        });
+        if let Some(j) = lone {
+            rows[i].0[3] = rows[j].0[3];
+            gone[j] = true;
+        }
+    }
+    rows.into_iter()
+        .zip(gone)
+        .filter_map(|(row, gone)| (!gone).then_some(row))
+        .collect()
 }
 
 /// `rows` with base's document `b` joined to ours' document `o` and theirs' `t` in one row,
