@@ -4231,17 +4231,28 @@ def load_tree(files, where):
 
 def file_moves(b, s):
     """{base path: side's path} for files a side moved: a base file the side lacks and a new
-    file of the side, each the other's clearly most alike, at least half their leaves alike."""
+    file of the side, each the other's clearly most alike, at least half their leaves alike.
+    A pair found clear takes its two files out of the running, and the rest are compared again
+    among themselves: a file already accounted for is no rival (packages-theirs-1172-1495: two
+    near-copies of one workflow in base, theirs moved both; the second's clear move to its
+    copy leaves the first one new file alike, but read once, the second's copy, more like the
+    first than its own edited move, made that move unclear, and the first read as deleted and
+    its moved copy as a new file that ours' edit of it was not to reach)."""
     gone = [p for p in b if p not in s]
     new = [p for p in s if p not in b]
     pairs = [(similarity(b[g], s[n]), g, n) for g in gone for n in new]
     pairs = [p for p in pairs if p[0] >= 0.5]
     out = {}
-    for p in pairs:
-        rivals = [q[0] for q in pairs if q is not p and (q[1] == p[1] or q[2] == p[2])]
-        if all(p[0] - x >= 0.1 for x in rivals):
-            out[p[1]] = p[2]
-    return out
+    while True:
+        found = {}
+        for p in pairs:
+            rivals = [q[0] for q in pairs if q is not p and (q[1] == p[1] or q[2] == p[2])]
+            if all(p[0] - x >= 0.1 for x in rivals):
+                found[p[1]] = p[2]
+        if not found:
+            return out
+        out.update(found)
+        pairs = [p for p in pairs if p[1] not in found and p[2] not in found.values()]
 
 
 def same_destination(b, o, t, mo, mt):
@@ -5265,7 +5276,20 @@ PKG_APART = {"v.yaml": "<<<<<<< ours\n" + PKG_V % (2, 1, 1) + "=======\n" + PKG_
 # file (packages-ours-1152-503, shrunk): under ours, ours' name and both edits on both sides.
 PKG_REN = "kind: A\nmetadata:\n  name: %s\n  labels:%s\nx: %d\ny: %d\nspec:\n  a: 1\n  b: 2\n  c: 3\n  d: 4\n  e: 5\n"
 PKG_REN_C = "<<<<<<< ours\nk: 2\n=======\nk: 3\n>>>>>>> theirs\n"
+# Two near-copies in base, theirs moved both, editing the first; ours edited the first in place
+# (packages-theirs-1172-1495, made small): the second's copy is more like the first than the
+# first's own move, which is clear once the second's move has taken its copy.
+PKG_COPY = "a: %s\nb: %s\nc: 1\nd: %s\ne: %s\n"
+PKG_COPIES = {"x/a.yaml": PKG_COPY % (1, 1, 1, 1), "x/b.yaml": PKG_COPY % (1, 1, 1, 2)}
+PKG_COPIES_OURS = {"x/a.yaml": PKG_COPY % (1, 1, 5, 1), "x/b.yaml": PKG_COPY % (1, 1, 1, 2)}
+PKG_COPIES_THEIRS = {"m/a.yaml": PKG_COPY % (3, 3, 1, 1), "m/b.yaml": PKG_COPY % (1, 1, 1, 2)}
 PACKAGE_TESTS = [
+    ("theirs moved two near-copies, ours edited the one whose move is clear only once the other's "
+     "is taken: ours' edit in theirs' moved file (packages-theirs-1172-1495)", "theirs",
+     PKG_COPIES, PKG_COPIES_OURS, PKG_COPIES_THEIRS,
+     {"m/a.yaml": PKG_COPY % (3, 3, 5, 1), "m/b.yaml": PKG_COPY % (1, 1, 1, 2)}, False),
+    ("the same where ours' edit is lost", "theirs",
+     PKG_COPIES, PKG_COPIES_OURS, PKG_COPIES_THEIRS, PKG_COPIES_THEIRS, True),
     ("both moved a file apart, theirs adding another where ours put it: the whole file's conflict "
      "there, and theirs' moved copy against nothing (packages-mark-1151-499)", "mark",
      {"c/v.yaml": PKG_V % (1, 1, 1)}, {"v.yaml": PKG_V % (2, 1, 1)},
