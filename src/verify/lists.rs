@@ -744,7 +744,7 @@ impl Checker<'_> {
     /// (one element a line, compared by data) with ours' lines in every hunk both sides
     /// changed: a person taking ours' side of a conflict around just those elements. Not
     /// where it brings back an element theirs deleted and ours left alone, unless it is ours'
-    /// list whole.
+    /// list whole; nor where it brings back one ours deleted and theirs kept.
     fn ours_stretches(&self, at: [At; 4]) -> bool {
         let items = |tree: &Tree, x: At| -> Vec<NodeId> {
             x.filter(|&x| tree.node(x).kind == Kind::Seq)
@@ -771,8 +771,16 @@ impl Checker<'_> {
         // hunk put it in ours' stretch (values-ours-1130-333: ours edited the step before it),
         // unless the answer is ours' list whole: every change of theirs then lies in a hunk
         // both changed (values-ours-1-22: theirs' edit of an element beside ours').
+        // Nor does ours' deletion of an element theirs kept as often as base come back:
+        // ours wins, and git's element merge reads theirs' move of it as a new element of
+        // theirs (manifests-ours twin of adversary manifests-theirs-1172-1808: a CRD's
+        // `required`, ours deleting one entry that theirs moved to the end).
         let count = |d: &[u128], x: u128| d.iter().filter(|&&y| y == x).count();
         sequence
+            && bd.iter().all(|&x| {
+                let (nb, no, nt) = (count(&bd, x), count(&od, x), count(&td, x));
+                !(nt == nb && no < nb && count(&rd, x) > no)
+            })
             && (od == rd
                 || bd.iter().all(|&x| {
                     let (nb, no, nt) = (count(&bd, x), count(&od, x), count(&td, x));
