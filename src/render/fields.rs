@@ -537,8 +537,13 @@ impl Renderer<'_> {
                 }
             }
             // Right below a kept field ending in a `|+` scalar, the blank lines after the
-            // omitted lines would join that scalar's value: they go with them
-            // (adversary values-theirs-1172-5933).
+            // omitted lines, before the next sibling, would join that scalar's value: they
+            // go with them (adversary values-theirs-1172-5933). Those past the parent's end
+            // are not written here.
+            let parent_end = theirs
+                .node(f.node)
+                .parent()
+                .map_or(0, |p| theirs.node(p).end);
             let above = theirs.node(f.node).parent().and_then(|p| {
                 let siblings = theirs.children(p);
                 let at = siblings.iter().position(|&c| c == f.node)?;
@@ -551,7 +556,7 @@ impl Renderer<'_> {
                 Some(siblings[before]).filter(|_| !gone(siblings[named]))
             });
             if above.is_some_and(|b| theirs.value_outruns_text(b)) {
-                while range.end < theirs.text.len()
+                while next_line_start(theirs.text, range.end) < parent_end
                     && range.end == line_start(theirs.text, range.end)
                     && theirs.text[range.end..line_end(theirs.text, range.end)]
                         .trim()
