@@ -536,6 +536,35 @@ impl Renderer<'_> {
                     };
                 }
             }
+            // Right below a kept field ending in a `|+` scalar, the blank lines after the
+            // omitted lines, before the next sibling, would join that scalar's value: they
+            // go with them (adversary values-theirs-1172-5933). Those past the parent's end
+            // are not written here.
+            let parent_end = theirs
+                .node(f.node)
+                .parent()
+                .map_or(0, |p| theirs.node(p).end);
+            let above = theirs.node(f.node).parent().and_then(|p| {
+                let siblings = theirs.children(p);
+                let at = siblings.iter().position(|&c| c == f.node)?;
+                // An entry's value stands two places after the one above; that entry is
+                // named by its key, one place before its value.
+                let (before, named) = match f.slot {
+                    Slot::Entry(_) => (at.checked_sub(2)?, at.checked_sub(3)?),
+                    _ => (at.checked_sub(1)?, at.checked_sub(1)?),
+                };
+                Some(siblings[before]).filter(|_| !gone(siblings[named]))
+            });
+            if above.is_some_and(|b| theirs.value_outruns_text(b)) {
+                while next_line_start(theirs.text, range.end) < parent_end
+                    && range.end == line_start(theirs.text, range.end)
+                    && theirs.text[range.end..line_end(theirs.text, range.end)]
+                        .trim()
+                        .is_empty()
+                {
+                    range.end = next_line_start(theirs.text, range.end);
+                }
+            }
             Edit {
                 start: range.start,
                 end: range.end,

@@ -157,6 +157,52 @@ pub(crate) fn render(
             }
         }
     }
+    // An inserted field ending in a `|+` scalar goes below ours' blank lines (see
+    // `insert`); an insertion planned after it at those lines (its parent's next sibling)
+    // goes below them too, keeping the planned order, or the field would land in that
+    // sibling (adversary values-theirs-1172-4525).
+    let moved: Vec<(usize, usize, usize)> = ranked
+        .iter()
+        .filter(|(_, deletes, e, _)| !*deletes && e.start == e.end && outrunning.contains(&e.start))
+        .map(|(_, _, e, index)| (blank_run_start(r.ours.text, e.start), e.start, *index))
+        .filter(|&(from, to, _)| from < to)
+        .collect();
+    for (_, _, e, index) in &mut ranked {
+        if e.start == e.end {
+            if let Some(&(_, to, _)) = moved
+                .iter()
+                .find(|&&(from, to, first)| first < *index && from <= e.start && e.start < to)
+            {
+                e.start = to;
+                e.end = to;
+            }
+        }
+    }
+    // Theirs' `|+` value written over ours' takes the blank lines below ours' value, the last
+    // one's line break standing as its own (see `take`): a field placed after ours' value,
+    // at one of those lines, goes below that break, or it would join the value's last line
+    // (adversary values-theirs-1172-4525: `t: |+i:`, text that does not parse).
+    let taken: Vec<(usize, usize)> = ranked
+        .iter()
+        .filter(|(_, _, e, index)| {
+            matches!(plan.ops[*index], Op::Take { .. })
+                && e.start < e.end
+                && !e.text.ends_with('\n')
+                && r.ours.text[e.end..].starts_with(['\n', '\r'])
+        })
+        .map(|(_, _, e, _)| (e.start, e.end))
+        .collect();
+    for (_, _, e, _) in &mut ranked {
+        if e.start == e.end {
+            if let Some(&(_, end)) = taken
+                .iter()
+                .find(|&&(start, end)| start < e.start && e.start <= end)
+            {
+                e.start = next_line_start(r.ours.text, end);
+                e.end = e.start;
+            }
+        }
+    }
     // Insertions at one offset keep the order they were planned in, but for whole
     // documents: one placed where ours' document starts goes before that document's new
     // first lines, one placed where it ends goes after its new last lines.
@@ -183,6 +229,18 @@ fn past_blank_lines(text: &str, mut at: usize) -> usize {
         && text[at..line_end(text, at)].trim().is_empty()
     {
         at = next_line_start(text, at);
+    }
+    at
+}
+
+/// From a line start, back over the blank lines right above it: where they begin.
+fn blank_run_start(text: &str, mut at: usize) -> usize {
+    while at > 0 && at == line_start(text, at) {
+        let above = line_start(text, at - 1);
+        if !text[above..at].trim().is_empty() {
+            break;
+        }
+        at = above;
     }
     at
 }
