@@ -146,17 +146,12 @@ pub(crate) fn render(
         })
         .map(|(_, _, e, _)| (e.start, e.end))
         .collect();
-    for (_, _, e, _) in &mut ranked {
-        if e.start == e.end {
-            if let Some(&(_, end)) = conflicts
-                .iter()
-                .find(|&&(start, end)| start < e.start && e.start < end)
-            {
-                e.start = end;
-                e.end = end;
-            }
-        }
-    }
+    move_insertions(&mut ranked, |at, _| {
+        conflicts
+            .iter()
+            .find(|&&(start, end)| start < at && at < end)
+            .map(|&(_, end)| end)
+    });
     // An inserted field ending in a `|+` scalar goes below ours' blank lines (see
     // `insert`); an insertion planned after it at those lines (its parent's next sibling)
     // goes below them too, keeping the planned order, or the field would land in that
@@ -167,17 +162,12 @@ pub(crate) fn render(
         .map(|(_, _, e, index)| (blank_run_start(r.ours.text, e.start), e.start, *index))
         .filter(|&(from, to, _)| from < to)
         .collect();
-    for (_, _, e, index) in &mut ranked {
-        if e.start == e.end {
-            if let Some(&(_, to, _)) = moved
-                .iter()
-                .find(|&&(from, to, first)| first < *index && from <= e.start && e.start < to)
-            {
-                e.start = to;
-                e.end = to;
-            }
-        }
-    }
+    move_insertions(&mut ranked, |at, index| {
+        moved
+            .iter()
+            .find(|&&(from, to, first)| first < index && from <= at && at < to)
+            .map(|&(_, to, _)| to)
+    });
     // Theirs' `|+` value written over ours' takes the blank lines below ours' value, the last
     // one's line break standing as its own (see `take`): a field placed after ours' value,
     // at one of those lines, goes below that break, or it would join the value's last line
@@ -192,17 +182,12 @@ pub(crate) fn render(
         })
         .map(|(_, _, e, _)| (e.start, e.end))
         .collect();
-    for (_, _, e, _) in &mut ranked {
-        if e.start == e.end {
-            if let Some(&(_, end)) = taken
-                .iter()
-                .find(|&&(start, end)| start < e.start && e.start <= end)
-            {
-                e.start = next_line_start(r.ours.text, end);
-                e.end = e.start;
-            }
-        }
-    }
+    move_insertions(&mut ranked, |at, _| {
+        taken
+            .iter()
+            .find(|&&(start, end)| start < at && at <= end)
+            .map(|&(_, end)| next_line_start(r.ours.text, end))
+    });
     // Insertions at one offset keep the order they were planned in, but for whole
     // documents: one placed where ours' document starts goes before that document's new
     // first lines, one placed where it ends goes after its new last lines.
@@ -231,6 +216,23 @@ fn past_blank_lines(text: &str, mut at: usize) -> usize {
         at = next_line_start(text, at);
     }
     at
+}
+
+/// Moves each insertion (an edit that replaces nothing) to the offset `to` gives for its
+/// offset and its op's index, where it gives one: the render's placement rules each say
+/// where an insertion that would land inside another edit's text goes instead.
+fn move_insertions(
+    ranked: &mut [(i8, bool, Edit, usize)],
+    to: impl Fn(usize, usize) -> Option<usize>,
+) {
+    for (_, _, e, index) in ranked.iter_mut() {
+        if e.start == e.end {
+            if let Some(at) = to(e.start, *index) {
+                e.start = at;
+                e.end = at;
+            }
+        }
+    }
 }
 
 /// From a line start, back over the blank lines right above it: where they begin.
