@@ -1930,6 +1930,19 @@ class Kyaml(Rules):
         if o is None or t is None:
             # Section 2.1/2.3/2.4 rule 1: a null in ours or theirs clears the field; kpt (2.8)
             # only where the null is a change from base.
+            # A document's name ours nulled and theirs changed, judged here only where the
+            # reading pairs the two documents: both sides renamed the resource (ours to no
+            # name), and the README's reading of a resource both sides renamed pairs the renames
+            # with theirs winning, so the result's name is theirs' (result_key reads its key so
+            # too). kyaml itself never pairs them (its own reading, the two documents apart, is
+            # judged at the document level). Read by the null rule alone, the paired reading
+            # took a resource with no name at all, theirs' rename lost, for right (adversary
+            # packages-theirs-1172-5463).
+            if ctx[1] == ["metadata", "name"] and o is None and t is not None and b != t:
+                if r != t:
+                    out.append(Violation("kyaml-renamed-both", fmt(path), "both sides renamed this resource (ours "
+                                         "to no name), paired theirs' name wins (README); the result holds %s" % show(r)))
+                return
             if r is ABSENT:
                 return
             if o is None and t is None and r is None:
@@ -5048,6 +5061,18 @@ SELF_TESTS = [
      _NAMELESS[0], _NAMELESS[1], _NAMELESS[2], _NAMELESS[2], False),
     ("the same: the resource back under base's name is wrong", "mark",
      _NAMELESS[0], _NAMELESS[1], _NAMELESS[2], _NAMELESS[3], True),
+    # packages-theirs-1172-5463 (shrunk): ours nulled a ConfigMap's name, theirs renamed it.
+    ("ours nulled a resource's name, theirs renamed it: under theirs, renames paired with theirs "
+     "winning (README) hold theirs' name and ours' other edit", "theirs",
+     "kind: ConfigMap\nmetadata:\n  name: p\ndata:\n  a: 1\n  b: 2\n",
+     "kind: ConfigMap\nmetadata:\n  name: ~\ndata:\n  a: 1\n",
+     "kind: ConfigMap\nmetadata:\n  name: p2\ndata:\n  a: 1\n  b: 2\n",
+     "kind: ConfigMap\nmetadata:\n  name: p2\ndata:\n  a: 1\n", False),
+    ("the same paired with no name left: theirs' rename lost, wrong", "theirs",
+     "kind: ConfigMap\nmetadata:\n  name: p\ndata:\n  a: 1\n  b: 2\n",
+     "kind: ConfigMap\nmetadata:\n  name: ~\ndata:\n  a: 1\n",
+     "kind: ConfigMap\nmetadata:\n  name: p2\ndata:\n  a: 1\n  b: 2\n",
+     "kind: ConfigMap\nmetadata: {}\ndata:\n  a: 1\n", True),
     # values-mark-1151-1309: elements with no `name` are named in places by their key.
     ("an alias theirs added of a keyed element's map names it by key: ours' element inserted above it "
      "and ours' null in the map show through the alias (reference reading)", "mark",

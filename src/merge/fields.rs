@@ -84,6 +84,19 @@ impl<'t> Merger<'t> {
         // kyaml clears every null of ours it walks, whatever the other versions hold (kpt:
         // unless base held the null too).
         let kyaml3 = self.opts.policy.kyaml() && self.prepend().is_none();
+        // A resource's name ours nulled and theirs changed: both sides renamed the resource,
+        // and the merge pairs the renames with theirs winning (the README's reading; kyaml,
+        // reading the null name as another resource, would keep both). Cleared by the null
+        // rule below, the pair came out with no name at all, theirs' rename lost, which is
+        // neither reading (adversary packages-theirs-1172-5463).
+        if kyaml3
+            && path.shown == "metadata.name"
+            && ours.is_null(o.node)
+            && !theirs.is_null(t.node)
+            && b.is_some_and(|b| !same_data(base, b.node, theirs, t.node))
+        {
+            return self.take_theirs(o, t);
+        }
         if kyaml3 && ours.is_null(o.node) && !b.is_some_and(|b| base.is_null(b.node)) {
             self.clear(o);
             return;

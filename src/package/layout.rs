@@ -31,6 +31,9 @@ pub(crate) fn owners(groups: &[Group]) -> Owners {
 /// The file a resource belongs in after the merge. A resource both sides deleted keeps its
 /// place in base's file, where it only gives the file merge its context.
 pub(crate) fn target(g: &Group) -> Option<PathId> {
+    if g.home.is_some() {
+        return g.home;
+    }
     match g.locs {
         [Some(b), Some(_), Some(t)] if t.path != b.path => Some(t.path),
         [Some(_), Some(o), Some(_)] => Some(o.path),

@@ -106,7 +106,7 @@ pub fn merge(
     counting: Counting,
 ) -> anyhow::Result<Outcome> {
     let pkg = Package::read([base, ours, theirs], opts.policy != Policy::Theirs);
-    let (groups, collisions) = pairing::group(&pkg);
+    let (groups, collisions) = pairing::group(&pkg, opts.policy == Policy::Theirs);
     let owners = layout::owners(&groups);
     let mut jobs: Vec<Job> = layout::files(&pkg, &groups, &owners)
         .into_iter()

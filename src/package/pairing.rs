@@ -82,6 +82,9 @@ pub(crate) struct Loc {
 pub(crate) struct Group {
     pub locs: [Option<Loc>; 3],
     pub identity: Option<Identity>,
+    /// The path the resource stays at whatever its sides' paths: base's path of a file a side
+    /// moved onto a different file the other side holds new, under `theirs` ([`group`]).
+    pub home: Option<PathId>,
 }
 
 impl align::Placed for Group {
@@ -460,8 +463,9 @@ enum Key {
 /// Pairs the documents of the package into resources: by identity, then by the rename rules.
 /// Ours' documents come first, then theirs', then base's, each in path order, so the result
 /// does not depend on hashing. Also returns the paths where a side's move of a file met a
-/// different file the other side holds new there (see [`Collisions`]).
-pub(crate) fn group(pkg: &Package) -> (Vec<Group>, Collisions) {
+/// different file the other side holds new there (see [`Collisions`]). `theirs`: the merge
+/// must not conflict, so such a move is kept back at base's path instead (see below).
+pub(crate) fn group(pkg: &Package, theirs: bool) -> (Vec<Group>, Collisions) {
     let files_holding = files_holding(pkg);
     let mut groups: Vec<Group> = Vec::new();
     let mut index: HashMap<Key, usize> = HashMap::new();
@@ -488,12 +492,23 @@ pub(crate) fn group(pkg: &Package) -> (Vec<Group>, Collisions) {
     }
     // A path both sides hold new is one file added twice (git's add/add), unless both moved
     // the same file there.
+    // Under `theirs`, which may not mark the collision as a whole-file conflict, the move still
+    // pairs the moved file with base's, but the resource stays at base's path, where the other
+    // side still has it, and the other side's new file keeps the new path: merged as one file
+    // added twice, the two files became one no side wrote, clean, the moved file's other-side
+    // edits and the other side's file lost (adversary packages-theirs-1172-1007). Either side
+    // may be the mover.
     let [_, ours_moved, theirs_moved] = moved.clone();
     let mut collisions = Collisions::new();
+    let mut homes: Vec<(usize, PathId, PathId)> = Vec::new();
     for (side, others) in [(OURS, theirs_moved), (THEIRS, ours_moved)] {
         let held = |q: PathId| pkg.sides[other(side)].files.contains_key(pkg.paths[q]);
         moved[side].retain(|q, p| {
             let kept = !held(*q) || others.get(q) == Some(p);
+            if !kept && theirs {
+                homes.push((side, *q, *p));
+                return true;
+            }
             if !kept {
                 collisions.insert(*q);
             }
@@ -520,6 +535,7 @@ pub(crate) fn group(pkg: &Package) -> (Vec<Group>, Collisions) {
                     groups.push(Group {
                         locs: [None; 3],
                         identity: id.clone(),
+                        home: None,
                     });
                     groups.len() - 1
                 });
@@ -533,6 +549,15 @@ pub(crate) fn group(pkg: &Package) -> (Vec<Group>, Collisions) {
         pkg.similar((BASE, b), (side.index(), d))
     });
     pair_by_position(pkg, &mut groups);
+    for g in &mut groups {
+        let at = |s: usize| g.locs[s].map(|l| l.path);
+        if let Some(&(_, _, home)) = homes
+            .iter()
+            .find(|&&(side, q, from)| at(side) == Some(q) && at(BASE) == Some(from))
+        {
+            g.home = Some(home);
+        }
+    }
     (groups, collisions)
 }
 

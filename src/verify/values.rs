@@ -407,8 +407,12 @@ impl<'t> Checker<'t> {
         }
         match self.rule {
             Rule::Kyaml => {
+                // A resource's name ours nulled and theirs changed: both sides renamed it, and
+                // renames both sides made pair with theirs winning (the README's reading; kyaml
+                // would keep the two apart), so theirs' name stands, not the null's clearing.
+                let renamed_both = path.shown == "metadata.name" && ot.is_null(o) && !tt.is_null(t);
                 // kyaml: a null on either side clears the field, whatever the other did.
-                if ot.is_null(o) || tt.is_null(t) {
+                if (ot.is_null(o) || tt.is_null(t)) && !renamed_both {
                     if r.is_some() {
                         self.at(
                             path,
