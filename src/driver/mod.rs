@@ -410,14 +410,30 @@ fn checked_conflicts(
             Some(outcome) if !outcome.conflicted => return Checked::Documents(outcome),
             _ if git_holds == Some(true) => return Checked::Hold,
             Some(outcome)
-                if marked_lines(&outcome.bytes, size) <= marked_lines(merged.as_bytes(), size)
-                    || template::drops_a_document(
-                        merged,
-                        std::str::from_utf8(&outcome.bytes).unwrap_or_default(),
-                        size,
-                    ) =>
+                if marked_lines(&outcome.bytes, size) <= marked_lines(merged.as_bytes(), size) =>
             {
                 return Checked::Documents(outcome)
+            }
+            Some(outcome) => {
+                let by_documents = std::str::from_utf8(&outcome.bytes).unwrap_or_default();
+                if template::drops_a_document(merged, by_documents, size) {
+                    // Git's conflicts are out, but a conflict widened from them can hold each
+                    // side as well as the whole documents do: the one that marks fewer lines
+                    // leaves a person less to read, so it stands, unless a side of it swallowed
+                    // a whole document the document-by-document merge keeps.
+                    let narrower = template::with_conflict_check([b, o, t], opts, |holds| {
+                        widen::widened([b, o, t], &marks, holds)
+                    })
+                    .flatten()
+                    .filter(|text| {
+                        marked_lines(text.as_bytes(), size) < marked_lines(&outcome.bytes, size)
+                            && !template::holds_fewer_documents(text, by_documents, size)
+                    });
+                    return match narrower {
+                        Some(text) => Checked::Widened(text, "a side of git's conflicts would lose data or a control line: its conflicts widened until each side holds, which marks fewer lines than the merge document by document"),
+                        None => Checked::Documents(outcome),
+                    };
+                }
             }
             _ => {}
         }

@@ -156,6 +156,24 @@ pub(crate) fn drops_a_document(git: &str, documents: &str, size: usize) -> bool 
     !keys(&mo).is_subset(&keys(&go)) || !keys(&mt).is_subset(&keys(&gt))
 }
 
+/// Whether a side of `widened` (git's conflicts widened until each side holds) holds fewer
+/// named documents than the same side of `documents` (the merge made document by document):
+/// a whole document the widening swallowed, which rules it out as [`drops_a_document`] rules
+/// out git's markers. Counted, not named: a side of a widened conflict carries the other
+/// side's rename outside its markers, which the side check accepts and which, read by name,
+/// would be a document lost.
+pub(crate) fn holds_fewer_documents(widened: &str, documents: &str, size: usize) -> bool {
+    let count = |text: &str| {
+        docs(text)
+            .iter()
+            .filter(|d| !d.key.starts_with('#'))
+            .count()
+    };
+    let [wo, wt] = sides(widened, size);
+    let [mo, mt] = sides(documents, size);
+    count(&wo) < count(&mo) || count(&wt) < count(&mt)
+}
+
 /// A side's document read as base's renamed where that is the one reading: base's document
 /// is gone from the side, the side's is new, they are of one kind, neither has another such
 /// counterpart, and most of their lines are the same. It takes base's key, so its line merge

@@ -17,7 +17,7 @@ pub(crate) use attempt::{
     attempt, clean_holds, clean_holds_by_documents, with_conflict_check, with_placements,
     with_sound_sides,
 };
-pub(crate) use documents::{by_documents, drops_a_document};
+pub(crate) use documents::{by_documents, drops_a_document, holds_fewer_documents};
 pub(crate) use mask::Tokens;
 
 /// The three versions of a template as skeletons, with the texts behind their tokens.
