@@ -736,6 +736,15 @@ fn one_side_moves(
     if (0..br.len()).any(|k| !seen[k] && edited(k)) {
         return None;
     }
+    // The editor's edit made an element the mover added as new (theirs took a step's key away,
+    // ours added a nameless copy of it): read as an edit beside an addition, the result holds
+    // it twice; read as base's element deleted and one added alike by both, once. Which is
+    // not for the merge to guess (taken as an edit, the check, reading the other, rejected
+    // the clean result as a bug): a conflict.
+    let added = |d: u128| (0..mr.len()).any(|j| kept[j].is_none() && mover.data[mr.start + j] == d);
+    if (0..br.len()).any(|k| edited(k) && added(editor.data[er.start + k])) {
+        return None;
+    }
     let mut steps = Vec::new();
     if theirs_moves {
         // Ours' in-place elements stay; theirs' deletions and insertions apply to them.
