@@ -10,6 +10,8 @@ mod fields;
 mod regions;
 mod scalars;
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt;
 
 use anyhow::Result;
@@ -146,12 +148,8 @@ pub(crate) fn render(
         })
         .map(|(_, _, e, _)| (e.start, e.end))
         .collect();
-    move_insertions(&mut ranked, |at, _| {
-        conflicts
-            .iter()
-            .find(|&&(start, end)| start < at && at < end)
-            .map(|&(_, end)| end)
-    });
+    let inside = Holding::new(&conflicts, false, &ranked);
+    move_insertions(&mut ranked, |at, _| inside.end(at));
     // An inserted field ending in a `|+` scalar goes below ours' blank lines (see
     // `insert`); an insertion planned after it at those lines (its parent's next sibling)
     // goes below them too, keeping the planned order, or the field would land in that
@@ -182,11 +180,9 @@ pub(crate) fn render(
         })
         .map(|(_, _, e, _)| (e.start, e.end))
         .collect();
+    let inside = Holding::new(&taken, true, &ranked);
     move_insertions(&mut ranked, |at, _| {
-        taken
-            .iter()
-            .find(|&&(start, end)| start < at && at <= end)
-            .map(|&(_, end)| next_line_start(r.ours.text, end))
+        inside.end(at).map(|end| next_line_start(r.ours.text, end))
     });
     // Insertions at one offset keep the order they were planned in, but for whole
     // documents: one placed where ours' document starts goes before that document's new
@@ -232,6 +228,56 @@ fn move_insertions(
                 e.end = at;
             }
         }
+    }
+}
+
+/// For each insertion's offset, the end of the first range (in the order given) that holds
+/// it: past its start, and before its end (or at it, where `to_end`). Worked out in one sweep
+/// over offsets and ranges in order, not by asking every range for every insertion: a file
+/// whose merge has a conflict and an insertion in each of thousands of documents made that
+/// quadratic (16,000 Deployments each with both: six seconds, where four times fewer took
+/// one and a quarter).
+struct Holding(Vec<(usize, usize)>);
+
+impl Holding {
+    fn new(ranges: &[(usize, usize)], to_end: bool, ranked: &[(i8, bool, Edit, usize)]) -> Holding {
+        let mut offsets: Vec<usize> = ranked
+            .iter()
+            .filter(|(_, _, e, _)| e.start == e.end)
+            .map(|(_, _, e, _)| e.start)
+            .collect();
+        offsets.sort_unstable();
+        offsets.dedup();
+        let mut by_start: Vec<usize> = (0..ranges.len()).collect();
+        by_start.sort_by_key(|&i| ranges[i].0);
+        let mut by_start = by_start.into_iter().peekable();
+        // The ranges started before the offset, first in the given order on top. One that
+        // ends before an offset ends before every later one too, so it leaves for good.
+        let mut open = BinaryHeap::new();
+        let mut found = Vec::new();
+        for at in offsets {
+            while let Some(i) = by_start.next_if(|&i| ranges[i].0 < at) {
+                open.push(Reverse(i));
+            }
+            while let Some(&Reverse(i)) = open.peek() {
+                let end = ranges[i].1;
+                if at < end || (to_end && at == end) {
+                    found.push((at, end));
+                    break;
+                }
+                open.pop();
+            }
+        }
+        Holding(found)
+    }
+
+    /// The end of the first range holding `at`, an insertion's offset when this was made.
+    fn end(&self, at: usize) -> Option<usize> {
+        let i = self
+            .0
+            .binary_search_by_key(&at, |&(offset, _)| offset)
+            .ok()?;
+        Some(self.0[i].1)
     }
 }
 
