@@ -4288,6 +4288,16 @@ def file_moves(b, s):
         pairs = [p for p in pairs if p[1] not in found and p[2] not in found.values()]
 
 
+def either_moves(first, second):
+    """The moves `first` holds, completed by those of `second` whose base file and new file
+    `first` leaves unpaired."""
+    out = dict(first)
+    for g, n in second.items():
+        if g not in out and n not in out.values():
+            out[g] = n
+    return out
+
+
 def same_destination(b, o, t, mo, mt):
     """The moves `file_moves` found, completed where both sides moved a base file to one new
     path: where one side's move of base file p to n is clear and the other side lacks p and
@@ -4511,6 +4521,25 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
             # move into or out of such a file is its own reading's business, so it is left out.
             moves = tuple({g: n for g, n in file_moves(bd, x).items() if g not in whole and n not in whole}
                           for x in (od, td))
+        if has_anchors(*[x for f in files for x in f.values()]):
+            # A move is also read on the files as written: an alias a side added copies its
+            # anchored node's leaves into the expanded reading, so a file ours moved and added
+            # an alias to looked less like base's than its text is, and under half alike it read
+            # as a new file, theirs' edit of base's file as the other side's business
+            # (packages-theirs-1182-727: ours moved a values file and added `imagePullPolicy:
+            # *base` beside its own new keys, theirs flipped a flag in it, which the result
+            # holds). A move either reading finds clear is one; the expanded reading's stand
+            # where the two differ.
+            try:
+                refs = [{p: load_refs(x) for p, x in f.items()} for f in files]
+            except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+                refs = None
+            if refs is not None:
+                if moves is None:
+                    moves = (file_moves(docs[0], docs[1]), file_moves(docs[0], docs[2]))
+                moves = tuple(either_moves(m, {g: n for g, n in file_moves(refs[0], refs[i]).items()
+                                               if g not in whole and n not in whole})
+                              for i, m in ((1, moves[0]), (2, moves[1])))
         viol = package_check(rules, *docs, rd, clean, moves=moves, decided=decided)
         if viol and has_anchors(*[x for f in (*files, r_files) for x in f.values()]):
             # The files the sides moved, read on the expanded documents: the reference
@@ -5358,7 +5387,22 @@ PKG_COPY = "a: %s\nb: %s\nc: 1\nd: %s\ne: %s\n"
 PKG_COPIES = {"x/a.yaml": PKG_COPY % (1, 1, 1, 1), "x/b.yaml": PKG_COPY % (1, 1, 1, 2)}
 PKG_COPIES_OURS = {"x/a.yaml": PKG_COPY % (1, 1, 5, 1), "x/b.yaml": PKG_COPY % (1, 1, 1, 2)}
 PKG_COPIES_THEIRS = {"m/a.yaml": PKG_COPY % (3, 3, 1, 1), "m/b.yaml": PKG_COPY % (1, 1, 1, 2)}
+# Ours moved a values file and added an alias of a map it anchored; theirs flipped a flag in
+# it (packages-theirs-1182-727).
+PKG_ALIASED = "crds:%s\n  keep: false\n  note: x\n%sserver:\n  enabled: %s\n  hosts:\n%s  - a.example.com\n%s"
+PKG_ALIASED_BASE = {"v.yaml": PKG_ALIASED % ("", "", "true", "", "")}
+PKG_ALIASED_OURS = {"v2.yaml": PKG_ALIASED % (" &base", "  set: y\n", "true", "  - b.example.com\n",
+                                              "  pull: *base\n")}
+PKG_ALIASED_THEIRS = {"v.yaml": PKG_ALIASED % ("", "", "false", "", "")}
+
 PACKAGE_TESTS = [
+    ("ours moved a file and added an alias to it, whose expanded copy made it look under half "
+     "like base's: read as written it is a move, theirs' edit lands in it "
+     "(packages-theirs-1182-727)", "theirs", PKG_ALIASED_BASE, PKG_ALIASED_OURS, PKG_ALIASED_THEIRS,
+     {"v2.yaml": PKG_ALIASED % (" &base", "  set: y\n", "false", "  - b.example.com\n",
+                                "  pull: *base\n")}, False),
+    ("the same where theirs' edit is lost", "theirs", PKG_ALIASED_BASE, PKG_ALIASED_OURS,
+     PKG_ALIASED_THEIRS, PKG_ALIASED_OURS, True),
     ("theirs moved two near-copies, ours edited the one whose move is clear only once the other's "
      "is taken: ours' edit in theirs' moved file (packages-theirs-1172-1495)", "theirs",
      PKG_COPIES, PKG_COPIES_OURS, PKG_COPIES_THEIRS,

@@ -171,6 +171,14 @@ pub(super) fn attempt(
                 && violations.iter().all(|v| v.path.is_empty())
                 && by_identity(&versions, &mark_options(opts)).is_some()
         };
+        // In mark mode, where list elements read by key alone merge cleanly too and the check
+        // rejects that result as well (adversary packages-mark-1181-1871: both sides renamed a
+        // container alike, theirs dropped a field in it and added a copy of it under another
+        // name): the merge reads two additions of one new key merged field by field, the check
+        // one base element both renamed, theirs' deletion lost. The same disagreement about
+        // which elements are one, for issue 29's alignment: a conflict, not a bug.
+        let elements_disputed =
+            || opts.policy == Policy::Mark && rejected_by_key_too(&versions, opts);
         messages.push(if disputed {
             format!(
                 "documents paired as renamed, the check reads a deletion and an addition ({}); read by identity alone, the merge is clean but keeps the document theirs renamed beside its new one: marked as a conflict",
@@ -199,6 +207,11 @@ pub(super) fn attempt(
         } else if identity_marked() {
             format!(
                 "documents paired as renamed, the check reads a deletion and an addition ({}), and so read, as mark mode reads them, their conflicts hold: the readings differ on which documents are one, marked as a conflict",
+                violations[0]
+            )
+        } else if elements_disputed() {
+            format!(
+                "list elements read by key alone merge cleanly too, and the check rejects that as well ({}): the readings differ on which elements are one, marked as a conflict",
                 violations[0]
             )
         } else {
@@ -411,6 +424,21 @@ fn without_rivals(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, V
         Pairing::RenamesWithoutRivals,
     )
     .ok()
+}
+
+/// Whether the merge with list elements paired by key alone is clean and the check rejects
+/// it too: the merge's two readings of the elements agree, the check's differs.
+fn rejected_by_key_too(versions: &Versions, opts: &MergeOptions) -> bool {
+    let Ok((merged, tree)) = merged_as(versions, opts, Pairing::ElementsByKey, &[]) else {
+        return false;
+    };
+    merged.conflicts.is_empty()
+        && reads_back(&merged.text, tree).is_ok_and(|result| {
+            matches!(
+                verify::check(versions, &result, opts.policy),
+                Verdict::Broken(_)
+            )
+        })
 }
 
 /// The merge again with list elements paired by key alone, where the rename rule's pairing

@@ -188,6 +188,7 @@ pub(crate) fn render(
     // documents: one placed where ours' document starts goes before that document's new
     // first lines, one placed where it ends goes after its new last lines.
     ranked.sort_by_key(|(rank, _, e, _)| (e.start, *rank));
+    theirs_documents_in_order(&mut ranked, plan);
     let mut edits: Vec<(Edit, usize)> = ranked
         .into_iter()
         .map(|(_, _, e, index)| (e, index))
@@ -201,6 +202,32 @@ pub(crate) fn render(
         ops,
         ours_docs,
     })
+}
+
+/// Theirs' whole documents inserted at one place go in theirs' order, whatever order the plan
+/// found them in (a document theirs renamed is planned with base's, after theirs' new ones):
+/// the first of theirs' file stands without a `---` where ours was emptied
+/// ([`Renderer::document_block`]), so written after another it would run into that one's
+/// text, repeating its keys (adversary packages-theirs-1182-411). `ranked` is sorted by
+/// offset and rank already; only runs of document insertions sharing both are reordered.
+fn theirs_documents_in_order(ranked: &mut [(i8, bool, Edit, usize)], plan: &Plan) {
+    let theirs_doc = |index: usize| match plan.ops[index] {
+        Op::InsertDocument { theirs, .. } => Some(theirs.doc),
+        _ => None,
+    };
+    let mut i = 0;
+    while i < ranked.len() {
+        let (rank, start) = (ranked[i].0, ranked[i].2.start);
+        let mut j = i;
+        while j < ranked.len()
+            && (ranked[j].0, ranked[j].2.start) == (rank, start)
+            && theirs_doc(ranked[j].3).is_some()
+        {
+            j += 1;
+        }
+        ranked[i..j].sort_by_key(|(_, _, _, index)| theirs_doc(*index));
+        i = j.max(i + 1);
+    }
 }
 
 /// From a line start, past the lines that hold only whitespace.
