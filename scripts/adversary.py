@@ -3588,6 +3588,10 @@ class Skeleton:
         self.text_of = {}
         self.texts = set()
         self.new = []
+        # Whether block_keys reads an identity field's blocks into its value (see there), and
+        # whether it has done so since the flag was last cleared.
+        self.identity_guards = True
+        self.guarded_identity = False
 
     def token(self, kind, text, frozen):
         if frozen and text not in self.texts:
@@ -3686,6 +3690,9 @@ class Skeleton:
     BLOCK_ACTION = re.compile(r"\{\{-?\s*(if|with|range|define|block|else|end)\b")
     PLAIN_KEY = re.compile(r"^((?:\s*-\s+)*\s*)([A-Za-z_][A-Za-z0-9_.\-/]*)(:(?:\s|$))")
     IDENTITY_KEYS = {"apiVersion", "kind", "metadata", "name", "namespace"}
+    # A plain one-line scalar value (no quote, flow collection, block scalar, anchor, alias,
+    # tag or comment), which a block's name can follow as more of its text.
+    PLAIN_VALUE = re.compile(r"[^\s\"'\[\]{}|>&*!#%@`,][^#\r\n]*\S?\s*$")
 
     CONTENT_ACTION = re.compile(r"^\{\{-?[^{}]*\|\s*n?indent\s+(\d+)\s*-?\}\}$")
 
@@ -3810,6 +3817,22 @@ class Skeleton:
             if m and inner != outer and m.group(2) not in self.IDENTITY_KEYS:
                 tag = "\u2039" + self.beyond(outer, inner) + "\u203a"
                 line = line[:m.end(2)] + tag + line[m.end(2):]
+            elif (m and inner != outer and self.identity_guards
+                  and self.PLAIN_VALUE.match(line[m.end():])):
+                # An identity field (`namespace`) keeps its key, which names the resource,
+                # but a side that moved it into or out of a block changed what the template
+                # renders for it all the same, as for any key: read as a change of its value
+                # (the blocks after it), so an edit of the value by the other side conflicts
+                # with that move, and a conflict side may keep its own version of the field
+                # (adversary templates-mark-1181-46: theirs moved `namespace` into the
+                # annotations' `with`, ours edited it; theirs' half kept theirs' line). judge
+                # also reads the field without its blocks, where a side holding the move and
+                # the edit both is right as well.
+                value = line[m.end():].rstrip("\r\n")
+                eol = line[len(value) + m.end():]
+                tag = "\u2039" + self.beyond(outer, inner) + "\u203a"
+                line = line[:m.end()] + value.rstrip() + " " + tag + eol
+                self.guarded_identity = True
             if re.match(r"\s*(?:-\s+)*[^\s#\-\[{\"'][^:]*:(?:\s|$)", line):
                 parents.append((column, inner))
             out.append(line)
@@ -3948,7 +3971,31 @@ def judge(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
     the policy's oracle; each side of a conflicted result that does not load, or loses data
     (the side check). `texts` and `inputs`: the base, ours and theirs texts (skeletons for a
     template) and their documents. With a `skeleton` (a template), the result and each side of
-    a conflict are read as skeletons."""
+    a conflict are read as skeletons.
+
+    A template's identity field a side moved into or out of a block is read two ways, and the
+    merge is right if either reading finds nothing: the move is a change of the field, which
+    an edit of it by the other side conflicts with (a conflict side keeps its own field, see
+    Skeleton.block_keys), or the field's blocks are no part of it, where a side must hold the
+    other side's edit beside the move (a conflict asking only where the lines go). Where both
+    find something, the second reading's findings are reported."""
+    if skeleton is None:
+        return judge_read(oracle, policy, texts, inputs, status, res, err, None)
+    skeleton.identity_guards, skeleton.guarded_identity = True, False
+    out = judge_read(oracle, policy, texts, inputs, status, res, err, skeleton)
+    if out and skeleton.guarded_identity:
+        skeleton.identity_guards = False
+        try:
+            out = judge_read(oracle, policy, texts, inputs, status, res, err, skeleton)
+        finally:
+            skeleton.identity_guards = True
+        if not out:
+            return []
+    return out
+
+
+def judge_read(oracle, policy, texts, inputs, status, res, err="", skeleton=None):
+    """judge with the skeleton's reading of identity fields as it is set."""
     out = process_findings(policy, status, res, err)
     if status == "error" or res is None:
         return out
@@ -5328,6 +5375,31 @@ _SM_OURS = _SM.replace("    {{- with .l }}\n", "    # pinned\n")
 _SM_THEIRS = _SM.replace("    {{- with .l }}\n", "").replace("path: {{ .p }}", "path: v2")
 _SM_MARKED = ("{{- if .x }}\nkind: K\nmetadata:\n<<<<<<< ours\n" + "".join(_SM_OURS.splitlines(True)[3:10])
               + "=======\n" + "".join(_SM_THEIRS.splitlines(True)[3:9]) + ">>>>>>> theirs\n  port: 1\n{{- end }}\n")
+# A Certificate's namespace ours edited and theirs moved into the annotations' `with`, ours
+# also moving `privateKey` out of its `with` (adversary templates-mark-1181-46, shrunk).
+_NS = """kind: Certificate
+metadata:
+  {{- with .Values.a }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  name: x
+  namespace: ns
+spec:
+  {{- with .Values.p }}
+  privateKey: 1
+  {{- end }}
+  dnsNames:
+    - a
+"""
+_NS_OURS = _NS.replace("ns\n", "ns-staging\n").replace(
+    "  {{- with .Values.p }}\n  privateKey: 1\n", "  privateKey: 1\n  {{- with .Values.p }}\n")
+_NS_THEIRS = _NS.replace("  namespace: ns\n", "").replace(
+    "  {{- with .Values.a }}\n", "  {{- with .Values.a }}\n  namespace: ns\n") + "    - b\n"
+_NS_MARKED = ("kind: Certificate\nmetadata:\n  {{- with .Values.a }}\n<<<<<<< ours\n"
+              + "".join(_NS_OURS.splitlines(True)[3:8]) + "=======\n"
+              + "".join(_NS_THEIRS.splitlines(True)[3:8]) + ">>>>>>> theirs\n"
+              + "".join(_NS_OURS.splitlines(True)[8:]) + "    - b\n")
 JUDGE_TESTS = [
     # The halves give back ours' and theirs' files (the lines above the conflict write text,
     # so it does not span the file): the whole file in conflict, the lines all three share
@@ -5337,6 +5409,21 @@ JUDGE_TESTS = [
     # and drops theirs' `path`.
     ("half-drops-a-change", True, _SM, _SM_OURS, _SM_THEIRS.replace("port: 1", "port: 2"),
      _SM_MARKED.replace("port: 1", "port: 2"), True),
+    # Theirs' move of the identity field `namespace` into a block is a change of it, as of any
+    # key: ours' edit of it conflicts with that, and theirs' half may keep its own namespace
+    # beside ours' move of `privateKey` outside the conflict.
+    ("identity-field-moved-into-a-block-conflicts-with-its-edit", True, _NS, _NS_OURS, _NS_THEIRS,
+     _NS_MARKED, False),
+    # Read with the field's blocks no part of it, theirs' half holding ours' edit on its moved
+    # line holds both changes, as a conflict asking only where the lines go has it.
+    ("identity-field-moved-into-a-block-half-holding-the-edit-too", True, _NS, _NS_OURS,
+     _NS_THEIRS, _NS_MARKED.replace("=======\n  namespace: ns\n", "=======\n  namespace: ns-staging\n"),
+     False),
+    # Where theirs left `namespace` where it stood, ours' edit of it conflicts with nothing:
+    # theirs' half that keeps ours' move but base's namespace loses ours' edit.
+    ("identity-field-edit-lost-in-a-half", True, _NS, _NS_OURS, _NS + "    - b\n",
+     _NS_MARKED.replace("=======\n  namespace: ns\n", "=======\n").replace(
+         "  name: x\n>>>>>>>", "  name: x\n  namespace: ns\n>>>>>>>"), True),
 ]
 
 # spans_the_file read through silent_lines: (name, conflicted text, whether it spans the file).
