@@ -848,6 +848,13 @@ pub(crate) fn with_conflict_check<R>(
         .then(|| Versions::parse(&named[0], &named[1], &named[2]).ok())
         .flatten()
         .map(|v| v.named(opts.file_name.as_deref()));
+    // Without that reading, where each side only copies, moves or deletes base's block lines
+    // (writes none of its own), each half must still put base's keys under blocks a side
+    // gives them ([`halves_keep_guards`]). A side that writes a block line of its own renames
+    // the keys inside, and a half mixing its line with the other side's renamed inner lines
+    // is the right merge of two rewrites (argo-workflows' ServiceMonitor: ours rewrote every
+    // `.Values` as `$.Values`, theirs the outer `if`), not one to widen.
+    let ask_halves = guarded.is_none() && sides_only_copy_controls(&tokens, [&sb, &so, &st]);
     let size = opts.marker_size;
     let tokens = &mut tokens;
     let mut holds = |text: &str| {
@@ -862,8 +869,42 @@ pub(crate) fn with_conflict_check<R>(
         ) && plain
             .as_ref()
             .is_none_or(|plain| each_side_holds(tokens, plain, None, text, size, false, whole))
+            && (!ask_halves || halves_keep_guards(tokens, text, size, [&sb, &so, &st]))
     };
     Some(f(&mut holds))
+}
+
+/// Whether every block line of ours' and theirs' skeletons is one of base's: the sides
+/// copied, moved or deleted base's blocks, but opened or rewrote none.
+fn sides_only_copy_controls(tokens: &Tokens, [sb, so, st]: [&str; 3]) -> bool {
+    let base: HashSet<String> = tokens.block_lines(controls(sb)).into_iter().collect();
+    [so, st].into_iter().all(|side| {
+        tokens
+            .block_lines(controls(side))
+            .iter()
+            .all(|line| base.contains(line))
+    })
+}
+
+/// Whether each half of a conflicted template `text`, masked on its own as a skeleton, puts
+/// every key whose path base holds under blocks ours or theirs puts it under
+/// ([`guards_from_a_side`]). The guarded reading of [`with_conflict_check`] is off where a
+/// side adds block lines, copies of base's too, and its data check reads no blocks: a half
+/// may then keep one side's block line where the other side moved it, over the other side's
+/// lines below (adversary templates-theirs-1192-402: theirs moved an `if` below an endpoint
+/// it added, and git's half of ours kept that `if` above it, so theirs' endpoint rendered
+/// under a condition neither side gave it).
+fn halves_keep_guards(
+    tokens: &mut Tokens,
+    text: &str,
+    size: usize,
+    [sb, so, st]: [&str; 3],
+) -> bool {
+    markers::sides(text, size).iter().all(|side| {
+        tokens
+            .mask(side)
+            .is_some_and(|masked| guards_from_a_side(tokens, &masked, [so, st], Some(sb)))
+    })
 }
 
 /// Whether each side of a conflicted template `text`, masked on its own as a skeleton, holds
