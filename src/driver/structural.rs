@@ -113,7 +113,9 @@ pub(super) fn attempt(
         }
         // Likewise list elements paired as renamed where the check reads a deletion and an
         // addition (a rename it finds ambiguous): so read by the merge too, its result stands.
-        if let Some((merged, widenings)) = elements_by_key(&versions, opts) {
+        let by_key = elements_by_key(&versions, opts);
+        if let ByKey::Stands(merged, widenings) = by_key {
+            let merged = *merged;
             messages.push(format!(
                 "list elements paired by key alone (a renamed one is deleted and added): paired as renamed, the merge would lose data ({})",
                 violations[0]
@@ -177,8 +179,7 @@ pub(super) fn attempt(
         // name): the merge reads two additions of one new key merged field by field, the check
         // one base element both renamed, theirs' deletion lost. The same disagreement about
         // which elements are one, for issue 29's alignment: a conflict, not a bug.
-        let elements_disputed =
-            || opts.policy == Policy::Mark && rejected_by_key_too(&versions, opts);
+        let elements_disputed = || matches!(by_key, ByKey::Disputed);
         messages.push(if disputed {
             format!(
                 "documents paired as renamed, the check reads a deletion and an addition ({}); read by identity alone, the merge is clean but keeps the document theirs renamed beside its new one: marked as a conflict",
@@ -426,21 +427,6 @@ fn without_rivals(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, V
     .ok()
 }
 
-/// Whether the merge with list elements paired by key alone is clean and the check rejects
-/// it too: the merge's two readings of the elements agree, the check's differs.
-fn rejected_by_key_too(versions: &Versions, opts: &MergeOptions) -> bool {
-    let Ok((merged, tree)) = merged_as(versions, opts, Pairing::ElementsByKey, &[]) else {
-        return false;
-    };
-    merged.conflicts.is_empty()
-        && reads_back(&merged.text, tree).is_ok_and(|result| {
-            matches!(
-                verify::check(versions, &result, opts.policy),
-                Verdict::Broken(_)
-            )
-        })
-}
-
 /// The merge again with list elements paired by key alone, where the rename rule's pairing
 /// gave a clean result the check rejects: the check pairs a renamed element only where that
 /// is unambiguous (an element renamed beside a copy of it is not), and so read it is one
@@ -456,45 +442,81 @@ fn rejected_by_key_too(versions: &Versions, opts: &MergeOptions) -> bool {
 /// took out of it coming back. Neither reading is the merge's to choose there (issue 29's
 /// alignment will pair them): a conflict at what the check found, widened until each side
 /// holds, is the answer, not a bug report.
-fn elements_by_key(versions: &Versions, opts: &MergeOptions) -> Option<(Merged, Vec<String>)> {
-    let (merged, tree) = merged_as(versions, opts, Pairing::ElementsByKey, &[]).ok()?;
+fn elements_by_key(versions: &Versions, opts: &MergeOptions) -> ByKey {
+    let Ok((merged, tree)) = merged_as(versions, opts, Pairing::ElementsByKey, &[]) else {
+        return ByKey::Nothing;
+    };
     if !merged.conflicts.is_empty() {
-        return widened(versions, opts, merged, Vec::new(), Pairing::ElementsByKey).ok();
+        return ByKey::stands(
+            widened(versions, opts, merged, Vec::new(), Pairing::ElementsByKey).ok(),
+        );
     }
+    let Ok(result) = reads_back(&merged.text, tree) else {
+        return ByKey::Nothing;
+    };
+    let verdict = verify::check(versions, &result, opts.policy);
     if opts.policy == Policy::Mark {
-        return None;
+        return match verdict {
+            Verdict::Broken(_) => ByKey::Disputed,
+            _ => ByKey::Nothing,
+        };
     }
-    let result = reads_back(&merged.text, tree).ok()?;
-    match verify::check(versions, &result, opts.policy) {
-        Verdict::Holds => Some((merged, Vec::new())),
+    match verdict {
+        Verdict::Holds => ByKey::Stands(Box::new(merged), Vec::new()),
         Verdict::Broken(violations) if opts.policy == Policy::Ours => {
-            // The check's path may name an element only one reading has (ours renamed a
-            // container, which by key is an addition of ours): no conflict can be marked
-            // there, so the conflict widens to the node above until there is one
-            // (adversary manifests-ours-1143-944).
-            let mut forced = wider(&[], &violations);
-            let merged = loop {
-                let (merged, _) =
-                    merged_as(versions, opts, Pairing::ElementsByKey, &forced).ok()?;
-                if !merged.conflicts.is_empty() {
-                    break merged;
-                }
-                let above = wider(&forced, &violations);
-                if above.len() == forced.len() {
-                    return None;
-                }
-                forced = above;
-            };
-            let (merged, mut notes) =
-                widened(versions, opts, merged, forced, Pairing::ElementsByKey).ok()?;
-            notes.insert(
-                0,
-                "so read, the merge is clean, but the check rejects it too (the two readings differ on which elements are one): marked as a conflict".into(),
-            );
-            Some((merged, notes))
+            ByKey::stands(ours_marked_by_key(versions, opts, &violations))
         }
-        Verdict::Unsure | Verdict::Broken(_) => None,
+        Verdict::Unsure | Verdict::Broken(_) => ByKey::Nothing,
     }
+}
+
+/// What [`elements_by_key`] found: a result that stands, a disagreement of the readings in
+/// mark mode (the merge by key is clean too and the check rejects it as well: the merge's
+/// two readings of the elements agree, the check's differs, so the driver's conflict is
+/// worded as that, not as a bug), or nothing. Reading it once serves both questions: the
+/// merge by key runs once on the path that asks them.
+enum ByKey {
+    Stands(Box<Merged>, Vec<String>),
+    Disputed,
+    Nothing,
+}
+
+impl ByKey {
+    fn stands(found: Option<(Merged, Vec<String>)>) -> ByKey {
+        found.map_or(ByKey::Nothing, |(merged, notes)| {
+            ByKey::Stands(Box::new(merged), notes)
+        })
+    }
+}
+
+/// Under ours, the merge by key clean but rejected: the check's path may name an element
+/// only one reading has (ours renamed a container, which by key is an addition of ours): no
+/// conflict can be marked there, so the conflict widens to the node above until there is one
+/// (adversary manifests-ours-1143-944).
+fn ours_marked_by_key(
+    versions: &Versions,
+    opts: &MergeOptions,
+    violations: &[verify::Violation],
+) -> Option<(Merged, Vec<String>)> {
+    let mut forced = wider(&[], violations);
+    let merged = loop {
+        let (merged, _) = merged_as(versions, opts, Pairing::ElementsByKey, &forced).ok()?;
+        if !merged.conflicts.is_empty() {
+            break merged;
+        }
+        let above = wider(&forced, violations);
+        if above.len() == forced.len() {
+            return None;
+        }
+        forced = above;
+    };
+    let (merged, mut notes) =
+        widened(versions, opts, merged, forced, Pairing::ElementsByKey).ok()?;
+    notes.insert(
+        0,
+        "so read, the merge is clean, but the check rejects it too (the two readings differ on which elements are one): marked as a conflict".into(),
+    );
+    Some((merged, notes))
 }
 
 /// The merge again with documents paired by identity alone, where it is clean and the check
