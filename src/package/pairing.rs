@@ -203,7 +203,8 @@ impl<'a> Package<'a> {
     /// [`PathKind::WholeYaml`] (a version repeats an identity or does not parse), as base's
     /// path by new path: base's file is gone from the moving side, which holds a new YAML file
     /// at a path base does not have, sharing at least half the lines of the longer of the two
-    /// (git's rename detection, read by lines), each the only such file for the other; the
+    /// (git's rename detection, read by lines) or holding every resource of base's file
+    /// ([`holds_every_resource`]), each the only such file for the other; the
     /// other side kept base's file or moved it to the same path; no resource of the files is
     /// held by another file. A whole path pairs by path only, so the move read as the side's
     /// deletion against the other side's change beside the side's new file, and each side of
@@ -216,6 +217,7 @@ impl<'a> Package<'a> {
         let close = |a: &'a [u8], b: &'a [u8]| {
             let (la, lb) = (lines(a), lines(b));
             2 * crate::text::shared_count(&la, &lb) >= la.len().max(lb.len())
+                || holds_every_resource(a, b)
         };
         let mut holders: HashMap<&Identity, HashSet<PathId>> = HashMap::new();
         for (p, slots) in self.files.iter().enumerate() {
@@ -378,6 +380,28 @@ impl<'a> Package<'a> {
         let (ta, da) = self.doc(a.0, a.1);
         let (tb, db) = self.doc(b.0, b.1);
         align::likeness(ta, da.root, tb, db.root)
+    }
+}
+
+/// Whether the file `after` holds, by identity, every resource of the file `before` (which
+/// holds some): how documents pair everywhere else in a package, read for a file merged whole
+/// ([`PathKind::WholeYaml`]) and so never taken apart. A side that moved a file and copied its
+/// resources within it has a file far longer than base's, which git's rename detection by
+/// lines does not follow; read as a deletion of base's file beside a new one, the other side's
+/// edits of those resources stayed at base's path (under `theirs` the package held them twice)
+/// or were lost (under `ours`) (adversary packages-theirs-1202-335 and packages-ours-1202-335).
+/// Followed as a move, the three versions merge at the new path.
+fn holds_every_resource(before: &[u8], after: &[u8]) -> bool {
+    let ids = |bytes| -> Option<HashSet<Identity>> {
+        let tree = parse::parse(text_of(bytes)?).ok()?;
+        resource::documents(&tree)
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect()
+    };
+    match (ids(before), ids(after)) {
+        (Some(b), Some(a)) => !b.is_empty() && b.is_subset(&a),
+        _ => false,
     }
 }
 
