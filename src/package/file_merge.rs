@@ -659,7 +659,9 @@ fn by_documents_against_deleted(
 /// The documents of `kept` (by their place among its resources) that are base's documents
 /// renamed, each with base's identity: of a base document gone by identity, the document new
 /// by identity, of its kind, that is [`crate::align::similar`] to it and more alike to it
-/// ([`crate::align::likeness`]) than any other such document. Read as new, such a rename came
+/// ([`crate::align::likeness`]) than any other such document. A document without a name is
+/// not a rename: it is a resource base does not have, as the package names them (see
+/// [`by_documents_against_deleted`]). Read as new, such a rename came
 /// back clean against the side that deleted the file: ours renamed the Ingress of a file
 /// theirs deleted and added a second one under the new name (adversary packages-mark-1149-87),
 /// and both were kept as ours' additions; a conflict holding both would drop ours' addition
@@ -680,7 +682,8 @@ fn renamed_documents(base: &Tree, kept: &Tree) -> Option<HashMap<usize, Identity
             .iter()
             .enumerate()
             .filter(|(_, (kd, kid))| {
-                kid.as_ref().is_some_and(|kid| !in_base.contains(kid))
+                kid.as_ref()
+                    .is_some_and(|kid| !kid.name.is_empty() && !in_base.contains(kid))
                     && crate::align::close_identities(Some(bid), kid.as_ref(), false)
                     && crate::align::similar(base, bd.root, kept, kd.root)
             })
