@@ -542,6 +542,12 @@ fn by_documents_against_deleted(
         return None;
     }
     let kept = pieces;
+    // Under a policy the renamed document needs no reading: ours' side keeps it, and under
+    // theirs kyaml's rules, by identity, keep what only ours has (the oracle accepts either).
+    let renamed = match opts.policy {
+        Policy::Mark => renamed_documents(&parse::parse(text(cb?)?).ok()?, &tree)?,
+        Policy::Ours | Policy::Theirs => HashMap::new(),
+    };
     // The deleting side's resources in every YAML file: as the package read them where it
     // parsed the file, else (a file it keeps whole) read here.
     let mut elsewhere: HashSet<Identity> = HashSet::new();
@@ -577,16 +583,25 @@ fn by_documents_against_deleted(
     }
     let markers = written_markers(opts, text(kept_side.pick(co, ct)?)?);
     let (mut out, mut conflicts, mut resources) = (String::new(), Vec::new(), 0);
+    let mut documents = 0..;
     for piece in &kept {
         let Name::Resource(id) = &piece.name else {
             out.push_str(piece.text);
             continue;
         };
+        // A document read as base's renamed is a change of base's: held against base's text.
+        let was = match documents.next().and_then(|d| renamed.get(&d)) {
+            Some(base_id) => Name::Resource(base_id.clone()),
+            None => piece.name.clone(),
+        };
         let in_base: Vec<&str> = base
             .iter()
-            .filter(|b| b.name == piece.name)
+            .filter(|b| b.name == was)
             .map(|b| b.text)
             .collect();
+        if in_base.is_empty() && was != piece.name {
+            return None; // base's document is one the scan named otherwise
+        }
         if in_base.is_empty() {
             out.push_str(piece.text);
             resources += 1;
@@ -639,6 +654,53 @@ fn by_documents_against_deleted(
         messages,
         ..FileOutcome::default()
     })
+}
+
+/// The documents of `kept` (by their place among its resources) that are base's documents
+/// renamed, each with base's identity: of a base document gone by identity, the document new
+/// by identity, of its kind, that is [`crate::align::similar`] to it and more alike to it
+/// ([`crate::align::likeness`]) than any other such document. A document without a name is
+/// not a rename: it is a resource base does not have, as the package names them (see
+/// [`by_documents_against_deleted`]). Read as new, such a rename came
+/// back clean against the side that deleted the file: ours renamed the Ingress of a file
+/// theirs deleted and added a second one under the new name (adversary packages-mark-1149-87),
+/// and both were kept as ours' additions; a conflict holding both would drop ours' addition
+/// from the deleting side. `None` where two new documents are alike to a gone one as closely,
+/// or one is the closest to two gone ones: which was renamed is then for pairing to say
+/// (issue 29), and the deletion meets the change of the whole file.
+fn renamed_documents(base: &Tree, kept: &Tree) -> Option<HashMap<usize, Identity>> {
+    let base_docs = resource::documents(base);
+    let kept_docs = resource::documents(kept);
+    let in_base: HashSet<&Identity> = base_docs.iter().filter_map(|(_, id)| id.as_ref()).collect();
+    let in_kept: HashSet<&Identity> = kept_docs.iter().filter_map(|(_, id)| id.as_ref()).collect();
+    let mut renamed: HashMap<usize, Identity> = HashMap::new();
+    for (bd, bid) in &base_docs {
+        let Some(bid) = bid.as_ref().filter(|id| !in_kept.contains(id)) else {
+            continue;
+        };
+        let mut alike: Vec<(f64, usize)> = kept_docs
+            .iter()
+            .enumerate()
+            .filter(|(_, (kd, kid))| {
+                kid.as_ref()
+                    .is_some_and(|kid| !kid.name.is_empty() && !in_base.contains(kid))
+                    && crate::align::close_identities(Some(bid), kid.as_ref(), false)
+                    && crate::align::similar(base, bd.root, kept, kd.root)
+            })
+            .map(|(i, (kd, _))| (crate::align::likeness(base, bd.root, kept, kd.root), i))
+            .collect();
+        alike.sort_by(|a, b| b.0.total_cmp(&a.0));
+        match alike.as_slice() {
+            [] => {}
+            [(best, i), rest @ ..] => {
+                let clear = rest.first().is_none_or(|(next, _)| next < best);
+                if !clear || renamed.insert(*i, bid.clone()).is_some() {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(renamed)
 }
 
 /// Merges a path that is not taken apart into resources: the file merge for YAML it cannot
