@@ -72,6 +72,10 @@ pub(crate) fn merge_resources(
         }
         None => one_by_one(pkg, groups, order, opts)?,
     };
+    let merged = match gone_into_whole_file(pkg, path) {
+        Some(side) if merged.conflicted => whole_file(merged, &versions, side, opts),
+        _ => merged,
+    };
     let mode = merged_mode(pkg, path).unwrap_or(FileMode::Regular);
     let keep = merged.conflicted || has_data(&merged.bytes);
     let (counts, identities) = tally(pkg, groups, path, &versions, &merged, opts.marker_size)
@@ -98,6 +102,52 @@ fn collision(versions: &[Version; 3], opts: &MergeOptions) -> Merged {
         messages: vec![Message::Conflict(
             "conflict: a side moved a file here where the other holds a different one: the whole file, ours' against theirs'".to_string(),
         )],
+    }
+}
+
+/// The side that lacks base's file at `path` and holds a new file the package merges whole
+/// ([`PathKind::WholeYaml`]: it repeats an identity or does not parse), if one does. The
+/// resources that side lost here may stand in that file under other names (moved and
+/// renamed), which the package cannot read, so a conflict here that calls them deleted may be
+/// wrong, and its side loses data: taking ours kept ours' changed resource beside theirs'
+/// renamed copy of it, and ours' change was not in that copy (adversary
+/// packages-mark-1211-1579).
+fn gone_into_whole_file(pkg: &Package, path: PathId) -> Option<Side> {
+    let has = |version: usize, p: PathId| pkg.sides[version].files.contains_key(pkg.paths[p]);
+    if !has(BASE, path) {
+        return None;
+    }
+    [Side::Ours, Side::Theirs].into_iter().find(|side| {
+        let s = side.index();
+        !has(s, path)
+            && (0..pkg.paths.len())
+                .any(|p| pkg.kinds[p] == PathKind::WholeYaml && has(s, p) && !has(BASE, p))
+    })
+}
+
+/// A conflicted file widened to one conflict over the whole file, each half that side's
+/// resolution of it ([`markers::sides`]): where a side's deletions here may be moves into a
+/// file the package cannot read ([`gone_into_whole_file`]), the file is in question as a whole,
+/// as git's modify/delete puts it, and each half still holds the other side's changes that
+/// did not conflict.
+fn whole_file(merged: Merged, versions: &[Version; 3], side: Side, opts: &MergeOptions) -> Merged {
+    let Ok(text) = std::str::from_utf8(&merged.bytes) else {
+        return merged;
+    };
+    let [ours, theirs] = markers::sides(text, opts.marker_size);
+    let markers = written_markers(opts, &ours);
+    let mut messages = merged.messages;
+    messages.push(Message::Note(format!(
+        "{} has no file here and a new file that kmerge merges whole, which may hold what it \
+         lost here: the whole file is the conflict",
+        side.pick("ours", "theirs")
+    )));
+    Merged {
+        bytes: markers
+            .wrap(&ours, &versions[BASE].text, &theirs)
+            .into_bytes(),
+        conflicted: true,
+        messages,
     }
 }
 
