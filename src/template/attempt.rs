@@ -168,7 +168,9 @@ enum Judged {
 }
 
 /// Git's clean line merge `text` read as a skeleton and checked against the versions' data
-/// (under `policy`) and the control lines due (`expected`, see [`merged_controls`]).
+/// (under `policy`) and the control lines due (`expected`, see [`merged_controls`]); where it
+/// would stand, also with each action line that writes text read as a key where its output
+/// lands ([`loses_written_text`]), as the structural merge's clean result is checked.
 fn judge_clean(
     versions: &Versions,
     tokens: &mut Tokens,
@@ -195,18 +197,30 @@ fn judge_clean(
         );
     }
     let controls_hold = expected.as_ref() == Some(&controls(&masked));
+    // Read with its action lines as comments, git's text can hold the data and still move a
+    // line that writes text into another map: ours deleted `privateKey:` and left its
+    // `toYaml` line writing into `issuerRef`, theirs added a map above the line, and git's
+    // result has the line write into theirs' map instead (adversary templates-*-1212-490).
+    // A person reads the rendered file, as the structural merge's clean result is read.
+    let stands = |tokens: &Tokens, why: Option<String>| match why {
+        Some(why) => Judged::Wrong(format!("is wrong as data ({why})")),
+        None => match loses_written_text(versions, tokens, &masked, policy) {
+            Some(why) => Judged::Wrong(format!(
+                "loses a change read with its action lines that write text as keys ({why})"
+            )),
+            None => Judged::Stands,
+        },
+    };
     match verify::check_text(versions, &masked, policy) {
         // Control lines in their merged order can still put a key under other blocks than
         // each side has it (ours moved lines holding an unclosed `if` above an element
         // theirs deleted): read with keys named by their blocks, as the structural merge's
         // clean result is, where each side holds base's control lines.
         Verdict::Holds if controls_hold && sides_only_reorder_controls(versions) => {
-            match guarded_violation(versions, tokens, &masked, Policy::Mark) {
-                Some(why) => Judged::Wrong(format!("is wrong as data ({why})")),
-                None => Judged::Stands,
-            }
+            let why = guarded_violation(versions, tokens, &masked, Policy::Mark);
+            stands(tokens, why)
         }
-        Verdict::Holds if controls_hold => Judged::Stands,
+        Verdict::Holds if controls_hold => stands(tokens, None),
         // Where the rules cannot pair the skeletons, git's result stands if it repeats
         // nothing no input repeats, as for plain YAML.
         Verdict::Unsure if verify::line_result_is_sound(sb, so, st, &masked) => Judged::Stands,
