@@ -156,7 +156,21 @@ pub fn merge(
             identities,
         } = result.map_err(|e| e.context(format!("merging {path}")))?;
         outcome.resources.add(counts);
-        for id in identities.into_iter().flatten() {
+        // A file merged whole is not read back by its merge: read here, once per file.
+        let identities = match (identities, job, &entry) {
+            (Some(ids), _, _) => ids,
+            (None, Job::Path(p), Some(e))
+                if !conflicted && pkg.kinds[*p] == PathKind::WholeYaml =>
+            {
+                whole_identities(&e.bytes)
+                    .into_iter()
+                    .collect::<HashSet<_>>()
+                    .into_iter()
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        for id in identities {
             holders.entry(id).or_default().push(path);
         }
         outcome.conflicted |= conflicted;
@@ -214,12 +228,48 @@ pub fn merge(
 }
 
 /// The identities no version holds in more than one file.
+/// The identities each version holds in one document at most, over the files the package
+/// took apart and the YAML files it merges whole (read here: the pairing does not take them
+/// apart). A whole file's resources count too: where the pairing missed a move of one, the
+/// result held a resource in a whole file and again in another file, clean, and this check
+/// did not see it (adversary packages-theirs-1202-335).
 fn unique_identities(pkg: &Package) -> HashSet<Identity> {
-    pairing::files_holding(pkg)
+    let mut held: HashMap<Identity, [usize; 3]> = pairing::files_holding(pkg)
         .into_iter()
+        .map(|(id, n)| (id.clone(), n))
+        .collect();
+    for (p, path) in pkg.paths.iter().enumerate() {
+        if pkg.kinds[p] != PathKind::WholeYaml {
+            continue;
+        }
+        for (side, snapshot) in pkg.sides.iter().enumerate() {
+            let Some(entry) = snapshot.files.get(*path) else {
+                continue;
+            };
+            for id in whole_identities(&entry.bytes) {
+                held.entry(id).or_default()[side] += 1;
+            }
+        }
+    }
+    held.into_iter()
         .filter(|(_, n)| n.iter().all(|&n| n <= 1))
-        .map(|(id, _)| id.clone())
+        .map(|(id, _)| id)
         .collect()
+}
+
+/// The identity of each document of a YAML file the package merges whole, repeats included;
+/// none where it is not UTF-8 text or does not parse (a template, a conflict).
+fn whole_identities(bytes: &[u8]) -> Vec<Identity> {
+    let Some(text) = std::str::from_utf8(bytes).ok() else {
+        return Vec::new();
+    };
+    match crate::parse::parse(text) {
+        Ok(tree) => crate::resource::documents(&tree)
+            .into_iter()
+            .filter_map(|(_, id)| id)
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// A path cannot be a file and a folder at once: theirs made a folder of a file ours kept,
@@ -289,4 +339,58 @@ fn moves(pkg: &Package, groups: &[Group]) -> Vec<String> {
         .collect();
     moves.sort();
     moves
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::FileMode;
+
+    fn snapshot(files: &[(&str, &str)]) -> Snapshot {
+        let mut s = Snapshot::default();
+        for (path, text) in files {
+            s.files.insert(
+                path.to_string(),
+                Entry {
+                    bytes: text.as_bytes().to_vec(),
+                    mode: FileMode::Regular,
+                },
+            );
+        }
+        s
+    }
+
+    const WEB: &str = "kind: Deployment\nmetadata:\n  name: web\n";
+
+    /// A resource a side holds in a file merged whole (it repeats another identity) and again
+    /// in a file taken apart is held twice by that side: not one the result may hold once
+    /// only. Read from the parsed files alone, the whole file's copy went unseen.
+    #[test]
+    fn a_whole_files_resources_count_as_held() {
+        let copies = "kind: Deployment\nmetadata:\n  name: copy\n---\n\
+                      kind: Deployment\nmetadata:\n  name: copy\n---\n";
+        let base = snapshot(&[("web.yaml", WEB)]);
+        let ours_web = format!("{WEB}spec:\n  replicas: 2\n");
+        let ours = snapshot(&[
+            ("web.yaml", &ours_web),
+            ("all.yaml", &format!("{copies}{WEB}")),
+        ]);
+        // Both sides change web.yaml, so it is not settled (taken whole) but taken apart.
+        let theirs = snapshot(&[("web.yaml", &format!("{WEB}  labels: {{a: b}}\n"))]);
+        let pkg = Package::read([&base, &ours, &theirs], true);
+        let web = crate::resource::Identity {
+            group: "".into(),
+            kind: "Deployment".into(),
+            namespace: "".into(),
+            name: "web".into(),
+        };
+        assert_eq!(
+            pkg.kinds[pkg.paths.iter().position(|p| *p == "all.yaml").unwrap()],
+            PathKind::WholeYaml
+        );
+        assert!(!unique_identities(&pkg).contains(&web));
+        let alone = snapshot(&[("all.yaml", &format!("{copies}{WEB}"))]);
+        let pkg = Package::read([&base, &alone, &theirs], true);
+        assert!(unique_identities(&pkg).contains(&web));
+    }
 }
