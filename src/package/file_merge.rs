@@ -339,7 +339,7 @@ fn one_by_one(
 ) -> anyhow::Result<Merged> {
     let mut out = Merged::default();
     let mut eol = "\n";
-    let mut parts = Vec::new();
+    let mut pieces = Vec::new();
     for &g in order {
         let texts = [BASE, OURS, THEIRS].map(|side| {
             groups[g].locs[side].map_or("", |loc| {
@@ -354,11 +354,58 @@ fn one_by_one(
             opts,
         )?;
         out.conflicted |= merged.conflicted;
+        pieces.push((texts, merged));
+    }
+    let mut parts = Vec::new();
+    for (texts, merged) in pieces {
+        let merged = match out.conflicted && decided_away(&texts, &merged) {
+            true => marked_piece(texts, opts)?,
+            false => merged,
+        };
         out.messages.extend(merged.messages);
         parts.push(merged.bytes);
     }
     out.bytes = join(parts, eol);
     Ok(out)
+}
+
+/// Whether a policy dropped a resource whole that a side changed (a delete/modify it
+/// decided for the deleting side). The file is merged one by one only where the package
+/// paired its resources otherwise than the file merge would: which version of a resource is
+/// base's renamed, and so whether a side deleted it at all, is one reading of two there
+/// (adversary packages-ours-1212-379: ours renamed a Task, theirs renamed it alike and kept
+/// a renamed copy; the package paired the two new names and read ours as deleting base's
+/// Task, so ours' policy dropped theirs' copy, and taking theirs' side of the file's
+/// conflicts lost it).
+fn decided_away(texts: &[&str; 3], merged: &Merged) -> bool {
+    let held_by = |side: usize| has_data(texts[side].as_bytes());
+    let changed_by = |side: usize| held_by(side) && texts[side] != texts[BASE];
+    !merged.conflicted
+        && held_by(BASE)
+        && !has_data(&merged.bytes)
+        && (changed_by(OURS) || changed_by(THEIRS))
+}
+
+/// A resource a policy dropped ([`decided_away`]) in a file conflicted anyway: its
+/// delete/modify marked as mark mode marks it, so that taking the changing side of the
+/// file's conflicts keeps the resource (the conflict widened to the resource, rather than a
+/// pairing chosen between the two readings; issue 29's alignment will pair them).
+fn marked_piece(texts: [&str; 3], opts: &MergeOptions) -> anyhow::Result<Merged> {
+    let mark = MergeOptions {
+        policy: Policy::Mark,
+        ..opts.clone()
+    };
+    let mut merged = merge_texts(
+        texts[BASE].as_bytes(),
+        texts[OURS].as_bytes(),
+        texts[THEIRS].as_bytes(),
+        &mark,
+    )?;
+    merged.messages.insert(
+        0,
+        "a resource the policy dropped whole where the package and the file merge pair the resources apart, in a file conflicted anyway: its delete/modify marked, so that either side holds".into(),
+    );
+    Ok(merged)
 }
 
 /// Documents joined into one file: each that holds anything, a `---` between them.
