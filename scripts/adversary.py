@@ -1251,10 +1251,8 @@ class Rules:
             return False
         (hb, lb), (ho, lo), (ht, lt) = src
         # Only where a side changed the style: else the value's own line merge reads the same
-        # lines. Not with keep chomping (`|+`) in any version: its trailing blank lines are
-        # the value's, which lines as written do not show (the self-test's script whose
-        # trailing blank lines both sides kept in different numbers).
-        if hb[0] == ho[0] == ht[0] or any("+" in h for h in (hb, ho, ht)):
+        # lines.
+        if hb[0] == ho[0] == ht[0]:
             return False
         if ho == ht or hb == ht:
             header = ho
@@ -1269,11 +1267,31 @@ class Rules:
             if not self.win:
                 return False
             _, body = text_merge(lb, lo, lt, self.win)
+        end = ""
+        if "+" in header:
+            # Under keep chomping (`|+`) the blank lines below the text are the value's, but a
+            # version whose header clips or strips wrote them as spacing, not as data: read as
+            # lines they would make a side's spacing the value's. So the text is read stripped
+            # and its line breaks at the end are merged on their own, as text_merge merges
+            # them (templates-mark-1221-558: ours `|` to `|+` with one more blank line, theirs
+            # `|` to `>` and a line added; ours' side of git's one conflict, on the header,
+            # holds ours' text, its blank lines and theirs' line).
+            ends = [len(x[1]) - len(x[1].rstrip("\n")) for x in (b, o, t)]
+            eb, eo, et = ends
+            if eo == et or eb == et:
+                n = eo
+            elif eb == eo:
+                n = et
+            elif self.win:
+                n = eo if self.win == "ours" else et
+            else:
+                return False
+            header, end = header.replace("+", "-"), "\n" * n
         try:
             v = yaml.load("k: %s\n%s" % (header, body), Loader=CLoader)
         except yaml.YAMLError:
             return False
-        return isinstance(v, dict) and v.get("k") == r[1]
+        return isinstance(v, dict) and isinstance(v.get("k"), str) and v.get("k") + end == r[1]
 
     def expect(self, path, exp, r, rule, out):
         if exp == r:
@@ -4901,6 +4919,8 @@ def shrink_package(case_dir, cmd, policy, oracle):
 # a: service (anchor, ours' addition), then ingress or theirs' key; sa and np with their merge keys.
 TIE7770 = "a:\n  service:%s\n    port: 1\n%s%s  x: 1\nsa:\n  create: true\n%snp:\n  ingress: true\n%s"
 BLK = "d:\n  s: %s\n    a\n    b\n    %s    d\n    e\n    %s    g\nx: 1\n"
+# A block with its header, a line inserted, and blank lines added below it (SELF_TESTS).
+KEEP = "c: %s\n  a\n  b\n%s  d\n\n%sx: 1\n"
 
 # Two Services; both sides take the first one's name away, theirs also most of its spec; the
 # last: that Service back under base's name (SELF_TESTS, manifests-theirs-1152-72).
@@ -5093,6 +5113,18 @@ SELF_TESTS = [
     ("the same where ours' side lost ours' line edit", "side:ours",
      BLK % ("|", "c\n", "f\n"), BLK % (">", "c\n", "f x\n"), BLK % (">-", "c\n    key = value\n", "f\n"),
      BLK % (">", "c\n    key = value\n", "f\n"), True),
+    ("ours made a block keep its blank lines (`|+`) and added one, theirs made it folded and added "
+     "a line: ours' side of git's one conflict, on the header, holds ours' blank lines and theirs' "
+     "line (templates-mark-1221-558)", "side:ours",
+     KEEP % ("|", "", ""), KEEP % ("|+", "", "\n"), KEEP % (">", "    more\n", ""),
+     KEEP % ("|+", "    more\n", "\n"), False),
+    ("the same where ours' side lost ours' blank line", "side:ours",
+     KEEP % ("|", "", ""), KEEP % ("|+", "", "\n"), KEEP % (">", "    more\n", ""),
+     KEEP % ("|+", "    more\n", ""), True),
+    ("ours made a block folded keeping its blank line (`>+`), theirs added a line and blank lines "
+     "below a clipped block, spacing and not its value: they are not the value's", "mark",
+     KEEP % ("|", "", ""), KEEP % (">+", "", ""), KEEP % ("|", "    more\n", "\n\n"),
+     KEEP % (">+", "    more\n", "\n\n"), True),
     ("the same with only ours changing the metadata: theirs' side lost ours' move", "side:theirs",
      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\ndata:\n  k: 1\n",
      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: y\ndata:\n  j: 1\n  k: 1\n",
