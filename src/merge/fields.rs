@@ -801,15 +801,25 @@ impl<'t> Merger<'t> {
             let ListKind::Keyed(keys) = self.list_kind(path, &[(base, b), (theirs, t)]) else {
                 return; // a plain list is taken whole
             };
-            let in_base: HashMap<String, NodeId> = base
-                .children(b)
-                .iter()
-                .filter_map(|&e| Some((element_key(base, e, &keys)?.0, e)))
-                .collect();
+            // kyaml reads a repeated key by its first element (§2.5: duplicates collapse), in
+            // base and in theirs alike: a later copy in theirs brings nothing in, even where it
+            // differs from base (adversary manifests-theirs-1222-304: it brought a copy's image
+            // back under a `spec` ours deleted).
+            let mut in_base: HashMap<String, NodeId> = HashMap::new();
+            for &e in base.children(b) {
+                if let Some((name, _)) = element_key(base, e, &keys) {
+                    in_base.entry(name).or_insert(e);
+                }
+            }
+            let mut seen = std::collections::HashSet::new();
             for &e in theirs.children(t) {
                 let Some((name, _)) = element_key(theirs, e, &keys) else {
                     continue;
                 };
+                if !seen.insert(name.clone()) {
+                    out.push(Field::item(e));
+                    continue;
+                }
                 let Some(&be) = in_base.get(&name) else {
                     continue;
                 };
