@@ -767,7 +767,11 @@ fn by_documents_against_deleted(
 /// (issue 29), and the deletion meets the change of the whole file.
 fn renamed_documents(base: &Tree, kept: &Tree) -> Option<HashMap<usize, Identity>> {
     let base_docs = resource::documents(base);
-    let kept_docs = resource::documents(kept);
+    // Numbered among the resources, as the caller counts the pieces it names.
+    let kept_docs: Vec<_> = resource::documents(kept)
+        .into_iter()
+        .filter(|(_, id)| id.is_some())
+        .collect();
     let in_base: HashSet<&Identity> = base_docs.iter().filter_map(|(_, id)| id.as_ref()).collect();
     let in_kept: HashSet<&Identity> = kept_docs.iter().filter_map(|(_, id)| id.as_ref()).collect();
     let mut renamed: HashMap<usize, Identity> = HashMap::new();
