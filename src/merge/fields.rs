@@ -1135,6 +1135,12 @@ impl Merger<'_> {
             let (bv, tv) = (bi.get(name), ti.get(name));
             let theirs_changed = !same((base, bv), (theirs, tv));
             let ours_changed = !same((base, bv), (ours, Some(&v)));
+            // kyaml clears a field ours set to null, whatever theirs did to it (a null in dest
+            // beats an upstream change), as the block path does: theirs' value kept here would
+            // bring back what ours cleared (adversary manifests-theirs-1222-1000).
+            if kyaml && ours_changed && ours.is_null(v) {
+                continue;
+            }
             let take_theirs = match (theirs_changed, ours_changed) {
                 (false, _) => false,
                 (true, false) => true,
