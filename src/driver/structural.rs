@@ -310,9 +310,11 @@ pub(super) fn attempt(
     };
     // Never worse than git: where git's markers hold too and enclose fewer lines (a list
     // both sides reshuffled can be narrower line by line than element by element), git's
-    // result is kept; otherwise the field-shaped markers are.
+    // result is kept; otherwise the field-shaped markers are. Not where a side repeats what
+    // base holds once: the check's pairing of the repeats is a guess git's lines may not share.
     if let Some(line) = git_conflicts {
         if marked_lines(&line.bytes, size) < marked_lines(merged.text.as_bytes(), size)
+            && !verify::a_side_repeats_what_base_does_not(&versions)
             && git_holds(&line)
         {
             let mut messages = conflict_messages(&merged.conflicts);

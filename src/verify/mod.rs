@@ -411,6 +411,20 @@ pub(crate) fn line_result_is_sound(base: &str, ours: &str, theirs: &str, merged:
     }
 }
 
+/// Whether ours or theirs holds twice something base holds once (a list element key or
+/// name, a resource identity): which of the two continues base's one is a guess of the
+/// check's pairing, so a result that rests on it cannot be vouched for. Git's markers, kept
+/// where narrower than the structural merge's, may rest on it: theirs copied a `versions`
+/// element and changed the copy, git lined the copy's change up with the original, and its
+/// ours half put that change on ours' element, which the check (pairing the copy as base's
+/// one) passed (adversary manifests-mark-1231-88).
+pub(crate) fn a_side_repeats_what_base_does_not(versions: &Versions) -> bool {
+    let base = duplicates(&versions.base);
+    [&versions.ours, &versions.theirs]
+        .iter()
+        .any(|side| !duplicates(side).is_subset(&base))
+}
+
 /// Whether two trees hold the same documents, in order, as data: what a pass that edits only
 /// comment and blank lines must leave.
 pub(super) fn same_documents(a: &Tree, b: &Tree) -> bool {
