@@ -257,19 +257,14 @@ fn unique_identities(pkg: &Package) -> HashSet<Identity> {
         .collect()
 }
 
-/// The identity of each document of a YAML file the package merges whole, repeats included;
-/// none where it is not UTF-8 text or does not parse (a template, a conflict).
+/// The identities of a YAML file the package merges whole ([`pairing::whole_documents`]),
+/// repeats included; none where it is not text or does not parse.
 fn whole_identities(bytes: &[u8]) -> Vec<Identity> {
-    let Some(text) = std::str::from_utf8(bytes).ok() else {
-        return Vec::new();
-    };
-    match crate::parse::parse(text) {
-        Ok(tree) => crate::resource::documents(&tree)
-            .into_iter()
-            .filter_map(|(_, id)| id)
-            .collect(),
-        Err(_) => Vec::new(),
-    }
+    pairing::whole_documents(bytes)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .collect()
 }
 
 /// A path cannot be a file and a folder at once: theirs made a folder of a file ours kept,

@@ -392,17 +392,26 @@ impl<'a> Package<'a> {
 /// or were lost (under `ours`) (adversary packages-theirs-1202-335 and packages-ours-1202-335).
 /// Followed as a move, the three versions merge at the new path.
 fn holds_every_resource(before: &[u8], after: &[u8]) -> bool {
-    let ids = |bytes| -> Option<HashSet<Identity>> {
-        let tree = parse::parse(text_of(bytes)?).ok()?;
-        resource::documents(&tree)
-            .into_iter()
-            .map(|(_, id)| id)
-            .collect()
-    };
+    // Every document named, or the file holds no resources to follow.
+    let ids =
+        |bytes| -> Option<HashSet<Identity>> { whole_documents(bytes)?.into_iter().collect() };
     match (ids(before), ids(after)) {
         (Some(b), Some(a)) => !b.is_empty() && b.is_subset(&a),
         _ => false,
     }
+}
+
+/// The identity of each document of a YAML file the package merges whole (read here: the
+/// pairing does not take such a file apart), repeats included; `None` where it is not text or
+/// does not parse (a template, a conflict).
+pub(crate) fn whole_documents(bytes: &[u8]) -> Option<Vec<Option<Identity>>> {
+    let tree = parse::parse(text_of(bytes)?).ok()?;
+    Some(
+        resource::documents(&tree)
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect(),
+    )
 }
 
 /// A file's tree and documents; `None` when the file merge must take it whole: it does not
