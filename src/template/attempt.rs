@@ -236,7 +236,18 @@ fn judge_clean(
                 Some(why) => Judged::Wrong(format!("is wrong as data ({why})")),
                 None => Judged::Misplaced("of the template misplaces its control lines".into()),
             },
-            Some(_) => Judged::Misplaced("of the template misplaces its control lines".into()),
+            // Misplaced control lines send the file to the structural merge, and where that
+            // cannot settle it git's result stands: it must then keep each side's blocks
+            // around a key as well, where no side wrapped anything in a block of its own
+            // (adversary templates-mark-1241-50: ours' swap left an item under a `with`,
+            // theirs moved a `with` line, and git's joined lines put the item under others).
+            Some(_) => match sides_only_reorder_controls(versions)
+                .then(|| guarded_violation(versions, tokens, &masked, Policy::Mark))
+                .flatten()
+            {
+                Some(why) => Judged::Wrong(format!("is wrong as data ({why})")),
+                None => Judged::Misplaced("of the template misplaces its control lines".into()),
+            },
         },
         Verdict::Broken(violations) => {
             Judged::Wrong(format!("is wrong as data ({})", violations[0]))
