@@ -639,11 +639,16 @@ fn by_documents_against_deleted(
         return None;
     }
     let kept = pieces;
-    // Under a policy the renamed document needs no reading: ours' side keeps it, and under
-    // theirs kyaml's rules, by identity, keep what only ours has (the oracle accepts either).
-    let renamed = match opts.policy {
-        Policy::Mark => renamed_documents(&parse::parse(text(cb?)?).ok()?, &tree)?,
-        Policy::Ours | Policy::Theirs => HashMap::new(),
+    // Where the policy keeps the changed file's side the renamed document needs no reading:
+    // that side keeps it, and under theirs kyaml's rules, by identity, keep what only ours has
+    // (the oracle accepts either). Under `ours` against theirs' changed file it does: read as
+    // theirs' new resource, base's document ours deleted came back under theirs' new name
+    // (adversary packages-mark-1241-79 under `ours`).
+    let renamed = match (opts.policy, kept_side) {
+        (Policy::Mark, _) | (Policy::Ours, Side::Theirs) => {
+            renamed_documents(&parse::parse(text(cb?)?).ok()?, &tree)?
+        }
+        (Policy::Ours, Side::Ours) | (Policy::Theirs, _) => HashMap::new(),
     };
     // The deleting side's resources in every YAML file: as the package read them where it
     // parsed the file, else (a file it keeps whole) read here.

@@ -205,7 +205,7 @@ impl<'a> Package<'a> {
     /// at a path base does not have, sharing at least half the lines of the longer of the two
     /// (git's rename detection, read by lines) or holding every resource of base's file
     /// ([`holds_every_resource`]), each the only such file for the other; the
-    /// other side kept base's file or moved it to the same path; no resource of the files is
+    /// other side kept base's file, moved it to the same path or deleted it; no resource of the files is
     /// held by another file. A whole path pairs by path only, so the move read as the side's
     /// deletion against the other side's change beside the side's new file, and each side of
     /// that conflict held the file's resources twice (adversary packages-mark-1157-239); git
@@ -247,8 +247,13 @@ impl<'a> Package<'a> {
                 };
                 for n in 0..self.paths.len() {
                     let whole = [g, n].iter().any(|&p| self.kinds[p] == PathKind::WholeYaml);
-                    // The other side kept base's file, or moved it here too.
-                    let other_kept = entry(o, g).is_some() != entry(o, n).is_some();
+                    // The other side kept base's file, moved it here too, or deleted it
+                    // (holding nothing here either): git's rename/delete. Not followed, the
+                    // move read as both sides deleting base's file beside the side's new one,
+                    // which stood clean with every change the side made against the deletion
+                    // (adversary packages-mark-1241-79: ours deleted a file theirs moved,
+                    // renaming and editing its Deployment).
+                    let other_kept = !(entry(o, g).is_some() && entry(o, n).is_some());
                     let new = whole && yaml(n) && entry(BASE, n).is_none() && other_kept;
                     if let Some(after) = entry(side, n).filter(|_| new && alone(n)) {
                         if close(&before.bytes, &after.bytes) && !pairs.contains(&(g, n)) {
