@@ -4658,8 +4658,19 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
             continue
         # A file whose conflict spans it and whose side is that side's file is the side's
         # whole value (spans_the_file): read as a file no version changed, the rest checked.
+        # The side's file is the one at the result's path, or else the side's file of the
+        # path's group: where the other side moved a file this side kept where it was, the
+        # conflict stands at the path it was moved to, and this side's half is its own file
+        # from the old path (packages-theirs-1252-583: theirs moved a Service's file and added
+        # a port, ours repeated documents in it; ours' half, ours' whole file at theirs' path,
+        # read as ours' side losing theirs' port, as it would not at ours' own path).
         s_files, s_docs = (o, od) if side == "ours" else (t, td)
-        whole = {p for p, x in res.items() if p in s_files and spans_the_file(x) and rd.get(p) == s_docs.get(p)}
+        col = 2 if side == "ours" else 3
+        groups = Package(bd, od, td).groups
+        own = {p: p if p in s_files else next((g[col] for g in groups if p in g[1:] and g[col]), None)
+               for p, x in res.items() if spans_the_file(x)}
+        own = {p: q for p, q in own.items() if q is not None and rd.get(p) == s_docs.get(q)}
+        whole = set(own)
         files, docs = (b, o, t), (bd, od, td)
         if whole:
             # A version that moved such a file holds it at its own path: where the result has
@@ -4672,14 +4683,15 @@ def judge_package(oracle, policy, b, o, t, status, res, err):
             # base's file elsewhere, git's rename/rename) leaves the file where the side put it,
             # at the whole conflict's path, and the other version's copy is that file too
             # (packages-mark-1151-499: both moved a values file apart, theirs added another
-            # where ours put it; ours' side of theirs' copy is ours' move, not a loss).
-            col = 2 if side == "ours" else 3
-            moved = [[g[i] for g in Package(bd, od, td).groups
-                      if g[col] in whole and g[i] not in (None, g[col]) and not rd.get(g[i])]
+            # where ours put it; ours' side of theirs' copy is ours' move, not a loss). The
+            # side's own file from another path goes the same way (packages-theirs-1252-583).
+            at = {q: p for p, q in own.items()}
+            moved = [[g[i] for g in groups
+                      if g[col] in at and g[i] not in (None, at[g[col]]) and not rd.get(g[i])]
                      for i in (1, 2, 3)]
-            files = tuple({**{q: x for q, x in f.items() if q not in gone}, **{p: s_files[p] for p in whole}}
+            files = tuple({**{q: x for q, x in f.items() if q not in gone}, **{p: s_files[q] for p, q in own.items()}}
                           for f, gone in zip(files, moved))
-            docs = tuple({**{q: x for q, x in d.items() if q not in gone}, **{p: s_docs[p] for p in whole}}
+            docs = tuple({**{q: x for q, x in d.items() if q not in gone}, **{p: s_docs[q] for p, q in own.items()}}
                          for d, gone in zip(docs, moved))
         # Under a policy, the other side's resolution keeps what the policy decided outside
         # the files holding conflicts (PolicyDecided).
@@ -5513,8 +5525,23 @@ PKG_ALIASED_BASE = {"v.yaml": PKG_ALIASED % ("", "", "true", "", "")}
 PKG_ALIASED_OURS = {"v2.yaml": PKG_ALIASED % (" &base", "  set: y\n", "true", "  - b.example.com\n",
                                               "  pull: *base\n")}
 PKG_ALIASED_THEIRS = {"v.yaml": PKG_ALIASED % ("", "", "false", "", "")}
+# A Service whose file theirs moved, adding a port, and which ours repeated in place
+# (packages-theirs-1252-583, made small).
+PKG_SVC = "kind: Service\nmetadata:\n  name: s\nspec:\n  selector:\n    app: s\n  ports:\n  - name: grpc\n    port: 1\n%s"
+PKG_SVC_TWICE = PKG_SVC % "" + "---\n" + PKG_SVC % ""
+PKG_PORT = "  - name: h\n    port: 2\n"
 
 PACKAGE_TESTS = [
+    ("theirs moved a Service's file and added a port, ours repeated the Service in place; the whole "
+     "file's conflict at theirs' path, ours' half ours' own file from the old path: theirs' port is "
+     "no loss of ours' side (packages-theirs-1252-583)", "theirs",
+     {"a.yaml": PKG_SVC % ""}, {"a.yaml": PKG_SVC_TWICE}, {"m/a.yaml": PKG_SVC % PKG_PORT},
+     {"m/a.yaml": "<<<<<<< ours\n" + PKG_SVC_TWICE + "=======\n" + PKG_SVC % PKG_PORT + ">>>>>>> theirs\n"},
+     False),
+    ("the same where ours' half is base's file: ours' copy and theirs' port lost", "theirs",
+     {"a.yaml": PKG_SVC % ""}, {"a.yaml": PKG_SVC_TWICE}, {"m/a.yaml": PKG_SVC % PKG_PORT},
+     {"m/a.yaml": "<<<<<<< ours\n" + PKG_SVC % "" + "=======\n" + PKG_SVC % PKG_PORT + ">>>>>>> theirs\n"},
+     True),
     ("ours moved a file and added an alias to it, whose expanded copy made it look under half "
      "like base's: read as written it is a move, theirs' edit lands in it "
      "(packages-theirs-1182-727)", "theirs", PKG_ALIASED_BASE, PKG_ALIASED_OURS, PKG_ALIASED_THEIRS,
