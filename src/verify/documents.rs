@@ -26,12 +26,27 @@ pub(crate) fn check(versions: &Versions, result: &Tree, rule: Rule) -> Verdict {
     // renamed document. The identity reading alone accepted a merge that dropped theirs'
     // change (adversary templates-ours-1137-138: a resource ours re-namespaced beside a copy
     // under a new name and namespace), so there the result must hold the rename's reading too.
-    if found.is_empty() && rule == Rule::Ours {
+    //
+    // So too for a conflict's side: read by identity, a document both sides renamed apart is
+    // two additions, and a side holding both renamed copies held them all, though no version
+    // holds the resource twice (adversary manifests-mark-1251-1436: ours and theirs each moved
+    // an Ingress to a namespace of their own, documents reordered; the merge paired theirs'
+    // copy with base's and read ours' as an addition, so the delete/modify conflict's theirs
+    // side kept both copies). Read as one document both renamed, the copy of the side not
+    // taken stands where no row expects it.
+    if found.is_empty() && matches!(rule, Rule::Ours | Rule::Resolved(_)) {
         // A document both sides lack by identity, both holding it renamed: the rows read so.
         let joined = rows.iter().filter_map(|r| renamed_by_both(&docs, r)).fold(
             None,
             |acc: Option<Vec<Row>>, (b, o, t)| {
-                Some(join(acc.unwrap_or_else(|| rows.clone()), &docs, b, o, t))
+                Some(join(
+                    acc.unwrap_or_else(|| rows.clone()),
+                    &docs,
+                    b,
+                    o,
+                    t,
+                    rule,
+                ))
             },
         );
         if let Some(joined) = joined {
@@ -302,9 +317,17 @@ fn kept_identity_taken_whole(
 /// `rows` with base's document `b` joined to ours' document `o` and theirs' `t` in one row,
 /// its result document the one of the identity the row gives it; the rows that held them
 /// otherwise go (a result document only they claimed then reads as one no version holds).
-fn join(rows: Vec<Row>, docs: &[Vec<Document>; 4], b: usize, o: usize, t: usize) -> Vec<Row> {
+/// The identity both changed apart is the one `rule`'s winner gave it.
+fn join(
+    rows: Vec<Row>,
+    docs: &[Vec<Document>; 4],
+    b: usize,
+    o: usize,
+    t: usize,
+    rule: Rule,
+) -> Vec<Row> {
     let id = |v: usize, d: usize| docs[v][d].identity.clone();
-    let want = identity_of_row([id(0, b), id(1, o), id(2, t)], Rule::Ours.winner());
+    let want = identity_of_row([id(0, b), id(1, o), id(2, t)], rule.winner());
     let r = docs[3]
         .iter()
         .position(|d| want.is_some() && d.identity == want);
