@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use crate::align::{self, Aligned, Children};
 use crate::parse::{same_data, Kind, NodeId, Style, Tree};
 use crate::resource::{element_key, ListKind};
 
@@ -15,30 +16,19 @@ use super::policy::Resolution;
 use crate::resource::Path;
 use crate::text::line_end;
 
-/// A child of a map or associative list, by the name that pairs it across versions.
-#[derive(Clone, Debug)]
-pub struct Child<'a> {
-    /// Borrowed from the tree where it is a key's text (most children): a large map's
-    /// children cost no allocation.
-    pub name: Cow<'a, str>,
-    /// How paths show it: `image` for a field, `name=web` for an element.
-    pub shown: Cow<'a, str>,
-    pub field: Field,
+/// A child of a map or associative list, where the merge edits it.
+pub(super) type Child<'a> = align::Child<'a, Field>;
+
+impl align::Place for Field {
+    fn node(&self) -> NodeId {
+        self.node
+    }
 }
 
 /// Whether a map's keys stand in sorted order, and are enough of them (three) for that to be
 /// a rule of the file rather than chance.
 fn sorted_names(children: &[Child]) -> bool {
     children.len() >= 3 && children.windows(2).all(|w| w[0].name < w[1].name)
-}
-
-/// Maps and associative lists pair their children by name; only the path and slot differ.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Children {
-    Fields,
-    Elements,
-    /// The items of a `kind: List`: resources, paired by identity.
-    Resources,
 }
 
 impl<'t> Merger<'t> {
@@ -368,7 +358,8 @@ impl<'t> Merger<'t> {
         let ours = fields(self.ours, o.node);
         let theirs = t.map_or_else(Vec::new, |t| fields(self.theirs, t));
         let planned = self.plan.ops.len();
-        self.merge_children(path, Children::Fields, &[], o, &base, &ours, &theirs);
+        let aligned = self.align([&base, &ours, &theirs], Children::Fields, &[]);
+        self.merge_children(path, o, &aligned);
         if let (Some(b), Some(t), true) = (b, t, self.plan.ops.len() == planned) {
             self.follow_theirs_order(b, o, t);
         }
@@ -389,41 +380,26 @@ impl<'t> Merger<'t> {
             && !self.theirs.value_outruns_text(t.node)
     }
 
-    /// The pairing rules shared by map fields and associative list elements, for the children
-    /// of ours' collection `parent`.
-    /// `keys` are a keyed list's key fields (empty for other children), which a rename
-    /// changes and the likeness of its two elements leaves out.
-    #[allow(clippy::too_many_arguments)]
-    pub fn merge_children(
-        &mut self,
-        path: &Path,
+    /// The alignment of a node's `children` in base, ours and theirs: elements a side renamed
+    /// pair with base's unless kyaml's rules or the second try ([`Merger::pair_renamed_elements`])
+    /// pair by key alone.
+    pub(super) fn align<'x, 'c>(
+        &self,
+        children: [&'x [Child<'c>]; 3],
         kind: Children,
-        keys: &[String],
-        parent: Field,
-        base: &[Child],
-        ours: &[Child],
-        theirs: &[Child],
-    ) {
-        fn index<'c>(c: &'c [Child]) -> HashMap<&'c str, usize> {
-            c.iter()
-                .enumerate()
-                .map(|(i, c)| (c.name.as_ref(), i))
-                .collect()
-        }
-        // An element one side renamed (its key changed) is that side's version of the base
-        // element, when nothing else can be: it goes by the base name from here on.
-        let (renamed_ours, renamed_theirs);
-        let (ours, theirs) = if kind == Children::Elements && !self.opts.policy.kyaml() {
-            renamed_ours = self.pair_rename(base, ours, theirs, self.ours, keys);
-            renamed_theirs = self.pair_rename(base, theirs, ours, self.theirs, keys);
-            (
-                renamed_ours.as_deref().unwrap_or(ours),
-                renamed_theirs.as_deref().unwrap_or(theirs),
-            )
-        } else {
-            (ours, theirs)
-        };
-        let (bi, oi, ti) = (index(base), index(ours), index(theirs));
+        keys: &'x [String],
+    ) -> Aligned<'x, 'c, Field> {
+        let renames = !self.opts.policy.kyaml() && self.pair_renamed_elements;
+        let trees = [self.base, self.ours, self.theirs];
+        Aligned::new(trees, children, kind, keys, renames)
+    }
+
+    /// The pairing rules shared by map fields and associative list elements, for the children
+    /// of ours' collection `parent` as the alignment paired them.
+    pub fn merge_children(&mut self, path: &Path, parent: Field, aligned: &Aligned<Field>) {
+        let (kind, keys) = (aligned.kind, aligned.keys);
+        let (base, ours, theirs) = (aligned.base, &aligned.ours[..], &aligned.theirs[..]);
+        let [bi, oi, ti] = &aligned.index;
         let sub = |c: &Child| match kind {
             Children::Fields => path.key(&c.shown),
             Children::Elements => path.element(&c.shown),
@@ -515,7 +491,7 @@ impl<'t> Merger<'t> {
                 c,
                 &theirs[n + 1..],
                 ours,
-                [&oi, &bi, &ti],
+                [oi, bi, ti],
                 sorted,
                 first.field,
             );
@@ -629,70 +605,6 @@ impl<'t> Merger<'t> {
             true => Anchor::After(f),
             false => at,
         }
-    }
-
-    /// `side`'s elements with each one it renamed (`align::keyed_renames`) named like its
-    /// base element, or `None` when it renamed none.
-    pub(super) fn pair_rename<'c>(
-        &self,
-        base: &[Child<'c>],
-        side: &[Child<'c>],
-        other: &[Child],
-        tree: &Tree,
-        keys: &[String],
-    ) -> Option<Vec<Child<'c>>> {
-        if !self.pair_renamed_elements {
-            return None;
-        }
-        fn elements<'a>(v: &'a [Child]) -> Vec<(&'a str, NodeId)> {
-            v.iter().map(|c| (c.name.as_ref(), c.field.node)).collect()
-        }
-        let other: Vec<&str> = other.iter().map(|c| c.name.as_ref()).collect();
-        let pairs = crate::align::keyed_renames(
-            self.base,
-            &elements(base),
-            tree,
-            &elements(side),
-            &other,
-            keys,
-        );
-        if pairs.is_empty() {
-            return None;
-        }
-        let mut renamed = side.to_vec();
-        for (bi, si) in pairs {
-            renamed[si].name = base[bi].name.clone();
-        }
-        Some(renamed)
-    }
-
-    /// The elements of theirs' keyed list `t` that rename an element of base's list `b`
-    /// (`align::keyed_renames`), where ours emptied the list: kyaml pairs by key alone.
-    fn renamed_by_theirs(&self, b: NodeId, t: NodeId, keys: &[String]) -> Vec<NodeId> {
-        if self.opts.policy.kyaml() || !self.pair_renamed_elements {
-            return Vec::new();
-        }
-        fn keyed(tree: &Tree, l: NodeId, keys: &[String]) -> Vec<(String, NodeId)> {
-            tree.children(l)
-                .iter()
-                .filter_map(|&e| Some((element_key(tree, e, keys)?.0, e)))
-                .collect()
-        }
-        let (base, theirs) = (keyed(self.base, b, keys), keyed(self.theirs, t, keys));
-        fn elements(v: &[(String, NodeId)]) -> Vec<(&str, NodeId)> {
-            v.iter().map(|x| (x.0.as_str(), x.1)).collect()
-        }
-        crate::align::keyed_renames(
-            self.base,
-            &elements(&base),
-            self.theirs,
-            &elements(&theirs),
-            &[],
-            keys,
-        )
-        .into_iter()
-        .map(|(_, ti)| theirs[ti].1)
-        .collect()
     }
 
     /// Whether a side's value `x` (of `tree`) removed base's value `b` without deleting its
@@ -1002,7 +914,11 @@ impl Merger<'_> {
                     in_base.insert(k, e);
                 }
             }
-            let renamed = self.renamed_by_theirs(bl, t.node, &keys);
+            // A base element theirs renamed is one theirs changed; kyaml pairs by key alone.
+            let renamed = match self.opts.policy.kyaml() || !self.pair_renamed_elements {
+                true => Vec::new(),
+                false => align::renamed_by(base, bl, theirs, t.node, &keys),
+            };
             let mut seen: HashMap<String, usize> = HashMap::new();
             for &e in theirs.children(t.node) {
                 let key = element_key(theirs, e, &keys).map(|(k, _)| k);

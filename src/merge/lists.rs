@@ -4,11 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::align;
+use crate::align::{self, Children};
 use crate::parse::{same_data, Kind, NodeId, Tree};
 use crate::resource::{list_kind, ListKind};
 
-use super::fields::{Child, Children};
+use super::fields::Child;
 use super::merger::Merger;
 use super::patch::list_directive;
 use super::plan::{Field, Op, Slot};
@@ -110,15 +110,8 @@ impl Merger<'_> {
                 resources(self.ours, Some(o.node)),
                 resources(self.theirs, Some(t.node)),
             ) {
-                return self.merge_children(
-                    path,
-                    Children::Resources,
-                    &[],
-                    o,
-                    &base,
-                    &ours,
-                    &theirs,
-                );
+                let aligned = self.align([&base, &ours, &theirs], Children::Resources, &[]);
+                return self.merge_children(path, o, &aligned);
             }
         }
         let paired = match &kind {
@@ -157,19 +150,20 @@ impl Merger<'_> {
                 {
                     return self.take_theirs(o, t);
                 }
+                let keys = match &kind {
+                    ListKind::Keyed(keys) => &keys[..],
+                    _ => &[],
+                };
+                let aligned = self.align([&base, &ours, &theirs], Children::Elements, keys);
                 if !self.opts.policy.kyaml() {
                     // Read through the renames the merge pairs: an element a side renamed
                     // and moved is a move of that element (ours' edit of it and theirs'
-                    // reorder, merged by name, left it where ours had it).
-                    let (renamed_ours, renamed_theirs) = match &kind {
-                        ListKind::Keyed(keys) => (
-                            self.pair_rename(&base, &ours, &theirs, self.ours, keys),
-                            self.pair_rename(&base, &theirs, &ours, self.theirs, keys),
-                        ),
-                        _ => (None, None),
+                    // reorder, merged by name, left it where ours had it). A set's values
+                    // are its names: a changed one is no rename here.
+                    let (ours, theirs) = match &kind {
+                        ListKind::Keyed(_) => (&aligned.ours[..], &aligned.theirs[..]),
+                        _ => (&ours[..], &theirs[..]),
                     };
-                    let ours = renamed_ours.as_deref().unwrap_or(&ours);
-                    let theirs = renamed_theirs.as_deref().unwrap_or(&theirs);
                     let all = [&base[..], ours, theirs];
                     let theirs_moved = reordered(&base, theirs, &all);
                     let ours_moved = reordered(&base, ours, &all);
@@ -185,16 +179,12 @@ impl Merger<'_> {
                         return self.both_changed(path, b, o, t);
                     }
                 }
-                let keys = match &kind {
-                    ListKind::Keyed(keys) => &keys[..],
-                    _ => &[],
-                };
                 let (ops, conflicts, deleted) = (
                     self.plan.ops.len(),
                     self.plan.conflicts.len(),
                     self.deleted.clone(),
                 );
-                self.merge_children(path, Children::Elements, keys, o, &base, &ours, &theirs);
+                self.merge_children(path, o, &aligned);
                 if kyaml {
                     self.delete_repeats(o, keys, ops);
                 }

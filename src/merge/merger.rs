@@ -25,7 +25,7 @@ pub(crate) struct Merger<'t> {
     /// The file's name, which some list rules depend on.
     pub file_name: Option<&'t str>,
     /// Whether an element a side renamed is paired with its base element
-    /// (`align::keyed_renames`); off, elements pair by key alone, as kyaml pairs them.
+    /// by the alignment (`align::Aligned`); off, elements pair by key alone, as kyaml pairs them.
     pub pair_renamed_elements: bool,
 }
 
