@@ -372,6 +372,60 @@ def guard_fields(v, at=()):
     return frozenset()
 
 
+def guard_of(v, p):
+    """The guard at the guard field's path `p` (guard_fields) in `v`: its blocks, None where
+    the key stands there in no blocks beyond its parent's, ABSENT where `v` lacks the key."""
+    for k in p[:-1]:
+        if not isinstance(v, dict) or k not in v:
+            return ABSENT
+        v = v[k]
+    if not isinstance(v, dict):
+        return ABSENT
+    if p[-1] in v:
+        return v[p[-1]]
+    return None if ("str", p[-1][1][:-len("\u2039guard\u203a")]) in v else ABSENT
+
+
+def with_guard(v, p, g):
+    """A copy of `v` whose guard field at `p` holds `g` (None: the key in no blocks)."""
+    if len(p) > 1:
+        return {**v, p[0]: with_guard(v[p[0]], p[1:], g)}
+    out = {k: x for k, x in v.items() if k != p[0]}
+    if g is not None:
+        out[p[0]] = g
+    return out
+
+
+def follow_reenclosure(b, x, y, r):
+    """Document `y` with the guard of each key only it added read as `r` has it, where `x`
+    (the other side) changed the blocks around every key of base that stood in the same
+    blocks, all the same way, and `r` holds the key so.
+    A guard names blocks from the key's parent (Skeleton.beyond), at a document's top from
+    the blocks open at its first data line, so an `end` a side moved or whose opener it
+    deleted re-encloses every key below it down to a block it left alone: base's keys in
+    that block read as moved out of the closed block (`^.…`). A key the other side only
+    added in that block, its control lines left as base had them, stands in the block, and
+    a result that keeps the first side's control lines holds it where that side put the
+    block, as a key added to a map goes where the other side moved the map (adversary
+    templates-mark-1261-1098: ours' deleted `range` let its `end` close the document's `if`,
+    theirs added a top-level key in a `with` below; git's merge, theirs' line in place, read
+    as theirs' guard lost). Only paths of map keys: list elements pair by position here,
+    which says nothing of which element is which."""
+    def paths(v):
+        return {p for p, _ in guard_fields(v) if all(isinstance(k, tuple) for k in p)}
+    moved = {}
+    for p in paths(b) | paths(x):
+        gb, gx = guard_of(b, p), guard_of(x, p)
+        if gb is not ABSENT and gx is not ABSENT:
+            moved.setdefault(gb, set()).add(gx)
+    for p in paths(y) | paths(r):
+        gy, gr = guard_of(y, p), guard_of(r, p)
+        if (gy is not ABSENT and gr is not ABSENT and gy != gr and guard_of(b, p) is ABSENT
+                and guard_of(x, p) is ABSENT and moved.get(gy) == {gr}):
+            y = with_guard(y, p, gr)
+    return y
+
+
 def load_guarded(text):
     """load_docs of a skeleton read with keys named by their blocks, each guard a field of
     its key (guards_as_fields); the same as load_docs on a text with no such names."""
@@ -1137,6 +1191,8 @@ class Rules:
     def top(self, key, path, b, o, t, r, out):
         """One document (a group of the three versions' documents paired by identity)."""
         ident = key if key and key[0] != "#position" else None
+        if all(isinstance(v, dict) for v in (b, o, t, r)):
+            o, t = follow_reenclosure(b, t, o, r), follow_reenclosure(b, o, t, r)
         self.value((kind_key(ident[:4] if ident else None), []), path, b, o, t, r, out)
 
     # one path ----------------------------------------------------------------------------------
@@ -3785,16 +3841,25 @@ class Skeleton:
                             stack[-1] = head
                         else:
                             stack.append(head)
+                        if base is not None and word in ("end", "else"):
+                            # The lowest level reached since the document's first data
+                            # line (an `else` closes its branch's level too): see `low`.
+                            low = min(low, len(stack) - (word == "else"))
                 out.append(line)
                 continue
             if not stripped or stripped.startswith("#"):
                 out.append(line)
                 continue
             if base is None:
-                base = len(stack)
+                base = low = len(stack)
             # A key after an `end` that closed a block open at the document's first line
-            # stands outside it (`^` for each level closed).
-            inner = ["#Zc^"] * (base - len(stack)) + stack[base:]
+            # stands outside it (`^` for each level closed). A block opened after such an
+            # `end` is a block of the document, not that closed block back: counted from
+            # the lowest level the document's lines have reached, a key in it is named
+            # after it beside the `^` (adversary templates-mark-1261-1098: ours' deleted
+            # `range` let its `end` close the document's `if`, and a key later put in a
+            # `with` read as in no block at all).
+            inner = ["#Zc^"] * (base - low) + stack[low:]
             eol = line[len(line.rstrip("\r\n")):]
             if item is not None:
                 # The first key below a bare `-`: the item's guard goes above it.
@@ -5292,6 +5357,24 @@ SELF_TESTS = [
      "kind: A\nspec‹^›:\n  x‹›: 1\n  y: 2\n",
      "kind: A\nspec:\n  x‹9›: 5\n  y: 2\n",
      "kind: A\nspec‹^›:\n  x‹›: 5\n  y: 2\n", False),
+    # Ours re-enclosed base's keys in block 9 (an `end` above them closed the document's
+    # opening block), theirs added a top-level key in block 9: it stands where ours put the
+    # block (follow_reenclosure; templates-mark-1261-1098).
+    ("a key theirs added in a block whose keys ours re-enclosed stands where ours put the block", "mark",
+     "kind: A\nspec:\n  x\u20399\u203a: 1\n",
+     "kind: A\nspec:\n  x\u2039^.9\u203a: 1\n",
+     "kind: A\nspec:\n  x\u20399\u203a: 1\nz\u20399\u203a: 3\n",
+     "kind: A\nspec:\n  x\u2039^.9\u203a: 1\nz\u2039^.9\u203a: 3\n", False),
+    ("the same with theirs' key in no block at all: theirs' guard lost", "mark",
+     "kind: A\nspec:\n  x\u20399\u203a: 1\n",
+     "kind: A\nspec:\n  x\u2039^.9\u203a: 1\n",
+     "kind: A\nspec:\n  x\u20399\u203a: 1\nz\u20399\u203a: 3\n",
+     "kind: A\nspec:\n  x\u2039^.9\u203a: 1\nz: 3\n", True),
+    ("the same where ours re-enclosed only one of base's keys in the block: theirs' guard lost", "mark",
+     "kind: A\nspec:\n  x\u20399\u203a: 1\n  w\u20399\u203a: 2\n",
+     "kind: A\nspec:\n  x\u2039^.9\u203a: 1\n  w\u20399\u203a: 2\n",
+     "kind: A\nspec:\n  x\u20399\u203a: 1\n  w\u20399\u203a: 2\nz\u20399\u203a: 3\n",
+     "kind: A\nspec:\n  x\u2039^.9\u203a: 1\n  w\u20399\u203a: 2\nz\u2039^.9\u203a: 3\n", True),
     ("a key whose blocks ours changed: a result with base's blocks loses ours' change", "mark",
      "kind: A\nspec:\n  x‹9›: 1\n  y: 2\n",
      "kind: A\nspec‹^›:\n  x‹›: 1\n  y: 2\n",
@@ -5629,6 +5712,11 @@ BLOCK_TESTS = [
 # Skeleton.block_keys on two versions of a template: (name, one, other, whether the guard of
 # the key k of spec.v's last item reads the same in both).
 GUARD_TESTS = [
+    ("a block opened after an `end` closed the document's opening block names its keys "
+     "(templates-mark-1261-1098)",
+     "{{- if .d }}\nkind: A\nspec:\n  v:\n    - name: a\n{{- end }}\n      {{- with .y }}\n      k: 1\n"
+     "      {{- end }}\n",
+     "{{- if .d }}\nkind: A\nspec:\n  v:\n    - name: a\n{{- end }}\n      k: 1\n", False),
     ("an item moved into a block leaves the guard of a key inside it as it was (1144-8734)",
      "kind: A\nspec:\n  v:\n    - name: a\n      {{- if .y }}\n      k: 1\n      {{- end }}\n",
      "kind: A\nspec:\n  v:\n    {{- if .x }}\n    - name: a\n      {{- if .y }}\n      k: 1\n      {{- end }}\n"
