@@ -597,10 +597,11 @@ def renamed_places(versions):
     names an element by its unique `name` (element_places), so an alias into an element one
     side renamed (`team: *base` under theirs' protectedApplications[0], whose name ours
     changed) read by the new name seemed to name another place than by the old one, though
-    both name the same node (values-mark-1135-813). Renamed here: in a list at the place, the
-    one name of the version base lacks, where exactly one of base's names is gone from it and
-    the element keeps at least half of that base element's other leaves than its name (the
-    side that renamed it may have added to it, the other side changed it)."""
+    both name the same node (values-mark-1135-813). Renamed here: in a list at the place, a
+    name of the version base lacks, where exactly one of base's names is gone from it and the
+    element is the only one of the new names that keeps at least half of that base element's
+    other leaves than its name (the side that renamed it may have added to it, and other
+    elements beside it, the other side changed it)."""
     b = versions[0]
     return [b] + [[map_aliases(d, lambda place: base_place(b, v, place)) for d in v] for v in versions[1:]]
 
@@ -642,10 +643,19 @@ def base_place(b_docs, docs, place):
             field = seg.split("=", 1)[0] if "=" in seg else None
             new = [s for s in here if field and s.startswith(field + "=") and s not in there]
             gone = [(s, y) for s, y in zip(there, bv) if field and s.startswith(field + "=") and s not in here]
-            if seg in new and len(new) == 1 and len(gone) == 1 and x is not ABSENT:
+            if seg in new and len(gone) == 1 and x is not ABSENT:
                 kept = lambda e: collections.Counter(l for l in leaves(e) if l[0] != "." + field)
-                mine, was = kept(x), kept(gone[0][1])
-                if 2 * sum((mine & was).values()) >= sum(was.values()):
+                was = kept(gone[0][1])
+                # The renamed element is the one new element that keeps half of the gone
+                # element's leaves: an element the version also added beside the rename, unlike
+                # the gone one, leaves the rename as clear as before (values-ours-1262-549:
+                # theirs renamed a workflow step, anchored its `with` and aliased it, and added a
+                # step `Checkout`; ours merged the step's env into it with `<<`; the result's and
+                # ours' aliases read by the new name and by base's name seemed to name two places,
+                # though both name the same step's env). Two such, or none, stay unread.
+                alike = [s for s, y in zip(here, v)
+                         if s in new and 2 * sum((kept(y) & was).values()) >= sum(was.values())]
+                if alike == [seg]:
                     seg = gone[0][0]
             v, bv = x, at_place([bv], "0/" + seg)
         else:
@@ -5350,6 +5360,17 @@ SELF_TESTS = [
      'steps:\n  - name: a\n    env: &base\n      K: 1\n  - name: b\n  - name: b\n    uses: u\n    with:\n      c: 1\n      p: *base\n  - name: l\n',
      'steps:\n  - name: a\n    env:\n      K: 1\n  - name: b\n    uses: u\n    with: &base\n      c: 1\n  - name: l\n    priority: *base\n',
      'steps:\n  - name: a\n    env: &base\n      K: 1\n  - name: b\n    with: &base2 {}\n  - name: b\n    uses: u\n    with:\n      c: 1\n      p: *base\n  - name: l\n    priority: *base2\n', True),
+    ("an alias ours added into an element theirs renamed, beside an element theirs added, names it by "
+     "base's name; theirs' alias of its anchored `with` shows ours' null there (values-ours-1262-549)", "ours",
+     "- name: p\n  env:\n    K: k\n  with:\n    pw: t\n",
+     "- name: p\n  env: &base\n    K: k\n  <<: *base\n  with:\n    pw:\n",
+     "- name: c\n- name: g\n  env:\n    K: k\n  with: &base\n    pw: t\n  enabled: *base\n",
+     "- name: c\n- name: g\n  env: &base\n    K: k\n  <<: *base\n  with: &base2\n    pw:\n  enabled: *base2\n", False),
+    ("the same, where the result keeps base's value that ours nulled", "ours",
+     "- name: p\n  env:\n    K: k\n  with:\n    pw: t\n",
+     "- name: p\n  env: &base\n    K: k\n  <<: *base\n  with:\n    pw:\n",
+     "- name: c\n- name: g\n  env:\n    K: k\n  with: &base\n    pw: t\n  enabled: *base\n",
+     "- name: c\n- name: g\n  env: &base\n    K: k\n  <<: *base\n  with: &base2\n    pw: t\n  enabled: *base2\n", True),
     # Templates read with keys named by their blocks (Skeleton.block_keys): ours' control
     # lines closed the document's block above `spec` (`spec‹^›`), theirs edited inside it.
     ("a key whose blocks ours changed takes theirs' edit inside it (a template's guard)", "mark",
