@@ -622,6 +622,7 @@ impl Checker<'_> {
         // A base element one side deleted and the other replaced in its place (an element
         // without a key edited): a deletion against a change, which a clean result cannot
         // settle; taken from one side, that side's state of it.
+        let mut replaced: Vec<(Taken, u128, Vec<u128>)> = Vec::new();
         for &x in both_dropped.iter().filter(|x| !merged.contains(x)) {
             let at_x = |anchors: &[Option<usize>], sd: &[u128], new: &[u128]| -> Vec<u128> {
                 new.iter()
@@ -668,12 +669,32 @@ impl Checker<'_> {
                 }
                 // The deleting side taken: the replacement may be gone.
                 Rule::Resolved(side) if side == deleter => {
-                    for c in replacement {
+                    for &c in &replacement {
                         fewer_allowed.borrow_mut().insert(c, want[&c]);
                     }
+                    replaced.push((deleter, x, replacement));
                 }
                 _ => {}
             }
+        }
+        // With the deleting side taken, the replacement goes whole or stays whole: it is the
+        // other side's state of the element, and without anchors around it (the replacing
+        // side changed its neighbours too) it spans their replacements as well. Part of it
+        // kept is neither side's state there, and the rest may be another element's change
+        // that conflicts with nothing (adversary
+        // packages-mark-1261-2139: theirs renamed `HUB_HOST` and added `FEATURE_FLAG` where
+        // ours deleted `HUB_PORT`; ours' side kept the rename and lost the addition).
+        let kept = |c: &u128| cr.get(c).copied().unwrap_or(0) >= want[c];
+        if let Some((deleter, x, _)) = replaced
+            .iter()
+            .find(|(_, _, r)| r.iter().any(kept) && !r.iter().all(kept))
+        {
+            let shown = base_shown(*x);
+            return self.at(
+                path,
+                common,
+                format!("{deleter} side deleted element {shown}, the other side replaced it, and the result keeps part of the replacement"),
+            );
         }
         let (mut extra, mut missing) = (0, 0);
         for &c in &contents {
