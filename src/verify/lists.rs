@@ -93,7 +93,7 @@ impl Checker<'_> {
             }
         }
         match self.rule {
-            Rule::Mark | Rule::Resolved(_) => self.plain(path, common, at),
+            Rule::Mark | Rule::Resolved(_) => self.plain(path, common, at, true),
             Rule::Kyaml => {
                 // kyaml takes a list without merge keys whole from theirs.
                 if !cleared_same(rt, r, tt, t) {
@@ -103,7 +103,7 @@ impl Checker<'_> {
             Rule::Ours => {
                 // Mark mode's rules first: a list they merge cleanly (an element each side
                 // edited merged field by field, ours winning a field both changed) is right.
-                if self.attempt(|c| c.plain(path, common, at)).is_empty() {
+                if self.attempt(|c| c.plain(path, common, at, true)).is_empty() {
                     return;
                 }
                 // Else ours wins each stretch both changed, as a person taking ours' side of a
@@ -126,8 +126,9 @@ impl Checker<'_> {
                     return;
                 }
                 let found = self.attempt(|c| {
+                    // The policy's clean merge: ours' stretches win with their order.
                     c.rule = Rule::Resolved(Taken::Ours);
-                    c.plain(path, common, at);
+                    c.plain(path, common, at, false);
                 });
                 self.extend(found);
             }
@@ -342,8 +343,9 @@ impl Checker<'_> {
     /// (mark mode): every element's count in the result is base's plus each side's change
     /// (a change both made alike counts once); an element no input has must be the merge of
     /// one base element both sides changed, their versions standing where it stood; elements
-    /// all versions share keep the order the sides agree on.
-    fn plain(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [At; 4]) {
+    /// all versions share keep the order the sides agree on (`in_order`; a side taken from
+    /// every conflict too, unless the caller reads ours' stretches whole, order and all).
+    fn plain(&mut self, path: &Path, common: Option<&str>, [b, o, t, r]: [At; 4], in_order: bool) {
         let (bt, ot, tt, rt) = (self.b, self.o, self.t, self.r);
         let Some(b) = b else {
             return self.unmarked(
@@ -728,11 +730,13 @@ impl Checker<'_> {
             };
             return self.at(path, common, what);
         }
-        // A conflict taken from one side holds that side's order and replacements there.
-        if matches!(self.rule, Rule::Resolved(_)) {
-            return;
-        }
-        if let Some(x) = replaced_by_both(&bd, &od, &td, &rd) {
+        // A conflict taken from one side holds that side's replacements there. Not its order
+        // of elements every version holds alike: where only the other side moved them, a side
+        // holding base's order lost that move (templates-theirs-1262-195: theirs swapped two
+        // ports, ours edited one, and ours' half of git's conflict put the other one back); a
+        // conflict around the whole list holds the side's list, which the path's check takes.
+        let resolved = matches!(self.rule, Rule::Resolved(_));
+        if let Some(x) = replaced_by_both(&bd, &od, &td, &rd).filter(|_| !resolved) {
             let shown = base_shown(x);
             return self.at(
                 path,
@@ -741,6 +745,9 @@ impl Checker<'_> {
                     "both sides replaced element {shown} differently and the result keeps both: a conflict"
                 ),
             );
+        }
+        if !in_order {
+            return;
         }
         if let Some((x, y)) = misordered(&bd, &od, &td, &rd) {
             // Named by their data, as they read in the result.
