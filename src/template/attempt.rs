@@ -487,7 +487,9 @@ fn keeps_unmoved_guards(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) 
 /// have the key: read by its path of keys (list elements as `-`) after its document's
 /// identity, each path named by its blocks ([`guards_by_key`]) is in the merge at least as
 /// many times more than in base as in the side. Where the other side moved the same key
-/// elsewhere, or deleted the element it stands in, no clean merge holds both.
+/// elsewhere, or deleted the element it stands in, no clean merge holds both; a key both
+/// sides added under different blocks stands under each side's blocks as often as that side
+/// put it there.
 /// [`loses_a_guard_change`] reads the whole data so, but only where no side added block
 /// lines, and a side that copied a document adds its block lines; this reading keys a key by
 /// its own path, which no block renames. Adversary templates-theirs-1147-206: theirs moved an
@@ -516,6 +518,17 @@ fn keeps_guard_moves(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) -> 
                     let added = n.saturating_sub(at(was));
                     let held = merged.get(key).map_or(0, at);
                     added == 0 || held >= added + at(kept).min(at(was))
+                }),
+                // A key both sides added (in a document both added, say) under different
+                // blocks: the sides disagree on when it renders, which no clean merge settles
+                // unless it holds each side's copies under that side's blocks (adversary
+                // templates-mark-1291-1254: both copied a Service, theirs' copy with a port
+                // moved into an `if`, and the merge took ours' copy, the port unguarded).
+                (None, Some(kept)) if guards != kept => guards.iter().all(|(guard, &n)| {
+                    merged
+                        .get(key)
+                        .map_or(0, |counts| counts.get(guard).copied().unwrap_or(0))
+                        >= n
                 }),
                 _ => true,
             })
