@@ -4541,14 +4541,19 @@ class PolicyDecided(Rules):
         return Rules.result_key(self, kind, g, ko, kt, rm)
 
 
-def match_repeats(kr, wr, sides):
+def match_repeats(kr, wr, sides, last=False):
     """The result's documents re-keyed where an identity repeats: Package.keyed names a repeat
     by its order in the file, so a result holding one of a side's two like-named documents
     (the other one a conflict side dropped) read as the first of them, whichever it is. A
     result document equal to a side's document of its identity takes that document's key; the
     rest take the keys left, in order (packages-mark-1149-87: ours renamed a resource into a
     file theirs deleted and added a second under the new name; theirs' side of the right
-    merge holds only the second)."""
+    merge holds only the second). `last`: a result document equal to more than one such
+    document takes the last of their keys instead of the first: equal copies are one answer
+    whichever of them a reading pairs with base's renamed document, so package_check accepts
+    either assignment (packages-mark-1291-7787: ours deleted a file, theirs renamed its
+    Ingress and repeated it equal; ours' side holding one copy, the addition, read as the
+    rename ours deleted, and the addition as lost)."""
     ident = lambda k: k[:4]
     cands, mine = collections.defaultdict(list), collections.defaultdict(list)
     for side in sides:
@@ -4564,7 +4569,8 @@ def match_repeats(kr, wr, sides):
             continue
         used, left = set(), []
         for k in ks:
-            c = next((c for c in cands[i] if c not in used and any(side.get(c) == kr[k] for side in sides)), None)
+            order = reversed(cands[i]) if last else cands[i]
+            c = next((c for c in order if c not in used and any(side.get(c) == kr[k] for side in sides)), None)
             if c is None:
                 left.append(k)
             else:
@@ -4581,6 +4587,15 @@ def match_repeats(kr, wr, sides):
 
 
 def package_check(rules, b, o, t, r, clean=True, moves=None, decided=None):
+    """Violations of a package result (package_check_with), the result's repeated documents
+    keyed first to first, then, where that finds any, last to last (match_repeats)."""
+    found = package_check_with(rules, b, o, t, r, clean, moves, decided, False)
+    if found and package_check_with(rules, b, o, t, r, clean, moves, decided, True) == []:
+        return []
+    return found
+
+
+def package_check_with(rules, b, o, t, r, clean, moves, decided, last):
     """Violations of a package result `r` (or one side of its conflicts, clean=False): the
     documents judged as one keyed set by `rules`, each resource in a file one of the sides put
     it in, and (clean results) no file left without a document. `decided`: (the policy side's
@@ -4589,7 +4604,7 @@ def package_check(rules, b, o, t, r, clean=True, moves=None, decided=None):
     pk = Package(b, o, t, moves)
     (kb, db, wb), (ko, do, wo), (kt, dt, wt), (kr, dr, wr) = (pk.keyed(s, f) for s, f in (
         ("base", b), ("ours", o), ("theirs", t), ("result", r)))
-    kr, wr = match_repeats(kr, wr, (ko, kt, kb))
+    kr, wr = match_repeats(kr, wr, (ko, kt, kb), last)
     if decided:
         # A document is in a conflict where any version of it, or of a document a side may
         # have renamed it to, lies in a file that holds one.
@@ -5635,7 +5650,18 @@ PKG_SVC = "kind: Service\nmetadata:\n  name: s\nspec:\n  selector:\n    app: s\n
 PKG_SVC_TWICE = PKG_SVC % "" + "---\n" + PKG_SVC % ""
 PKG_PORT = "  - name: h\n    port: 2\n"
 
+PKG_ING_TWICE = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: %s\nspec:\n"
+           "  rules:\n  - host: a.example.com\n")
+
 PACKAGE_TESTS = [
+    ("ours deleted a file, theirs renamed its Ingress and repeated it equal: ours' side holds one "
+     "copy, theirs' addition, whichever copy is read as the rename (packages-mark-1291-7787)", "mark",
+     {"i.yaml": PKG_ING_TWICE % "web"}, {}, {"i.yaml": PKG_ING_TWICE % "web2" + "---\n" + PKG_ING_TWICE % "web2"},
+     {"i.yaml": "<<<<<<< ours\n=======\n" + PKG_ING_TWICE % "web2" + ">>>>>>> theirs\n---\n" + PKG_ING_TWICE % "web2"},
+     False),
+    ("the same with theirs' file kept whole: ours' side holds the Ingress ours deleted", "mark",
+     {"i.yaml": PKG_ING_TWICE % "web"}, {}, {"i.yaml": PKG_ING_TWICE % "web2" + "---\n" + PKG_ING_TWICE % "web2"},
+     {"i.yaml": PKG_ING_TWICE % "web2" + "---\n" + PKG_ING_TWICE % "web2"}, True),
     ("theirs moved a Service's file and added a port, ours repeated the Service in place; the whole "
      "file's conflict at theirs' path, ours' half ours' own file from the old path: theirs' port is "
      "no loss of ours' side (packages-theirs-1252-583)", "theirs",

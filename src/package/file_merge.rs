@@ -799,7 +799,15 @@ fn renamed_documents(base: &Tree, kept: &Tree) -> Option<HashMap<usize, Identity
         match alike.as_slice() {
             [] => {}
             [(best, i), rest @ ..] => {
-                let clear = rest.first().is_none_or(|(next, _)| next < best);
+                // Documents alike as closely that are equal as data are one answer whichever
+                // is read as the rename (adversary packages-mark-1291-7787: theirs renamed the
+                // Ingress of a file ours deleted and repeated it; read as a tie, the file was
+                // kept whole as theirs', and taking ours kept what ours deleted).
+                let same = |j: &usize| {
+                    let root = |k: usize| kept_docs[k].0.root;
+                    crate::parse::same_data(kept, root(*i), kept, root(*j))
+                };
+                let clear = rest.iter().all(|(next, j)| next < best || same(j));
                 if !clear || renamed.insert(*i, bid.clone()).is_some() {
                     return None;
                 }

@@ -208,11 +208,21 @@ pub(crate) fn render(
 /// found them in (a document theirs renamed is planned with base's, after theirs' new ones):
 /// the first of theirs' file stands without a `---` where ours was emptied
 /// ([`Renderer::document_block`]), so written after another it would run into that one's
-/// text, repeating its keys (adversary packages-theirs-1182-411). `ranked` is sorted by
-/// offset and rank already; only runs of document insertions sharing both are reordered.
+/// text, repeating its keys (adversary packages-theirs-1182-411). So too for theirs' side of
+/// a conflict over a document ours deleted, which is theirs' whole document written the same
+/// way: ours deleted a file's two documents, theirs renamed the first and changed the second,
+/// the renamed one was planned last and taking theirs' side repeated its keys, so no
+/// conflict held and a reading by identity left the rename clean against ours' deletion
+/// (adversary packages-mark-1291-847). `ranked` is sorted by offset and rank already; only
+/// runs of such whole documents sharing both are reordered.
 fn theirs_documents_in_order(ranked: &mut [(i8, bool, Edit, usize)], plan: &Plan) {
     let theirs_doc = |index: usize| match plan.ops[index] {
         Op::InsertDocument { theirs, .. } => Some(theirs.doc),
+        Op::DocumentConflict {
+            ours: None,
+            theirs: Some(theirs),
+            ..
+        } => Some(theirs.doc),
         _ => None,
     };
     let mut i = 0;
