@@ -16,8 +16,18 @@ pub(crate) struct Named {
     pub node: NodeId,
 }
 
-/// The items of a `kind: List` named by identity; `None` if one has none or two share one.
-pub(crate) fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Named>> {
+/// The items of a `kind: List` in base, ours and theirs (`lists`; base's `None` where it held
+/// no list) named by identity; `None` if an item of one has none or two share one.
+pub(crate) fn resources(trees: [&Tree; 3], lists: [Option<NodeId>; 3]) -> Option<[Vec<Named>; 3]> {
+    let [base, ours, theirs] = [0, 1, 2].map(|i| match lists[i] {
+        Some(list) => items(trees[i], list),
+        None => Some(Vec::new()),
+    });
+    Some([base?, ours?, theirs?])
+}
+
+/// The items of one version's `kind: List`, named by identity.
+fn items(tree: &Tree, list: NodeId) -> Option<Vec<Named>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for &e in tree.children(list) {

@@ -71,20 +71,12 @@ impl Merger<'_> {
             align::versions(trees, [&base, &ours, &theirs], naming).map(|v| v.map(children))
         };
         if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
-            let resources = |tree: &Tree, list: Option<NodeId>| {
-                list.map_or(Some(Vec::new()), |l| {
-                    align::resources(tree, l).map(children)
-                })
-            };
-            if let (Some(base), Some(ours), Some(theirs)) = (
-                resources(
-                    self.base,
-                    b.map(|b| b.node)
-                        .filter(|&n| self.base.node(n).kind == Kind::Seq),
-                ),
-                resources(self.ours, Some(o.node)),
-                resources(self.theirs, Some(t.node)),
-            ) {
+            let base = b
+                .map(|b| b.node)
+                .filter(|&n| self.base.node(n).kind == Kind::Seq);
+            let trees = [self.base, self.ours, self.theirs];
+            if let Some(named) = align::resources(trees, [base, Some(o.node), Some(t.node)]) {
+                let [base, ours, theirs] = named.map(children);
                 let aligned = self.align([&base, &ours, &theirs], Children::Resources, &[]);
                 return self.merge_children(path, o, &aligned);
             }
