@@ -16,8 +16,18 @@ pub(crate) struct Named {
     pub node: NodeId,
 }
 
-/// The items of a `kind: List` named by identity; `None` if one has none or two share one.
-pub(crate) fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Named>> {
+/// The items of a `kind: List` in base, ours and theirs (`lists`; base's `None` where it held
+/// no list) named by identity; `None` if an item of one has none or two share one.
+pub(crate) fn resources(trees: [&Tree; 3], lists: [Option<NodeId>; 3]) -> Option<[Vec<Named>; 3]> {
+    let [base, ours, theirs] = [0, 1, 2].map(|i| match lists[i] {
+        Some(list) => items(trees[i], list),
+        None => Some(Vec::new()),
+    });
+    Some([base?, ours?, theirs?])
+}
+
+/// The items of one version's `kind: List`, named by identity.
+fn items(tree: &Tree, list: NodeId) -> Option<Vec<Named>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for &e in tree.children(list) {
@@ -39,7 +49,7 @@ pub(crate) fn resources(tree: &Tree, list: NodeId) -> Option<Vec<Named>> {
 }
 
 /// Opens the name of an element whose key has no value: its content's digest follows.
-pub(crate) const UNNAMED: char = '\u{1}';
+const UNNAMED: char = '\u{1}';
 
 /// How a list's elements are named: by its merge keys (`keys`), or by value for a set
 /// (`None`). merge2 sets `patch` (and leaves its directive elements out of the items). Under
@@ -56,7 +66,7 @@ pub(crate) struct Naming<'k> {
 
 /// A list's elements (`items`) named as `naming` says. `None` when an element cannot be named
 /// or two share a name: such a list is merged as plain.
-pub(crate) fn elements(tree: &Tree, items: &[NodeId], naming: Naming) -> Option<Vec<Named>> {
+fn elements(tree: &Tree, items: &[NodeId], naming: Naming) -> Option<Vec<Named>> {
     let Naming {
         keys,
         patch,
@@ -114,4 +124,31 @@ pub(crate) fn elements(tree: &Tree, items: &[NodeId], naming: Naming) -> Option<
         });
     }
     Some(out)
+}
+
+/// A list's elements in base, ours and theirs (`items`; base's empty where it held no list)
+/// named alike, as `naming` says; `None` where a version's cannot be named
+/// ([`elements`]). An element without a key pairs only with itself: edited by both sides, it
+/// would be two elements, each side's copy. Where both sides changed such elements, the list
+/// is not named either: it merges element by element, where that is a conflict.
+pub(crate) fn versions(
+    trees: [&Tree; 3],
+    items: [&[NodeId]; 3],
+    naming: Naming,
+) -> Option<[Vec<Named>; 3]> {
+    let [base, ours, theirs] = [0, 1, 2].map(|i| elements(trees[i], items[i], naming));
+    let named = [base?, ours?, theirs?];
+    if naming.keys.is_some() {
+        let unnamed = |x: &[Named]| -> HashSet<String> {
+            x.iter()
+                .filter(|c| c.name.starts_with(UNNAMED))
+                .map(|c| c.name.clone())
+                .collect()
+        };
+        let before = unnamed(&named[0]);
+        if unnamed(&named[1]) != before && unnamed(&named[2]) != before {
+            return None;
+        }
+    }
+    Some(named)
 }

@@ -13,7 +13,7 @@ mod renames;
 
 pub(crate) use children::{renamed_by, Aligned, Child, Children, Place};
 pub(crate) use documents::{match_documents, match_documents_by_identity, Group};
-pub(crate) use elements::{elements, resources, Named, Naming, UNNAMED};
+pub(crate) use elements::{resources, versions, Named, Naming};
 pub(crate) use likeness::{likeness, similar};
 pub(crate) use renames::{close_identities, pair_renames, Lost, Placed};
 

@@ -342,18 +342,6 @@ impl<'t> Merger<'t> {
     /// deleted; both present → merged recursively. A map theirs deleted (`t` is `None`) is
     /// merged as an empty one: what ours added survives, what ours changed is disputed.
     fn merge_map(&mut self, path: &Path, b: Option<NodeId>, o: Field, t: Option<NodeId>) {
-        let fields = |tree: &'t Tree<'t>, map: NodeId| -> Vec<Child<'t>> {
-            if tree.node(map).kind != Kind::Map {
-                return Vec::new();
-            }
-            tree.entries(map)
-                .map(|(k, v)| Child {
-                    name: Cow::Borrowed(tree.value(k)),
-                    shown: Cow::Borrowed(tree.value(k)),
-                    field: Field::entry(k, v),
-                })
-                .collect()
-        };
         let base = b.map_or_else(Vec::new, |b| fields(self.base, b));
         let ours = fields(self.ours, o.node);
         let theirs = t.map_or_else(Vec::new, |t| fields(self.theirs, t));
@@ -1024,33 +1012,34 @@ impl Merger<'_> {
     /// disputed in mark mode, or both changed a nested value, so the caller marks the whole.
     fn merge_flow_map(&mut self, b: Option<Field>, o: Field, t: Field) -> bool {
         let (base, ours, theirs) = (self.base, self.ours, self.theirs);
-        let index = |tree: &Tree, m: Option<NodeId>| -> HashMap<String, NodeId> {
-            m.filter(|&m| tree.node(m).kind == Kind::Map)
-                .map(|m| {
-                    tree.entries(m)
-                        .map(|(k, v)| (tree.value(k).to_string(), v))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let (bi, oi, ti) = (
-            index(base, b.map(|b| b.node)),
-            index(ours, Some(o.node)),
-            index(theirs, Some(t.node)),
+        let children = [
+            b.map_or_else(Vec::new, |b| fields(base, b.node)),
+            fields(ours, o.node),
+            fields(theirs, t.node),
+        ];
+        let aligned = self.align(
+            [&children[0], &children[1], &children[2]],
+            Children::Fields,
+            &[],
         );
+        // A field's value in a version, by name.
+        let value = |i: usize, name: &str| -> Option<NodeId> {
+            let at = *aligned.index[i].get(name)?;
+            Some(children[i][at].field.node)
+        };
         let kyaml = self.opts.policy.kyaml();
         let resolution = self.opts.policy.resolve();
-        let same = |x: (&Tree, Option<&NodeId>), y: (&Tree, Option<&NodeId>)| match (x.1, y.1) {
+        let same = |x: (&Tree, Option<NodeId>), y: (&Tree, Option<NodeId>)| match (x.1, y.1) {
             (None, None) => true,
-            (Some(&a), Some(&c)) => same_data(x.0, a, y.0, c),
+            (Some(a), Some(c)) => same_data(x.0, a, y.0, c),
             _ => false,
         };
         let mut entries = Vec::new();
         for (k, v) in ours.entries(o.node) {
             let name = ours.value(k);
-            let (bv, tv) = (bi.get(name), ti.get(name));
+            let (bv, tv) = (value(0, name), value(2, name));
             let theirs_changed = !same((base, bv), (theirs, tv));
-            let ours_changed = !same((base, bv), (ours, Some(&v)));
+            let ours_changed = !same((base, bv), (ours, Some(v)));
             // kyaml clears a field ours set to null, whatever theirs did to it (a null in dest
             // beats an upstream change), as the block path does: theirs' value kept here would
             // bring back what ours cleared (adversary manifests-theirs-1222-1000).
@@ -1060,7 +1049,7 @@ impl Merger<'_> {
             let take_theirs = match (theirs_changed, ours_changed) {
                 (false, _) => false,
                 (true, false) => true,
-                (true, true) if same((ours, Some(&v)), (theirs, tv)) => false,
+                (true, true) if same((ours, Some(v)), (theirs, tv)) => false,
                 (true, true) => match resolution {
                     Resolution::Theirs => true,
                     Resolution::Ours => false,
@@ -1069,8 +1058,8 @@ impl Merger<'_> {
             };
             match (take_theirs, tv) {
                 (false, _) => entries.push((Side::Ours, k, v)),
-                (true, Some(&tv)) if kyaml && theirs.is_null(tv) => {}
-                (true, Some(&tv)) => {
+                (true, Some(tv)) if kyaml && theirs.is_null(tv) => {}
+                (true, Some(tv)) => {
                     let tk = theirs
                         .entries(t.node)
                         .find(|&(_, x)| x == tv)
@@ -1082,13 +1071,13 @@ impl Merger<'_> {
         }
         for (k, v) in theirs.entries(t.node) {
             let name = theirs.value(k);
-            if oi.contains_key(name) {
+            if aligned.index[1].contains_key(name) {
                 continue;
             }
-            match bi.get(name) {
+            match value(0, name) {
                 None if kyaml && theirs.is_null(v) => {}
                 None => entries.push((Side::Theirs, k, v)),
-                Some(&bv) if same_data(base, bv, theirs, v) => {} // deleted in ours
+                Some(bv) if same_data(base, bv, theirs, v) => {} // deleted in ours
                 Some(_) => match resolution {
                     Resolution::Theirs => entries.push((Side::Theirs, k, v)),
                     Resolution::Ours => {}
@@ -1170,4 +1159,18 @@ fn describe_change(
         },
         _ => "both sides changed it differently".into(),
     }
+}
+
+/// A map's fields as the alignment's children, named by key (none where `map` is no map).
+fn fields<'t>(tree: &'t Tree<'t>, map: NodeId) -> Vec<Child<'t>> {
+    if tree.node(map).kind != Kind::Map {
+        return Vec::new();
+    }
+    tree.entries(map)
+        .map(|(k, v)| Child {
+            name: Cow::Borrowed(tree.value(k)),
+            shown: Cow::Borrowed(tree.value(k)),
+            field: Field::entry(k, v),
+        })
+        .collect()
 }

@@ -55,68 +55,35 @@ impl Merger<'_> {
                 .collect()
         };
         // Each version's elements named alike (base's where it held a list).
-        let named = |naming: align::Naming| -> Option<[Vec<Child>; 3]> {
-            let name = |tree: &Tree, list: NodeId| {
-                align::elements(tree, &items(tree, list), naming).map(children)
-            };
+        let named = |keys: Option<&[String]>, first_stands: bool| -> Option<[Vec<Child>; 3]> {
             let base = match b {
-                Some(b) if self.base.node(b.node).kind == Kind::Seq => name(self.base, b.node)?,
+                Some(b) if self.base.node(b.node).kind == Kind::Seq => items(self.base, b.node),
                 _ => Vec::new(),
             };
-            Some([base, name(self.ours, o.node)?, name(self.theirs, t.node)?])
-        };
-        let keyed = |keys: &[String]| -> Option<[Vec<Child>; 3]> {
-            let [base, ours, theirs] = named(align::Naming {
-                keys: Some(keys),
+            let (ours, theirs) = (items(self.ours, o.node), items(self.theirs, t.node));
+            let naming = align::Naming {
+                keys,
                 patch,
                 kyaml,
-                first_stands: kyaml,
-            })?;
-            // An element without a key pairs only with itself: edited by both sides, it
-            // would be two elements, each side's copy. Where both sides changed such
-            // elements, the list merges element by element, so that is a conflict.
-            let unnamed = |x: &[Child]| -> HashSet<String> {
-                x.iter()
-                    .filter(|c| c.name.starts_with(align::UNNAMED))
-                    .map(|c| c.name.to_string())
-                    .collect()
+                first_stands,
             };
-            let before = unnamed(&base);
-            if unnamed(&ours) != before && unnamed(&theirs) != before {
-                return None;
-            }
-            Some([base, ours, theirs])
-        };
-        let set = || {
-            named(align::Naming {
-                keys: None,
-                patch,
-                kyaml,
-                first_stands: false,
-            })
+            let trees = [self.base, self.ours, self.theirs];
+            align::versions(trees, [&base, &ours, &theirs], naming).map(|v| v.map(children))
         };
         if self.group_kind.as_deref() == Some("List") && path.schema == "items" {
-            let resources = |tree: &Tree, list: Option<NodeId>| {
-                list.map_or(Some(Vec::new()), |l| {
-                    align::resources(tree, l).map(children)
-                })
-            };
-            if let (Some(base), Some(ours), Some(theirs)) = (
-                resources(
-                    self.base,
-                    b.map(|b| b.node)
-                        .filter(|&n| self.base.node(n).kind == Kind::Seq),
-                ),
-                resources(self.ours, Some(o.node)),
-                resources(self.theirs, Some(t.node)),
-            ) {
+            let base = b
+                .map(|b| b.node)
+                .filter(|&n| self.base.node(n).kind == Kind::Seq);
+            let trees = [self.base, self.ours, self.theirs];
+            if let Some(named) = align::resources(trees, [base, Some(o.node), Some(t.node)]) {
+                let [base, ours, theirs] = named.map(children);
                 let aligned = self.align([&base, &ours, &theirs], Children::Resources, &[]);
                 return self.merge_children(path, o, &aligned);
             }
         }
         let paired = match &kind {
-            ListKind::Keyed(keys) => keyed(keys),
-            ListKind::Set => set(),
+            ListKind::Keyed(keys) => named(Some(keys), kyaml),
+            ListKind::Set => named(None, false),
             ListKind::Plain => None,
         };
         match paired {
