@@ -589,18 +589,32 @@ fn once_orders([base, ours, theirs]: [&Items; 3]) -> [Vec<u128>; 3] {
 /// Whether theirs put in more new elements (held by neither base nor ours) than it took base
 /// elements away: then at least one is an addition, not theirs' edit of a base element (an
 /// edit is one taken away and one put in, which ours' whole list may win as a decision).
+/// A base element taken away whose place an element both sides put in alike can fill is
+/// no reason to read theirs' other new ones as edits: that one is theirs' edit (or rename)
+/// of it (adversary manifests-ours-1292-1664: both sides put in one CRD version where theirs
+/// renamed base's, theirs added another, and ours' whole list dropped it).
 fn theirs_added_new([base, ours, theirs]: [&Items; 3]) -> bool {
     let (cb, co, ct) = (base.count(), ours.count(), theirs.count());
+    let new_in = |d: &u128, c: &HashMap<u128, usize>| {
+        c.get(d)
+            .copied()
+            .unwrap_or(0)
+            .saturating_sub(cb.get(d).copied().unwrap_or(0))
+    };
     let added = ct
         .iter()
         .filter(|(d, _)| !cb.contains_key(d) && !co.contains_key(d))
         .map(|(_, &n)| n)
         .sum::<usize>();
+    let alike = ct
+        .keys()
+        .map(|d| new_in(d, &ct).min(new_in(d, &co)))
+        .sum::<usize>();
     let taken = cb
         .iter()
         .map(|(d, &n)| n.saturating_sub(ct.get(d).copied().unwrap_or(0)))
         .sum::<usize>();
-    added > taken
+    added > taken.saturating_sub(alike)
 }
 
 /// Whether a side changed the relative order of the elements all three versions hold once.
