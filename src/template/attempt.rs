@@ -536,6 +536,20 @@ fn keeps_guard_moves(tokens: &mut Tokens, masked: &str, versions: [&str; 3]) -> 
     holds(&ours, &theirs) && holds(&theirs, &ours)
 }
 
+/// Whether the side `side` moved a key into or out of a block: a key base and `other` hold,
+/// read by its path after its document's identity ([`guards_by_key`]), stands in `side` under
+/// other blocks (or as many copies otherwise guarded) than in base. `true` where a text
+/// cannot be read: nothing then says the side moved none.
+fn moves_a_guard(tokens: &mut Tokens, [base, side, other]: [&str; 3]) -> bool {
+    let [base, side, other] = [base, side, other].map(|text| guards_by_key(tokens, text, true));
+    let (Some(base), Some(side), Some(other)) = (base, side, other) else {
+        return true;
+    };
+    side.iter().any(|(key, guards)| {
+        other.contains_key(key) && base.get(key).is_some_and(|was| was != guards)
+    })
+}
+
 /// Keys by their path, each with how many times it stands under each naming of its blocks.
 type GuardsByKey = HashMap<String, HashMap<String, usize>>;
 
@@ -1329,6 +1343,29 @@ fn merge_skeletons(
             return Err(refused(
                 "would move a key back into or out of a block a side moved it out of or into",
             ));
+        }
+        // Under a policy a value both sides changed is taken whole from the side it favours,
+        // blocks and all; the reading that knows so ([`loses_a_guard_change`]) is off where a
+        // side added block lines, and [`keeps_guard_moves`] keeps a move by mark mode's rules.
+        // So where the other side moved a key into or out of a block there, no check tells
+        // whether its move was taken whole away: git's line merge decides, read by mark
+        // mode's rules (adversary templates-theirs-1292-946: ours moved `hostname` out of its
+        // `if` and copied the document, theirs reordered the same endpoint's list, and the
+        // clean merge took theirs' list with ours' move in it).
+        let loser = match opts.policy {
+            Policy::Mark => None,
+            Policy::Theirs => Some([texts[0], texts[1], texts[2]]),
+            Policy::Ours => Some([texts[0], texts[2], texts[1]]),
+        };
+        if let Some(loser) = loser {
+            if !sides_only_reorder_or_drop_controls(versions, tokens)
+                && moves_a_guard(tokens, loser)
+            {
+                return Err(refused(
+                    "cannot tell whether the side the policy overrules keeps its move of a key \
+                     into or out of a block",
+                ));
+            }
         }
 
         if let Some(why) = loses_written_text(versions, tokens, &merged.text, opts.policy) {
