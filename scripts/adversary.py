@@ -4449,7 +4449,17 @@ def same_destination(b, o, t, mo, mt):
     mo, mt = dict(mo), dict(mt)
     for one, other, s in ((mt, mo, o), (mo, mt, t)):
         for p, n in list(one.items()):
-            if p not in s and p not in other and n in s and n not in b and n not in other.values():
+            if p in other or n not in s or n in b or n in other.values():
+                continue
+            # The other side may hold a file at p still, but one not base's by the measure moves
+            # are read with (under half its leaves alike) while its file at n is base's (at
+            # least half alike): it moved base's file to n too and put a new file at p. Read by
+            # path, that new file stood for base's document, and the result's merge of the two
+            # moved copies at n for the same document held twice (packages-theirs-1292-1271:
+            # both moved values.yaml to one path, theirs added a different values.yaml in its
+            # place). Package gives that new file a group of its own.
+            replaced = p in s and similarity(b[p], s[p]) < 0.5 <= similarity(b[p], s[n])
+            if p not in s or replaced:
                 other[p] = n
     return mo, mt
 
@@ -4469,12 +4479,17 @@ class Package:
             self.groups.append((p, p, mo.get(p, p if p in o else None), mt.get(p, p if p in t else None)))
         used_o, used_t = set(mo.values()), set(mt.values())
         for p in sorted(set(o) | set(t)):
-            if p in b:
-                continue
             po = p if p in o and p not in used_o else None
             pt = p if p in t and p not in used_t else None
+            if p in b:
+                # A file a side holds at a base path it moved base's file away from
+                # (same_destination) is a new file, named apart from base's.
+                po, pt = po if p in mo else None, pt if p in mt else None
+                name = p + " (new)"
+            else:
+                name = p
             if po or pt:
-                self.groups.append((p, None, po, pt))
+                self.groups.append((name, None, po, pt))
 
     def group_of(self, side, path):
         col = {"base": 1, "ours": 2, "theirs": 3}.get(side)
@@ -5654,6 +5669,15 @@ PKG_ING_TWICE = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  
            "  rules:\n  - host: a.example.com\n")
 
 PACKAGE_TESTS = [
+    ("both moved a values file to one path, theirs put a different file at the old path: that file "
+     "is new, theirs' as it is, and the moved copies merge at the new path (packages-theirs-1292-1271)",
+     "theirs", {"v.yaml": PKG_V % (1, 1, 1)}, {"m/v.yaml": PKG_V % (2, 1, 1)},
+     {"m/v.yaml": PKG_V % (1, 2, 1), "v.yaml": PKG_NEW},
+     {"m/v.yaml": PKG_V % (2, 2, 1), "v.yaml": PKG_NEW}, False),
+    ("the same where ours' edit of the moved file is lost", "theirs",
+     {"v.yaml": PKG_V % (1, 1, 1)}, {"m/v.yaml": PKG_V % (2, 1, 1)},
+     {"m/v.yaml": PKG_V % (1, 2, 1), "v.yaml": PKG_NEW},
+     {"m/v.yaml": PKG_V % (1, 2, 1), "v.yaml": PKG_NEW}, True),
     ("ours deleted a file, theirs renamed its Ingress and repeated it equal: ours' side holds one "
      "copy, theirs' addition, whichever copy is read as the rename (packages-mark-1291-7787)", "mark",
      {"i.yaml": PKG_ING_TWICE % "web"}, {}, {"i.yaml": PKG_ING_TWICE % "web2" + "---\n" + PKG_ING_TWICE % "web2"},
