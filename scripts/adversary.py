@@ -4411,7 +4411,10 @@ def file_moves(b, s):
     copy leaves the first one new file alike, but read once, the second's copy, more like the
     first than its own edited move, made that move unclear, and the first read as deleted and
     its moved copy as a new file that ours' edit of it was not to reach)."""
-    gone = [p for p in b if p not in s]
+    # A file the side holds at base's path under half like base's (the measure moves are read
+    # with) is no version of base's file: it may have moved base's file and put a new one in
+    # its place (packages-theirs-1292-1271). Package gives such a file a group of its own.
+    gone = [p for p in b if p not in s or similarity(b[p], s[p]) < 0.5]
     new = [p for p in s if p not in b]
     pairs = [(similarity(b[g], s[n]), g, n) for g in gone for n in new]
     pairs = [p for p in pairs if p[0] >= 0.5]
@@ -4449,7 +4452,17 @@ def same_destination(b, o, t, mo, mt):
     mo, mt = dict(mo), dict(mt)
     for one, other, s in ((mt, mo, o), (mo, mt, t)):
         for p, n in list(one.items()):
-            if p not in s and p not in other and n in s and n not in b and n not in other.values():
+            if p in other or n not in s or n in b or n in other.values():
+                continue
+            # The other side may hold a file at p still, but one not base's by the measure moves
+            # are read with (under half its leaves alike) while its file at n is base's (at
+            # least half alike): it moved base's file to n too and put a new file at p. Read by
+            # path, that new file stood for base's document, and the result's merge of the two
+            # moved copies at n for the same document held twice (packages-theirs-1292-1271:
+            # both moved values.yaml to one path, theirs added a different values.yaml in its
+            # place). Package gives that new file a group of its own.
+            replaced = p in s and similarity(b[p], s[p]) < 0.5 <= similarity(b[p], s[n])
+            if p not in s or replaced:
                 other[p] = n
     return mo, mt
 
@@ -4465,16 +4478,24 @@ class Package:
         mo, mt = moves if moves is not None else (file_moves(b, o), file_moves(b, t))
         mo, mt = same_destination(b, o, t, mo, mt)
         self.groups = []     # (name, base path, ours path, theirs path)
+        self.refilled = set()  # base paths a side moved base's file away from and put a new file at
         for p in b:
             self.groups.append((p, p, mo.get(p, p if p in o else None), mt.get(p, p if p in t else None)))
         used_o, used_t = set(mo.values()), set(mt.values())
         for p in sorted(set(o) | set(t)):
-            if p in b:
-                continue
             po = p if p in o and p not in used_o else None
             pt = p if p in t and p not in used_t else None
+            if p in b:
+                # A file a side holds at a base path it moved base's file away from
+                # (same_destination) is a new file, named apart from base's.
+                po, pt = po if p in mo else None, pt if p in mt else None
+                name = p + " (new)"
+            else:
+                name = p
             if po or pt:
-                self.groups.append((p, None, po, pt))
+                self.groups.append((name, None, po, pt))
+                if p in b:
+                    self.refilled.add(p)
 
     def group_of(self, side, path):
         col = {"base": 1, "ours": 2, "theirs": 3}.get(side)
@@ -4483,6 +4504,10 @@ class Package:
                 if g[col] == path:
                     return g[0]
             return path
+        if path in self.refilled:
+            # The result's file there is the new one: base's document went with the move (the
+            # other side, which kept base's path, reads it there too, and would claim the file).
+            return path + " (new)"
         for col in (2, 3, 1):
             for g in self.groups:
                 if g[col] == path:
@@ -5654,6 +5679,24 @@ PKG_ING_TWICE = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  
            "  rules:\n  - host: a.example.com\n")
 
 PACKAGE_TESTS = [
+    ("both moved a values file to one path, theirs put a different file at the old path: that file "
+     "is new, theirs' as it is, and the moved copies merge at the new path (packages-theirs-1292-1271)",
+     "theirs", {"v.yaml": PKG_V % (1, 1, 1)}, {"m/v.yaml": PKG_V % (2, 1, 1)},
+     {"m/v.yaml": PKG_V % (1, 2, 1), "v.yaml": PKG_NEW},
+     {"m/v.yaml": PKG_V % (2, 2, 1), "v.yaml": PKG_NEW}, False),
+    ("theirs alone moved a values file and put a different one at the old path, ours edited base's: "
+     "ours' edit follows the move, theirs' new file stands as it is", "mark",
+     {"v.yaml": PKG_V % (1, 1, 1)}, {"v.yaml": PKG_V % (2, 1, 1)},
+     {"m/v.yaml": PKG_V % (1, 2, 1), "v.yaml": PKG_NEW},
+     {"m/v.yaml": PKG_V % (2, 2, 1), "v.yaml": PKG_NEW}, False),
+    ("the same where ours' edit is merged into theirs' new file instead", "mark",
+     {"v.yaml": PKG_V % (1, 1, 1)}, {"v.yaml": PKG_V % (2, 1, 1)},
+     {"m/v.yaml": PKG_V % (1, 2, 1), "v.yaml": PKG_NEW},
+     {"m/v.yaml": PKG_V % (1, 2, 1), "v.yaml": "a: 2\n" + PKG_NEW}, True),
+    ("the same where ours' edit of the moved file is lost", "theirs",
+     {"v.yaml": PKG_V % (1, 1, 1)}, {"m/v.yaml": PKG_V % (2, 1, 1)},
+     {"m/v.yaml": PKG_V % (1, 2, 1), "v.yaml": PKG_NEW},
+     {"m/v.yaml": PKG_V % (1, 2, 1), "v.yaml": PKG_NEW}, True),
     ("ours deleted a file, theirs renamed its Ingress and repeated it equal: ours' side holds one "
      "copy, theirs' addition, whichever copy is read as the rename (packages-mark-1291-7787)", "mark",
      {"i.yaml": PKG_ING_TWICE % "web"}, {}, {"i.yaml": PKG_ING_TWICE % "web2" + "---\n" + PKG_ING_TWICE % "web2"},

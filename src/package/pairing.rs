@@ -496,6 +496,28 @@ enum Key {
     /// A document without identity: by position among the unidentified of its file (for a
     /// moved file, of base's file).
     Plain(PathId, usize),
+    /// A document without identity in a file a side put where it moved base's file away
+    /// from ([`replaced`]): not base's document; the other side's such document is its match.
+    Vacated(PathId, usize),
+}
+
+/// Whether `side` holds a file at base's path `g` that holds none of base's documents without
+/// identity (each unlike every one of them): a new file, put where the side moved base's file
+/// away from ([`moved_files`]).
+fn replaced(pkg: &Package, side: usize, g: PathId) -> bool {
+    let plain = |s: usize| -> Option<Vec<Loc>> {
+        pkg.file(s, g).map(|f| {
+            (0..f.docs.len())
+                .filter(|&pos| f.docs[pos].1.is_none())
+                .map(|pos| Loc { path: g, pos })
+                .collect()
+        })
+    };
+    let (Some(before), Some(now)) = (plain(BASE), plain(side)) else {
+        return false;
+    };
+    now.iter()
+        .all(|&n| before.iter().all(|&b| !pkg.similar((BASE, b), (side, n))))
 }
 
 /// Pairs the documents of the package into resources: by identity, then by the rename rules.
@@ -517,6 +539,7 @@ pub(crate) fn group(pkg: &Package, theirs: bool) -> (Vec<Group>, Collisions) {
     // addition, it was an add/add against the other side's move, which merged the side's
     // edits away (packages-mark-1144-258: ours moved a values file there and changed two of
     // its three values, theirs only moved it).
+
     for side in [OURS, THEIRS] {
         let o = other(side);
         let has = |s: usize, p: PathId| pkg.sides[s].files.contains_key(pkg.paths[p]);
@@ -557,6 +580,8 @@ pub(crate) fn group(pkg: &Package, theirs: bool) -> (Vec<Group>, Collisions) {
         for (p, slots) in pkg.files.iter().enumerate() {
             let Some(f) = slots[side] else { continue };
             let from = moved[side].get(&p).copied().unwrap_or(p);
+            // A file the side holds where it moved base's file away from is new ([`replaced`]).
+            let vacated = moved[side].values().any(|&g| g == p);
             let mut plain = 0;
             for (pos, (_, id)) in pkg.parsed[f].docs.iter().enumerate() {
                 let key = match id {
@@ -566,7 +591,11 @@ pub(crate) fn group(pkg: &Package, theirs: bool) -> (Vec<Group>, Collisions) {
                     Some(id) => Key::Local(p, id.clone()),
                     None => {
                         plain += 1;
-                        Key::Plain(from, plain)
+                        if vacated {
+                            Key::Vacated(p, plain)
+                        } else {
+                            Key::Plain(from, plain)
+                        }
                     }
                 };
                 let g = *index.entry(key).or_insert_with(|| {
@@ -609,7 +638,7 @@ pub(crate) type Collisions = HashSet<PathId>;
 const MOVE_MARGIN: f64 = 0.1;
 
 /// The files `side` moved that hold documents without identity, by new path: a base file
-/// the side no longer has and a file new on the side, with as many such documents, each
+/// the side no longer has (or holds only new documents in, [`replaced`]) and a file new on the side, with as many such documents, each
 /// close to its counterpart by position, and each file clearly the other's closest candidate
 /// (as git's rename detection takes the best match: a move beside an exact copy pairs with
 /// the copy), closeness read against base's version or the other side's. Those documents have nothing else to pair by, and without this a moved values
@@ -626,8 +655,13 @@ fn moved_files(pkg: &Package, side: usize) -> HashMap<PathId, PathId> {
         })
     };
     let has = |s: usize, p: PathId| pkg.sides[s].files.contains_key(pkg.paths[p]);
+    // A file the side still holds at base's path but holding none of base's documents is gone
+    // too: the side moved base's file and put a new one in its place. Read by path, that new
+    // file paired with base's moved documents, and under `theirs` took base's and the other
+    // side's fields in place of its own (adversary packages-theirs-1292-1271: both moved a
+    // values file to one path, theirs added a different values file at the old one).
     let gone: Vec<PathId> = (0..pkg.paths.len())
-        .filter(|&p| !has(side, p) && !plain(BASE, p).is_empty())
+        .filter(|&p| (!has(side, p) || replaced(pkg, side, p)) && !plain(BASE, p).is_empty())
         .collect();
     let new: Vec<PathId> = (0..pkg.paths.len())
         .filter(|&p| !has(BASE, p) && !plain(side, p).is_empty())
