@@ -1586,6 +1586,27 @@ class Rules:
                     if p[0] in sides:
                         greedy = add(greedy, *p) or greedy
                 readings.append(greedy)
+        # A side that renamed an element to a key it then repeated (keyed_docs' `#repeat`) renamed
+        # one of the copies, and only their content tells which: each reading is tried too with
+        # the rename going to each later copy, the first copy then read as the addition
+        # (manifests-mark-1291-1640: ours renamed a ConfigMap and repeated it under the new
+        # name, the first copy with a key added, the second base's but for the name; git's line
+        # merge reads the second as the renamed one, and the first copy alone, judged the
+        # rename, lost theirs' edit). The rename itself is read as before: with copies alike,
+        # which of them it is is the only question.
+        copies = []
+        for r in out + readings:
+            for side, sm in (("o", om), ("t", tm)):
+                for g, n in r[side].items():
+                    k = 1
+                    while isinstance(n, tuple) and n + ("#repeat", k) in sm:
+                        c = n + ("#repeat", k)
+                        if c not in r[side].values():
+                            v = {"o": dict(r["o"]), "t": dict(r["t"])}
+                            v[side][g] = c
+                            copies.append(v)
+                        k += 1
+        readings += copies
         seen, uniq = set(), []
         for r in out + readings:
             k = (frozenset(r["o"].items()), frozenset(r["t"].items()))
@@ -5063,9 +5084,32 @@ _NAMELESS = [
 
 # A ConfigMap's name, namespace and data (SELF_TESTS: both sides renamed it apart).
 REN_APART = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\n  labels:\n    app: demo\n    tier: web\ndata:\n  %s\n  c: keep\n"
+# A ConfigMap by name (SELF_TESTS: ours renamed it and repeated it under the new name).
+REN_COPY = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n%s  labels:\n    app: demo\ndata:\n  a: \"1\"\n  b: \"2\"\n  c: \"3\"\n%s"
 SELF_TESTS = [
     # (name, policy, base, ours, theirs, result, must find something); a policy `line:P` judges
     # a clean result of git's line merge (the fallback) run under P (Oracle.check_mark)
+    ("ours renamed a ConfigMap and repeated it, the first copy with a key added; theirs dropped its "
+     "name and added a key: ours' side of git's conflict over the name holds theirs' key in the "
+     "second copy, base's but for the name (manifests-mark-1291-1640)", "side:ours",
+     REN_COPY % ("  name: a\n", ""),
+     REN_COPY % ("  name: a2\n", "  w: \"4\"\n") + "---\n" + REN_COPY % ("  name: a2\n", ""),
+     REN_COPY % ("", "  t: \"5\"\n"),
+     REN_COPY % ("  name: a2\n", "  w: \"4\"\n") + "---\n" + REN_COPY % ("  name: a2\n", "  t: \"5\"\n"),
+     False),
+    ("the same, theirs' side: the nameless copy with theirs' key beside ours' first copy", "side:theirs",
+     REN_COPY % ("  name: a\n", ""),
+     REN_COPY % ("  name: a2\n", "  w: \"4\"\n") + "---\n" + REN_COPY % ("  name: a2\n", ""),
+     REN_COPY % ("", "  t: \"5\"\n"),
+     REN_COPY % ("  name: a2\n", "  w: \"4\"\n") + "---\n" + REN_COPY % ("", "  t: \"5\"\n"),
+     False),
+    ("the same, theirs' side holding ours' second copy, not the first: whichever copy is read as the "
+     "rename, the other, ours' addition, is lost", "side:theirs",
+     REN_COPY % ("  name: a\n", ""),
+     REN_COPY % ("  name: a2\n", "  w: \"4\"\n") + "---\n" + REN_COPY % ("  name: a2\n", ""),
+     REN_COPY % ("", "  t: \"5\"\n"),
+     REN_COPY % ("  name: a2\n", "") + "---\n" + REN_COPY % ("", "  t: \"5\"\n"),
+     True),
     ("ours deleted an element of an unkeyed list theirs reordered and added to; git's clean line "
      "merge keeps theirs' list: under theirs that is the policy's answer (manifests-theirs-1172-1808)",
      "line:theirs",

@@ -748,6 +748,9 @@ impl<'t> Merger<'t> {
                 continue;
             }
             let Some(bv) = base.get(b, name) else {
+                // New to base, it comes in whole, but without the nulls below it: kyaml walks
+                // into it too (adversary manifests-theirs-1292-1096: `tier: {sub: null}`).
+                self.kyaml_nulls(v, false, out);
                 continue;
             };
             if same_data(base, bv, theirs, v) {
