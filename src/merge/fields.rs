@@ -721,6 +721,9 @@ impl<'t> Merger<'t> {
                     continue;
                 }
                 let Some(&be) = in_base.get(&name) else {
+                    // New to base, it comes in whole, without the nulls below it, as a new
+                    // map does (below): kyaml walks into it too.
+                    self.kyaml_nulls(e, true, out);
                     continue;
                 };
                 if same_data(base, be, theirs, e) {
