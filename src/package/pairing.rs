@@ -539,7 +539,6 @@ pub(crate) fn group(pkg: &Package, theirs: bool) -> (Vec<Group>, Collisions) {
     // addition, it was an add/add against the other side's move, which merged the side's
     // edits away (packages-mark-1144-258: ours moved a values file there and changed two of
     // its three values, theirs only moved it).
-
     for side in [OURS, THEIRS] {
         let o = other(side);
         let has = |s: usize, p: PathId| pkg.sides[s].files.contains_key(pkg.paths[p]);
@@ -638,13 +637,14 @@ pub(crate) type Collisions = HashSet<PathId>;
 const MOVE_MARGIN: f64 = 0.1;
 
 /// The files `side` moved that hold documents without identity, by new path: a base file
-/// the side no longer has (or holds only new documents in, [`replaced`]) and a file new on the side, with as many such documents, each
-/// close to its counterpart by position, and each file clearly the other's closest candidate
-/// (as git's rename detection takes the best match: a move beside an exact copy pairs with
-/// the copy), closeness read against base's version or the other side's. Those documents have nothing else to pair by, and without this a moved values
-/// file is one document deleted and another added: the other side's edits conflict with the
-/// deletion while the moved copy stands beside them. Anything less certain stays a delete
-/// and an add.
+/// the side no longer has (or holds only new documents in, [`replaced`]) and a file new on
+/// the side, with as many such documents, each close to its counterpart by position, and
+/// each file clearly the other's closest candidate (as git's rename detection takes the best
+/// match: a move beside an exact copy pairs with the copy), closeness read against base's
+/// version or the other side's. Those documents have nothing else to pair by, and without
+/// this a moved values file is one document deleted and another added: the other side's
+/// edits conflict with the deletion while the moved copy stands beside them. Anything less
+/// certain stays a delete and an add.
 fn moved_files(pkg: &Package, side: usize) -> HashMap<PathId, PathId> {
     let plain = |s: usize, p: PathId| -> Vec<Loc> {
         pkg.file(s, p).map_or_else(Vec::new, |f| {
