@@ -220,7 +220,18 @@ fn judge_clean(
             let why = guarded_violation(versions, tokens, &masked, Policy::Mark);
             stands(tokens, why)
         }
-        Verdict::Holds if controls_hold => stands(tokens, None),
+        // A side that copied a document adds its block lines, so the reading above is off;
+        // a key a side moved into or out of a block must still stand so in the document of
+        // its identity, as the structural merge's clean result is read ([`keeps_guard_moves`]):
+        // ours renamed a ServiceMonitor beside a copy under its old name, theirs moved
+        // `params.module` into an `if`, and git's lines put the move in the renamed document
+        // only (adversary templates-mark-1321-2082).
+        Verdict::Holds if controls_hold => match keeps_guard_moves(tokens, &masked, [sb, so, st]) {
+            true => stands(tokens, None),
+            false => Judged::Wrong(
+                "is wrong as data (a key a side moved into or out of a block stands otherwise in the document of its name)".into(),
+            ),
+        },
         // Where the rules cannot pair the skeletons, git's result stands if it repeats
         // nothing no input repeats, as for plain YAML.
         Verdict::Unsure if verify::line_result_is_sound(sb, so, st, &masked) => Judged::Stands,
